@@ -9,6 +9,8 @@ let package = Package(
         // Imaging layer: PNG decode/encode.
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         // Export layer: inputs → plan → outputs.
+        // Compute layer: device discovery, Vulkan and CPU backends.
+        .library(name: "Compute", targets: ["Compute"]),
         .library(name: "Export", targets: ["Export"]),
         .executable(name: "kiln", targets: ["kiln"]),
     ],
@@ -23,11 +25,17 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(name: "PNGCodec", dependencies: ["CPNG"]),
-        .target(name: "Export", dependencies: ["PNGCodec"]),
+        // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
+        .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
+        // SPIR-V of Shaders/*.comp, committed as C arrays (Scripts/shaders regenerates them).
+        .target(name: "CShaders"),
+        .target(name: "Compute", dependencies: ["CVulkan", "CShaders", "PNGCodec"]),
+        .target(name: "Export", dependencies: ["PNGCodec", "Compute"]),
         .executableTarget(
             name: "kiln",
             dependencies: [
                 "Export",
+                "Compute",
                 "PNGCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -37,6 +45,7 @@ let package = Package(
 
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "PNGCodec"]),
         .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec"]),
     ]
 )
