@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
         // Export layer: inputs → plan → outputs.
         // Compute layer: device discovery, Vulkan and CPU backends.
+        .library(name: "Devices", targets: ["Devices"]),
         .library(name: "Compute", targets: ["Compute"]),
         .library(name: "Export", targets: ["Export"]),
         .executable(name: "kiln", targets: ["kiln"]),
@@ -18,7 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
-        .target(name: "ContinuedProcessing"),
+        .target(name: "ContinuedProcessing", dependencies: ["Devices"]),
         // Every libpng call and every setjmp lives in this C target (SPEC §1).
         .target(
             name: "CPNG",
@@ -29,13 +30,16 @@ let package = Package(
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
         // SPIR-V of Shaders/*.comp, committed as C arrays (Scripts/shaders regenerates them).
         .target(name: "CShaders"),
-        .target(name: "Compute", dependencies: ["CVulkan", "CShaders", "PNGCodec"]),
+        // Vulkan loader, instance and physical-device discovery and classification (SPEC §3); no imaging.
+        .target(name: "Devices", dependencies: ["CVulkan"]),
+        .target(name: "Compute", dependencies: ["Devices", "CVulkan", "CShaders", "PNGCodec"]),
         .target(name: "Export", dependencies: ["PNGCodec", "Compute"]),
         .executableTarget(
             name: "kiln",
             dependencies: [
                 "Export",
                 "Compute",
+                "Devices",
                 "PNGCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -45,7 +49,7 @@ let package = Package(
 
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec"]),
-        .testTarget(name: "ComputeTests", dependencies: ["Compute", "PNGCodec"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec"]),
         .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec"]),
     ]
 )
