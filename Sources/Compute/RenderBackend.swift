@@ -1,0 +1,24 @@
+public import PNGCodec
+
+/// Which kind of engine a backend runs on.
+public enum BackendKind: String, Sendable {
+    /// A Vulkan device (a GPU, or a software device chosen with `--device vulkan`).
+    case vulkan
+    /// Swift kernels on the CPU's cores.
+    case cpu
+}
+
+/// Renders canonical pixel buffers. One backend serves a whole export job and
+/// keeps its resources (device buffers, pipelines) across images.
+///
+/// Errors thrown by `render` are `ComputeError`s; from a Vulkan backend every
+/// one of them (device lost, out of device memory, …) means the image can be
+/// rendered again on the CPU backend, which gives byte-identical results.
+public protocol RenderBackend: AnyObject, Sendable {
+    /// Shown to users: "Vulkan · NVIDIA H100 80GB HBM3", "Vulkan · llvmpipe (LLVM 15.0.6, 256 bits)", "CPU".
+    var label: String { get }
+    /// Vulkan or CPU.
+    var kind: BackendKind { get }
+    /// Renders `image`; called concurrently from several threads.
+    func render(_ image: PixelBuffer) throws -> PixelBuffer
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import Devices
+
+/// `kiln devices [--json]`: the machine's Vulkan devices, which one `auto`
+/// would pick, `supportedResources`, and why there is no GPU when there is none.
+struct Devices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List Vulkan devices and show which one --device auto would use.",
+        discussion: """
+            Set KILN_VULKAN_LIBRARY to use another Vulkan loader; the loader's own \
+            VK_DRIVER_FILES / VK_ICD_FILENAMES select drivers.
+            """
+    )
+
+    @Flag(name: .long, help: "Print one JSON object: devices, supportedResources, auto, reasonCode, reason.")
+    var json = false
+
+    func run() async throws {
+        let report = DeviceDiscovery.current
+        print(json ? report.json : report.text)
+    }
+}
