@@ -1,0 +1,196 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Maps a command-line process's signals and job control onto a ``TaskScheduler``.
+///
+/// - First SIGINT: the user cancels → `expireAll(reason: .userCancelled)`.
+/// - Second SIGINT: ``Options/onStopNow``.
+/// - SIGTERM: the system needs the resources → `expireAll(reason: .systemTermination)`;
+///   tasks then have the scheduler's expiration grace.
+/// - SIGTSTP: ``Options/onSuspend`` (flush), then the process stops.
+/// - SIGCONT: ``Options/onResume``, and the foreground check runs again.
+/// - In the background of a shell (`tcgetpgrp(STDIN) != getpgrp()`), the nice value rises by
+///   ``Options/backgroundNiceIncrement``; back in the foreground it is lowered again.
+///
+/// Lowering a nice value needs privilege (`CAP_SYS_NICE` or `RLIMIT_NICE`). Without it the
+/// process stays at the background priority after returning to the foreground, reports
+/// ``ProcessState/active`` all the same, and says so once through ``Options/log``.
+public final class ProcessLifecycle: Sendable {
+    /// The installed sources. Dispatch sources are thread-safe objects; Swift does not mark them `Sendable`.
+    private struct Sources: @unchecked Sendable {
+        var signals: [any DispatchSourceSignal] = []
+        var timer: (any DispatchSourceTimer)?
+    }
+
+    private struct State {
+        var sources = Sources()
+        var interrupts = 0
+        var terminating = false
+        var suspended = false
+        var inBackground = false
+        var foregroundNice: Int32 = 0
+        var restoreDenied = false
+        var reported = ProcessState.active
+
+        var current: ProcessState {
+            terminating ? .terminating : suspended ? .suspended : inBackground ? .background : .active
+        }
+    }
+
+    private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGTSTP, SIGCONT]
+
+    private let scheduler: TaskScheduler
+    private let options: Options
+    private let queue = DispatchQueue(label: "org.kiln.process-lifecycle")
+    private let state = Mutex(State())
+
+    /// Creates a lifecycle for `scheduler`; nothing happens until ``start()``.
+    public init(scheduler: TaskScheduler, options: Options = Options()) {
+        self.scheduler = scheduler
+        self.options = options
+    }
+
+    /// The process's current state.
+    public var processState: ProcessState { state.withLock { $0.current } }
+
+    /// Takes over SIGINT, SIGTERM, SIGTSTP and SIGCONT and starts the foreground check.
+    /// Call it once, from the main thread, before the work starts.
+    public func start() {
+        let foregroundNice = ThreadPriority.current()
+        var sources: [any DispatchSourceSignal] = []
+        for number in Self.handledSignals {
+            // Ignored at the process level, so only the dispatch source sees it.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in self?.handle(number) }
+            source.resume()
+            sources.append(source)
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = DispatchTimeInterval.nanoseconds(Self.nanoseconds(options.foregroundCheckInterval))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in self?.checkForeground() }
+        timer.resume()
+        let installed = Sources(signals: sources, timer: timer)
+        state.withLock { state in
+            state.sources = installed
+            state.foregroundNice = foregroundNice
+        }
+        queue.async { [weak self] in self?.checkForeground() }
+    }
+
+    /// Gives the signals back to their default actions, stops the foreground check and
+    /// restores the foreground priority where allowed.
+    public func stop() {
+        let (sources, wasBackground, nice) = state.withLock { state in
+            defer {
+                state.sources = Sources()
+                state.inBackground = false
+            }
+            return (state.sources, state.inBackground, state.foregroundNice)
+        }
+        for source in sources.signals {
+            source.cancel()
+        }
+        for number in Self.handledSignals {
+            signal(number, SIG_DFL)
+        }
+        sources.timer?.cancel()
+        if wasBackground { restorePriority(nice) }
+    }
+
+    private func handle(_ number: Int32) {
+        switch number {
+        case SIGINT:
+            let first = state.withLock { state in
+                state.interrupts += 1
+                state.terminating = true
+                return state.interrupts == 1
+            }
+            guard first else {
+                options.onStopNow()
+                return
+            }
+            reportState()
+            Task { [scheduler] in await scheduler.expireAll(reason: .userCancelled) }
+        case SIGTERM:
+            state.withLock { $0.terminating = true }
+            reportState()
+            Task { [scheduler] in await scheduler.expireAll(reason: .systemTermination) }
+        case SIGTSTP:
+            suspend()
+        case SIGCONT:
+            resume()
+        default:
+            break
+        }
+    }
+
+    /// Flushes, then stops the whole process. SIGSTOP cannot be caught or ignored, so the
+    /// SIGTSTP source never has to be removed and re-installed around the stop.
+    private func suspend() {
+        state.withLock { $0.suspended = true }
+        reportState()
+        options.onSuspend()
+        kill(getpid(), SIGSTOP)
+    }
+
+    /// Runs on SIGCONT, also when the stop came from a plain SIGSTOP.
+    private func resume() {
+        state.withLock { $0.suspended = false }
+        checkForeground()
+        reportState()
+        options.onResume()
+    }
+
+    private func checkForeground() {
+        let foreground = options.isForeground()
+        let (changed, nice) = state.withLock { state in
+            let changed = state.inBackground == foreground && !state.suspended
+            if changed { state.inBackground = !foreground }
+            return (changed, state.foregroundNice)
+        }
+        if foreground {
+            if changed { restorePriority(nice) }
+        } else {
+            // Also on every check: threads started by a thread not yet lowered.
+            lowerPriority(from: nice)
+        }
+        if changed { reportState() }
+    }
+
+    private func lowerPriority(from nice: Int32) {
+        let target = min(nice + options.backgroundNiceIncrement, 19)
+        if let error = ThreadPriority.setAll(target) {
+            options.log("could not lower the priority to nice \(target): \(String(cString: strerror(error)))")
+        }
+    }
+
+    private func restorePriority(_ nice: Int32) {
+        guard let error = ThreadPriority.setAll(nice) else { return }
+        let firstTime = state.withLock { state in
+            defer { state.restoreDenied = true }
+            return !state.restoreDenied
+        }
+        if firstTime {
+            options.log(
+                "could not raise the priority back to nice \(nice) (\(String(cString: strerror(error)))); "
+                    + "staying at the background priority")
+        }
+    }
+
+    private func reportState() {
+        let change: ProcessState? = state.withLock { state in
+            guard state.current != state.reported else { return nil }
+            state.reported = state.current
+            return state.current
+        }
+        if let change { options.onStateChange(change) }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}
