@@ -1,1 +1,116 @@
-/* placeholder */
+/*
+ * CPNG: a thin C shim over libpng (SPEC §1).
+ *
+ * libpng reports errors with longjmp, which must never cross a Swift frame, so
+ * every entry point below does its own setjmp(png_jmpbuf(png)) and the I/O
+ * callbacks are C functions. Failures come back as a CPNG_* code plus a
+ * human-readable message in a cpng_status; nothing is printed.
+ *
+ * Thread safety: no global state; distinct decoders/encodes may run on
+ * different threads at once.
+ */
+#ifndef CPNG_H
+#define CPNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outcome codes (cpng_status.code). */
+#define CPNG_OK 0
+#define CPNG_NOT_PNG 1        /* bad or missing PNG signature */
+#define CPNG_CRC 2            /* CRC mismatch in a critical chunk (cpng_status.chunk) */
+#define CPNG_BAD_HEADER 3     /* invalid IHDR; the message names the field */
+#define CPNG_TRUNCATED 4      /* input ends early; the message says where */
+#define CPNG_TOO_LARGE 5      /* dimensions exceed the caller's limits */
+#define CPNG_IO 6             /* open/read failure; the message is strerror */
+#define CPNG_NO_MEMORY 7      /* an allocation failed */
+#define CPNG_MALFORMED 8      /* any other libpng error; the message is libpng's */
+#define CPNG_INVALID_ARGUMENT 9 /* caller error (bad size, depth, level...) */
+
+/* PNG color types, as in IHDR. */
+#define CPNG_COLOR_GRAY 0
+#define CPNG_COLOR_RGB 2
+#define CPNG_COLOR_PALETTE 3
+#define CPNG_COLOR_GRAY_ALPHA 4
+#define CPNG_COLOR_RGBA 6
+
+/* The result of an entry point: a code and, on failure, why. */
+typedef struct cpng_status {
+    int code;            /* CPNG_OK or one of the codes above */
+    char chunk[5];       /* chunk involved ("IDAT"), or "" */
+    char message[256];   /* NUL-terminated reason; "" on success */
+} cpng_status;
+
+/* What IHDR (and tRNS) say about the source image. */
+typedef struct cpng_info {
+    uint32_t width;
+    uint32_t height;
+    int bit_depth;       /* 1, 2, 4, 8 or 16 */
+    int color_type;      /* CPNG_COLOR_* */
+    int interlaced;      /* 1 for Adam7 */
+    int has_trns;        /* a valid tRNS chunk was present */
+} cpng_info;
+
+/* ---- Decoding --------------------------------------------------------- */
+
+/* An open decoder positioned after the header (IHDR ... first IDAT). */
+typedef struct cpng_decoder cpng_decoder;
+
+/*
+ * Opens a decoder over `size` bytes at `data` (which must outlive it) and reads
+ * the header into `info`. `max_dimension` bounds width and height (libpng's
+ * user limits): a larger IHDR fails with CPNG_TOO_LARGE before any image-sized
+ * allocation. Returns NULL on failure, with `status` saying why.
+ */
+cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension,
+                                       cpng_info *info, cpng_status *status);
+
+/* As cpng_decoder_open_memory, streaming the file at `path` instead. */
+cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension,
+                                     cpng_info *info, cpng_status *status);
+
+/*
+ * Decodes the whole image into `pixels`: canonical RGBA, 8 bits per channel
+ * when the source has at most 8, else 16 bits host-endian; palette, tRNS and
+ * low bit depths expanded exactly (bit replication), no gamma or sBIT. `size`
+ * must be width * height * 4 * (1 or 2). Then reads to IEND, so trailing
+ * truncation or corruption is an error too. Returns CPNG_OK or a failure code.
+ */
+int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status);
+
+/* Frees the decoder (and closes its file). NULL is allowed. */
+void cpng_decoder_close(cpng_decoder *decoder);
+
+/* ---- Encoding --------------------------------------------------------- */
+
+/* A growable byte buffer that the encoder writes the PNG stream into. */
+typedef struct cpng_buffer {
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+} cpng_buffer;
+
+/* Frees the buffer's storage and empties it. */
+void cpng_buffer_free(cpng_buffer *buffer);
+
+/* Row filter choices for cpng_encode. */
+#define CPNG_FILTERS_NONE 0      /* every row unfiltered */
+#define CPNG_FILTERS_ADAPTIVE 1  /* libpng picks per row among all five filters */
+
+/*
+ * Scans canonical RGBA pixels (`bit_depth` 8 or 16, host-endian) and reports
+ * whether every pixel is gray (r == g == b) and whether every alpha is maximal.
+ */
+void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth,
+                       int *all_gray, int *all_opaque);
+
+/*
+ * Encodes canonical RGBA pixels as a non-interlaced PNG of `color_type`
+ * (GRAY, GRAY_ALPHA, RGB or RGBA; channels not in it are dropped, gray taken
+ * from red) at `bit_depth` 8 or 16, zlib `level` 0-9 and `filters`. The stream
+ * is appended to `output` (empty on entry); on failure `output` is freed.
+ */
+int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth,
+                int color_type, int level, int filters, cpng_buffer *output, cpng_status *status);
+
+#endif

@@ -1,0 +1,359 @@
+/* PNG decoding into the canonical RGBA buffer (see cpng.h). */
+#include "cpng.h"
+#include "status.h"
+
+#include <errno.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_TYPE(a, b, c, d) \
+    (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
+#define TYPE_IHDR CHUNK_TYPE('I', 'H', 'D', 'R')
+#define TYPE_IDAT CHUNK_TYPE('I', 'D', 'A', 'T')
+#define TYPE_IEND CHUNK_TYPE('I', 'E', 'N', 'D')
+
+/* Largest ancillary chunk libpng may hold in memory; larger ones are errors. */
+#define MAX_CHUNK_BYTES ((png_alloc_size_t)32 << 20)
+/* Most ancillary chunks libpng may keep (a flood of tiny chunks is an attack too). */
+#define MAX_CACHED_CHUNKS 1000
+
+/* Ancillary chunks the canonical buffer does not use (gamma, colour and sBIT
+ * are ignored by contract): skipped unparsed, after their CRC check. */
+static const png_byte ignored_chunks[] =
+    "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"
+    "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
+#define IGNORED_CHUNK_COUNT ((int)(sizeof ignored_chunks / 5))
+
+struct cpng_decoder {
+    png_structp png;
+    png_infop info;
+    /* The source: either memory ... */
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    /* ... or a file. */
+    FILE *file;
+    /* Where callbacks report during the current entry point. */
+    cpng_status *status;
+    uint32_t max_dimension;
+    /* Header of the chunk being read, seen by the read callback. */
+    uint32_t chunk_type;
+    uint32_t chunk_length;
+    /* The raw IHDR fields, to explain an IHDR that libpng rejects. */
+    uint8_t ihdr[13];
+    int have_ihdr;
+    /* png_read_info finished: the first IDAT was reached. */
+    int reached_image;
+    /* First warning raised inside IDAT: libpng treats some data errors
+     * (bad Adler-32, extra data) as "benign"; we do not. */
+    char data_warning[160];
+};
+
+static uint32_t read_be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+/* Reads up to `count` bytes from the source; sets *io_errno on a read error. */
+static size_t source_read(cpng_decoder *d, void *dst, size_t count, int *io_errno) {
+    *io_errno = 0;
+    if (d->file != NULL) {
+        size_t got = fread(dst, 1, count, d->file);
+        if (got < count && ferror(d->file)) *io_errno = errno != 0 ? errno : EIO;
+        return got;
+    }
+    size_t available = d->size - d->offset;
+    size_t got = count < available ? count : available;
+    if (got > 0) memcpy(dst, d->data + d->offset, got);
+    d->offset += got;
+    return got;
+}
+
+/* Explains where the data ended, from libpng's position in the stream. */
+static void report_truncation(cpng_decoder *d, png_uint_32 io_state) {
+    char chunk[5];
+    cpng_chunk_name(d->chunk_type, chunk);
+    switch (io_state & PNG_IO_MASK_LOC) {
+    case PNG_IO_CHUNK_DATA:
+        cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends inside the %s chunk (declared %u bytes)",
+                         chunk, d->chunk_length);
+        break;
+    case PNG_IO_CHUNK_CRC:
+        cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends inside the CRC of the %s chunk", chunk);
+        break;
+    default:
+        if (d->chunk_type == 0) {
+            cpng_status_fail(d->status, CPNG_TRUNCATED, NULL, "data ends right after the signature");
+        } else {
+            cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends after the %s chunk, before IEND", chunk);
+        }
+        break;
+    }
+}
+
+static void read_callback(png_structp png, png_bytep dst, size_t count) {
+    cpng_decoder *d = png_get_io_ptr(png);
+    png_uint_32 io_state = png_get_io_state(png);
+    int io_errno;
+    size_t got = source_read(d, dst, count, &io_errno);
+    if (got < count) {
+        if (io_errno != 0) {
+            cpng_status_fail(d->status, CPNG_IO, NULL, "read error: %s", strerror(io_errno));
+        } else {
+            report_truncation(d, io_state);
+        }
+        png_error(png, d->status->message);
+    }
+    /* Track chunk headers (libpng reads each one as a single 8-byte read). */
+    if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR && count == 8) {
+        d->chunk_length = read_be32(dst);
+        d->chunk_type = read_be32(dst + 4);
+    } else if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_DATA && d->chunk_type == TYPE_IHDR && count == 13) {
+        memcpy(d->ihdr, dst, 13);
+        d->have_ihdr = 1;
+    }
+}
+
+/* Names the first invalid IHDR field, or returns 0 when the fields are valid. */
+static int describe_ihdr_problem(const uint8_t ihdr[13], char *out, size_t size) {
+    uint32_t width = read_be32(ihdr), height = read_be32(ihdr + 4);
+    int depth = ihdr[8], color = ihdr[9];
+    if (width == 0 || width > PNG_UINT_31_MAX) {
+        snprintf(out, size, "width %u is outside 1...2147483647", width);
+    } else if (height == 0 || height > PNG_UINT_31_MAX) {
+        snprintf(out, size, "height %u is outside 1...2147483647", height);
+    } else if (depth != 1 && depth != 2 && depth != 4 && depth != 8 && depth != 16) {
+        snprintf(out, size, "bit depth %d is not 1, 2, 4, 8 or 16", depth);
+    } else if (color != 0 && color != 2 && color != 3 && color != 4 && color != 6) {
+        snprintf(out, size, "color type %d is not 0, 2, 3, 4 or 6", color);
+    } else if ((color == 3 && depth > 8) || ((color == 2 || color == 4 || color == 6) && depth < 8)) {
+        snprintf(out, size, "bit depth %d is not allowed with color type %d", depth, color);
+    } else if (ihdr[10] != 0) {
+        snprintf(out, size, "compression method %d is not 0", ihdr[10]);
+    } else if (ihdr[11] != 0) {
+        snprintf(out, size, "filter method %d is not 0", ihdr[11]);
+    } else if (ihdr[12] > 1) {
+        snprintf(out, size, "interlace method %d is not 0 or 1", ihdr[12]);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Turns a libpng error into a status code and message (first failure wins). */
+static void classify_error(cpng_decoder *d, const char *message) {
+    char chunk[5], detail[128];
+    cpng_chunk_name(d->chunk_type, chunk);
+    if (strstr(message, "CRC error") != NULL) {
+        cpng_status_fail(d->status, CPNG_CRC, chunk, "CRC mismatch in the %s chunk", chunk);
+    } else if (d->chunk_type == TYPE_IHDR && d->chunk_length != 13) {
+        cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "IHDR is %u bytes long, not 13", d->chunk_length);
+    } else if (d->chunk_type == TYPE_IHDR && d->have_ihdr && describe_ihdr_problem(d->ihdr, detail, sizeof detail)) {
+        cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "%s", detail);
+    } else if (d->chunk_type == TYPE_IHDR && d->have_ihdr &&
+               (read_be32(d->ihdr) > d->max_dimension || read_be32(d->ihdr + 4) > d->max_dimension)) {
+        cpng_status_fail(d->status, CPNG_TOO_LARGE, "IHDR", "%u x %u exceeds the limit of %u pixels per side",
+                         read_be32(d->ihdr), read_be32(d->ihdr + 4), d->max_dimension);
+    } else if (!d->have_ihdr && d->chunk_type != TYPE_IHDR && d->chunk_type != 0) {
+        cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "missing IHDR: the first chunk is %s", chunk);
+    } else if (d->chunk_type == TYPE_IEND && !d->reached_image) {
+        cpng_status_fail(d->status, CPNG_MALFORMED, "IDAT", "no image data: IEND comes before any IDAT chunk");
+    } else {
+        cpng_status_fail(d->status, CPNG_MALFORMED, chunk, "%s", message);
+    }
+}
+
+static void error_callback(png_structp png, png_const_charp message) {
+    classify_error(png_get_error_ptr(png), message);
+    /* Returning would make libpng print and abort: jump to the entry point. */
+    png_longjmp(png, 1);
+}
+
+static void warning_callback(png_structp png, png_const_charp message) {
+    cpng_decoder *d = png_get_error_ptr(png);
+    if (d->chunk_type == TYPE_IDAT && d->data_warning[0] == '\0') {
+        snprintf(d->data_warning, sizeof d->data_warning, "%s", message);
+    }
+}
+
+/* Explains a signature mismatch; `count` bytes (1...8) were read. */
+static void report_bad_signature(cpng_status *status, const uint8_t *sig, size_t count) {
+    static const uint8_t expected[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    size_t i = 0;
+    while (i < count && sig[i] == expected[i]) i++;
+    if (i == 0 && sig[0] == 0x09 && count > 1 && sig[1] == 'P') {
+        cpng_status_fail(status, CPNG_NOT_PNG, NULL,
+                         "damaged PNG signature: the high bit of byte 0 was stripped (7-bit transfer)");
+    } else if (i >= 4 && (sig[i] == '\r' || sig[i] == '\n')) {
+        cpng_status_fail(status, CPNG_NOT_PNG, NULL,
+                         "damaged PNG signature: line endings were converted (text-mode transfer)");
+    } else {
+        /* A wrong magic (bytes 0-3) means another format; later bytes, damage. */
+        cpng_status_fail(status, CPNG_NOT_PNG, NULL, "%s: signature byte %zu is 0x%02X, expected 0x%02X",
+                         i < 4 ? "not a PNG file" : "damaged PNG signature", i, sig[i], expected[i]);
+    }
+}
+
+/* Checks the 8-byte signature by hand, so a non-PNG never reaches libpng. */
+static int check_signature(cpng_decoder *d) {
+    uint8_t sig[8];
+    int io_errno;
+    size_t got = source_read(d, sig, sizeof sig, &io_errno);
+    if (io_errno != 0) {
+        cpng_status_fail(d->status, CPNG_IO, NULL, "read error: %s", strerror(io_errno));
+    } else if (got == 0) {
+        cpng_status_fail(d->status, CPNG_NOT_PNG, NULL, "not a PNG file: the input is empty");
+    } else if (png_sig_cmp(sig, 0, got) != 0) {
+        report_bad_signature(d->status, sig, got);
+    } else if (got < sizeof sig) {
+        cpng_status_fail(d->status, CPNG_TRUNCATED, NULL, "data ends inside the PNG signature");
+    }
+    return d->status->code;
+}
+
+/* Entry point for png_read_info; owns the setjmp for that stage. */
+static int read_header(cpng_decoder *d, cpng_info *out) {
+    if (setjmp(png_jmpbuf(d->png))) {
+        if (d->have_ihdr) {
+            /* The declared size, so a TOO_LARGE caller can say how large. */
+            out->width = read_be32(d->ihdr);
+            out->height = read_be32(d->ihdr + 4);
+        }
+        return d->status->code;
+    }
+    png_set_user_limits(d->png, d->max_dimension, d->max_dimension);
+    png_set_chunk_malloc_max(d->png, MAX_CHUNK_BYTES);
+    png_set_chunk_cache_max(d->png, MAX_CACHED_CHUNKS);
+    png_set_crc_action(d->png, PNG_CRC_ERROR_QUIT, PNG_CRC_WARN_DISCARD);
+    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, IGNORED_CHUNK_COUNT);
+    png_set_read_fn(d->png, d, read_callback);
+    png_set_sig_bytes(d->png, 8);
+    png_read_info(d->png, d->info);
+    d->reached_image = 1;
+
+    png_uint_32 width, height;
+    int depth, color, interlace;
+    png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
+    out->width = width;
+    out->height = height;
+    out->bit_depth = depth;
+    out->color_type = color;
+    out->interlaced = interlace == PNG_INTERLACE_ADAM7;
+    out->has_trns = png_get_valid(d->png, d->info, PNG_INFO_tRNS) != 0;
+    return CPNG_OK;
+}
+
+static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, cpng_info *info, cpng_status *status) {
+    memset(info, 0, sizeof *info);
+    d->status = status;
+    d->max_dimension = max_dimension < PNG_UINT_31_MAX ? max_dimension : PNG_UINT_31_MAX;
+    if (check_signature(d) != CPNG_OK) goto fail;
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, error_callback, warning_callback);
+    if (d->png != NULL) d->info = png_create_info_struct(d->png);
+    if (d->info == NULL) {
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory creating the libpng reader");
+        goto fail;
+    }
+    if (read_header(d, info) != CPNG_OK) goto fail;
+    return d;
+fail:
+    cpng_decoder_close(d);
+    return NULL;
+}
+
+cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension,
+                                       cpng_info *info, cpng_status *status) {
+    cpng_status_clear(status);
+    cpng_decoder *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    d->data = data;
+    d->size = data != NULL ? size : 0;
+    return open_decoder(d, max_dimension, info, status);
+}
+
+cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, cpng_info *info,
+                                     cpng_status *status) {
+    cpng_status_clear(status);
+    cpng_decoder *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    d->file = fopen(path, "rb");
+    if (d->file == NULL) {
+        cpng_status_fail(status, CPNG_IO, NULL, "cannot open: %s", strerror(errno));
+        free(d);
+        return NULL;
+    }
+    return open_decoder(d, max_dimension, info, status);
+}
+
+/* Sets up the transforms to canonical RGBA and reads every row (every pass).
+ * Runs under read_image's setjmp. */
+static void decode_rows(cpng_decoder *d, uint8_t *pixels, size_t size) {
+    png_structp png = d->png;
+    int source_depth = png_get_bit_depth(png, d->info);
+    int source_color = png_get_color_type(png, d->info);
+
+    /* Palette -> RGB, gray < 8 bits -> 8 by bit replication, tRNS -> alpha. */
+    png_set_expand(png);
+    png_set_gray_to_rgb(png);
+    if ((source_color & PNG_COLOR_MASK_ALPHA) == 0 && !png_get_valid(png, d->info, PNG_INFO_tRNS)) {
+        png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+    }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (source_depth == 16) png_set_swap(png); /* PNG is big-endian; the buffer is host-endian */
+#endif
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, d->info);
+
+    size_t row_bytes = png_get_rowbytes(png, d->info);
+    png_uint_32 height = png_get_image_height(png, d->info);
+    if (png_get_channels(png, d->info) != 4 || row_bytes == 0 || size / row_bytes != height ||
+        size % row_bytes != 0) {
+        cpng_status_fail(d->status, CPNG_INVALID_ARGUMENT, NULL, "pixel buffer of %zu bytes does not fit %u rows of %zu",
+                         size, height, row_bytes);
+        return;
+    }
+    /* With interlace handling, each pass visits every row and fills in only
+     * its own pixels, so the passes build the image in place. */
+    for (int pass = 0; pass < passes; pass++) {
+        for (png_uint_32 y = 0; y < height; y++) {
+            png_read_row(png, pixels + (size_t)y * row_bytes, NULL);
+        }
+    }
+    png_read_end(png, d->info);
+    if (d->data_warning[0] != '\0') {
+        cpng_status_fail(d->status, CPNG_MALFORMED, "IDAT", "%s", d->data_warning);
+    }
+}
+
+/* Entry point for decode_rows; owns the setjmp for that stage. */
+static int read_image(cpng_decoder *d, uint8_t *pixels, size_t size) {
+    if (setjmp(png_jmpbuf(d->png))) return d->status->code;
+    decode_rows(d, pixels, size);
+    return d->status->code;
+}
+
+int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status) {
+    cpng_status_clear(status);
+    if (decoder == NULL || pixels == NULL || !decoder->reached_image) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder or no pixel buffer");
+        return status->code;
+    }
+    decoder->status = status;
+    /* libpng's state after a failure is undefined: one attempt only. */
+    decoder->reached_image = 0;
+    return read_image(decoder, pixels, size);
+}
+
+void cpng_decoder_close(cpng_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->png != NULL) png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    if (decoder->file != NULL) fclose(decoder->file);
+    free(decoder);
+}

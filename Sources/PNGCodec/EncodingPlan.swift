@@ -1,0 +1,43 @@
+import CPNG
+
+/// How one image will be written: the lossless output format chosen from its
+/// pixels plus the compression settings. Later reductions (palette, 16→8 bits)
+/// and the parallel deflate writer plug in here.
+struct EncodingPlan: Equatable {
+    var colorType: PNGColorType
+    var bitDepth: Int
+    var level: Int
+    var adaptiveFilters: Bool
+
+    init(image: PixelBuffer, options: PNGEncoder.Options) throws {
+        guard (0...9).contains(options.level) else {
+            throw PNGError.invalidArgument("compression level \(options.level) is outside 0...9")
+        }
+        guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
+            throw PNGError.invalidArgument("\(image.width)×\(image.height) exceeds PNG's 2147483647 per side")
+        }
+        colorType = EncodingPlan.losslessColorType(of: image)
+        bitDepth = image.depth.rawValue
+        level = options.level
+        switch options.filter {
+        case .automatic: adaptiveFilters = options.level > 0
+        case .none: adaptiveFilters = false
+        case .adaptive: adaptiveFilters = true
+        }
+    }
+
+    /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.
+    static func losslessColorType(of image: PixelBuffer) -> PNGColorType {
+        var allGray: Int32 = 0
+        var allOpaque: Int32 = 0
+        image.bytes.withUnsafeBytes {
+            cpng_analyze_rgba($0.baseAddress, image.pixelCount, Int32(image.depth.rawValue), &allGray, &allOpaque)
+        }
+        switch (allGray != 0, allOpaque != 0) {
+        case (true, true): return .gray
+        case (true, false): return .grayAlpha
+        case (false, true): return .rgb
+        case (false, false): return .rgba
+        }
+    }
+}
