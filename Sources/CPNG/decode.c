@@ -190,8 +190,8 @@ static void report_bad_signature(cpng_status *status, const uint8_t *sig, size_t
                          "damaged PNG signature: line endings were converted (text-mode transfer)");
     } else {
         /* A wrong magic (bytes 0-3) means another format; later bytes, damage. */
-        cpng_status_fail(status, CPNG_NOT_PNG, NULL, "%s: signature byte %zu is 0x%02X, expected 0x%02X",
-                         i < 4 ? "not a PNG file" : "damaged PNG signature", i, sig[i], expected[i]);
+        cpng_status_fail(status, CPNG_NOT_PNG, NULL, "%s: byte %zu is 0x%02X, expected 0x%02X",
+                         i < 4 ? "not a PNG file (bad signature)" : "damaged PNG signature", i, sig[i], expected[i]);
     }
 }
 
