@@ -1,0 +1,136 @@
+import Foundation
+import PNGCodec
+import Testing
+
+/// SPEC §6: encoding is lossless, picks the color type from the pixels, and
+/// every output passes pngcheck.
+@Suite struct RoundTripTests {
+    @Test func pngSuiteRoundTripsAtLevels0And6And9() throws {
+        let folder = try TemporaryFolder()
+        var written: [String] = []
+        for name in try Corpus.validFiles() {
+            let original = try PNGDecoder.decode(contentsOf: Corpus.path(name))
+            for level in [0, 6, 9] {
+                let encoded = try PNGEncoder.encode(original, options: .init(level: level))
+                let (header, decoded) = try PNGDecoder.decodeWithHeader(encoded)
+                #expect(decoded == original, "\(name) level \(level): round trip differs")
+                #expect(header.bitDepth == original.depth.rawValue, "\(name): bit depth")
+                #expect(header.colorType == Self.expectedColorType(original), "\(name): color type")
+                #expect(!header.interlaced)
+                written.append(try folder.write(encoded, as: "\(name.dropLast(4))-\(level).png"))
+            }
+        }
+        try PngCheck.verify(written)
+    }
+
+    @Test(arguments: [PixelBuffer.Depth.eight, .sixteen])
+    func everyOutputFormatRoundTrips(depth: PixelBuffer.Depth) throws {
+        let folder = try TemporaryFolder()
+        var written: [String] = []
+        var generator = SeededGenerator(seed: 7)
+        for (gray, opaque) in [(true, true), (true, false), (false, true), (false, false)] {
+            let image = Self.randomImage(width: 37, height: 23, depth: depth, gray: gray, opaque: opaque,
+                                         using: &generator)
+            let expected: PNGColorType = gray ? (opaque ? .gray : .grayAlpha) : (opaque ? .rgb : .rgba)
+            #expect(PNGEncoder.outputColorType(for: image) == expected)
+            for filter in [PNGEncoder.RowFilter.automatic, .none, .adaptive] {
+                let encoded = try PNGEncoder.encode(image, options: .init(level: 9, filter: filter))
+                let (header, decoded) = try PNGDecoder.decodeWithHeader(encoded)
+                #expect(decoded == image, "\(expected) \(depth) \(filter)")
+                #expect(header.colorType == expected && header.bitDepth == depth.rawValue)
+                written.append(try folder.write(encoded, as: "\(expected)-\(depth.rawValue)-\(filter).png"))
+            }
+        }
+        try PngCheck.verify(written)
+    }
+
+    @Test func levelOutsideZeroToNineIsRejected() {
+        let image = PixelBuffer(width: 1, height: 1, depth: .eight)
+        #expect(throws: PNGError.invalidArgument("compression level 10 is outside 0...9")) {
+            try PNGEncoder.encode(image, options: .init(level: 10))
+        }
+        #expect(throws: PNGError.self) { try PNGEncoder.encode(image, options: .init(level: -1)) }
+    }
+
+    @Test func higherLevelsAreNotLarger() throws {
+        let image = try PNGDecoder.decode(contentsOf: Corpus.path("PngSuite.png"))
+        let sizes = try [0, 1, 6, 9].map { try PNGEncoder.encode(image, options: .init(level: $0)).count }
+        #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[2] && sizes[2] >= sizes[3], "\(sizes)")
+    }
+
+    /// The color type the contract asks for: gray iff r == g == b everywhere,
+    /// alpha iff some pixel is not opaque (computed independently of the codec).
+    static func expectedColorType(_ image: PixelBuffer) -> PNGColorType {
+        let samples = image.depth == .eight ? image.bytes.map { Int($0) } : image.bytes.withUnsafeBytes {
+            $0.bindMemory(to: UInt16.self).map { Int($0) }
+        }
+        var gray = true
+        var opaque = true
+        for i in stride(from: 0, to: samples.count, by: 4) {
+            gray = gray && samples[i] == samples[i + 1] && samples[i + 1] == samples[i + 2]
+            opaque = opaque && samples[i + 3] == image.depth.maxValue
+        }
+        return gray ? (opaque ? .gray : .grayAlpha) : (opaque ? .rgb : .rgba)
+    }
+
+    /// Random samples constrained to the given gray/opaque properties.
+    static func randomImage(width: Int, height: Int, depth: PixelBuffer.Depth, gray: Bool, opaque: Bool,
+                            using generator: inout SeededGenerator) -> PixelBuffer {
+        var image = PixelBuffer(width: width, height: height, depth: depth)
+        let top = depth.maxValue
+        var samples: [Int] = []
+        for _ in 0..<image.pixelCount {
+            let r = Int.random(in: 0...top, using: &generator)
+            let (g, b) = gray ? (r, r) : (Int.random(in: 0...top, using: &generator),
+                                          Int.random(in: 0...top, using: &generator))
+            samples += [r, g, b, opaque ? top : Int.random(in: 0...top, using: &generator)]
+        }
+        if !opaque { samples[3] = 0 } // at least one transparent pixel
+        image.bytes = depth == .eight ? samples.map { UInt8($0) } : samples.flatMap { sample in
+            withUnsafeBytes(of: UInt16(sample)) { Array($0) }
+        }
+        return image
+    }
+}
+
+/// A temporary folder removed when released.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-png-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes `bytes` to a file in the folder and returns its path.
+    func write(_ bytes: [UInt8], as name: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(bytes).write(to: file)
+        return file.path
+    }
+}
+
+/// Runs the installed `pngcheck` over files.
+enum PngCheck {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Throws unless `pngcheck -q` accepts every file (one process for all).
+    static func verify(_ paths: [String]) throws {
+        let run: ProcessResult
+        do {
+            run = try ProcessResult.run("/usr/bin/env", ["pngcheck", "-q"] + paths)
+        } catch {
+            throw Failure(description: "cannot run pngcheck (\(error)): install it (apt-get install pngcheck)")
+        }
+        if run.status == 127 {
+            throw Failure(description: "pngcheck is not installed (apt-get install pngcheck): \(run.output)")
+        }
+        guard run.status == 0 else {
+            throw Failure(description: "pngcheck rejected outputs (exit \(run.status)):\n\(run.output)")
+        }
+    }
+}
