@@ -1,9 +1,10 @@
 /// What discovery found: every Vulkan device, whether `.gpu` is supported,
 /// what `--device auto` would pick, and why there is no GPU when there is none.
 ///
-/// Encodes to exactly the object of SPEC §5 `kiln devices --json`:
+/// `json` is exactly the object of SPEC §5 `kiln devices --json`:
 /// `{"devices":[…],"supportedResources":["gpu"]|[],"auto":"cpu"|"vulkan:<index>",
-/// "reasonCode":null|"<code>","reason":"…"}`.
+/// "reasonCode":null|"<code>","reason":"…"}`; `Codable` uses the same keys
+/// and values (in whatever key order the encoder picks) and reads it back.
 public struct DeviceReport: Sendable, Equatable, Codable {
     /// Every physical device, in the loader's order.
     public var devices: [DeviceInfo]
@@ -58,7 +59,7 @@ public struct DeviceReport: Sendable, Equatable, Codable {
         reason = try container.decode(String.self, forKey: .reason)
     }
 
-    /// Encodes SPEC §5's object, in its key order, with `"reasonCode":null` when a GPU is usable.
+    /// Encodes SPEC §5's members, with `"reasonCode":null` when a GPU is usable.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(devices, forKey: .devices)

@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* SPIR-V of Shaders/pack.comp; the size is in bytes. */
-extern const uint32_t kiln_spv_pack[];
+/* SPIR-V of Shaders/pack.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_pack;
 extern const size_t kiln_spv_pack_size;
 
-/* SPIR-V of Shaders/unpack.comp; the size is in bytes. */
-extern const uint32_t kiln_spv_unpack[];
+/* SPIR-V of Shaders/unpack.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_unpack;
 extern const size_t kiln_spv_unpack_size;
 
 #endif

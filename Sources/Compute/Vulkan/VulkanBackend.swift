@@ -1,18 +1,99 @@
+import CShaders
+import CVulkan
 public import Devices
 public import PNGCodec
+import Synchronization
 
 /// The Vulkan path: the render stage as compute shaders on one device.
+///
+/// Everything is created once per job: the context and kernels at init, and
+/// one `RenderSlot` (buffers, descriptor sets, command buffer) per thread
+/// rendering at the same time, kept for the next image. `render` with no
+/// operations is upload → `unpack` → `pack` → download, byte-identical to
+/// `CPUBackend`.
 public final class VulkanBackend: RenderBackend {
     public let label: String
     public var kind: BackendKind { .vulkan }
 
+    private let context: VulkanContext
+    private let unpack: ComputeKernel
+    private let pack: ComputeKernel
+    private let idleSlots = Mutex<[RenderSlot]>([])
+
     /// Sets up `device` (an entry of a `DeviceReport`) for rendering.
     public init(device: DeviceInfo, options: VulkanOptions = .fromEnvironment()) throws {
+        let loader: VulkanLoader
+        switch VulkanLoader.open(environment: options.environment) {
+        case .success(let opened): loader = opened
+        case .failure(let failure): throw ComputeError.unavailable(reason: "no Vulkan loader: \(failure.message)")
+        }
+        let instance: VulkanInstance
+        let physical: PhysicalDevice
+        do {
+            instance = try VulkanInstance(loader: loader, validation: options.validation)
+            // Indices follow the loader's order, the same as in the report that named the device.
+            guard let match = try instance.physicalDevices().first(where: { $0.info.index == device.index && $0.info.name == device.name }) else {
+                throw ComputeError.unavailable(reason: "Vulkan device vulkan:\(device.index) (\(device.name)) is gone")
+            }
+            physical = match
+        } catch let error as VulkanError {
+            throw ComputeError.setupFailed("\(error)")
+        }
+        context = try VulkanContext(instance: instance, physical: physical,
+                                    faults: FaultInjector(deviceLostAtSubmission: options.deviceLostAtSubmission))
+        let layout = try KernelLayout(context: context)
+        unpack = try ComputeKernel(name: "unpack", spirv: kiln_spv_unpack, size: kiln_spv_unpack_size, layout: layout)
+        pack = try ComputeKernel(name: "pack", spirv: kiln_spv_pack, size: kiln_spv_pack_size, layout: layout)
         label = "Vulkan · \(device.name)"
-        throw ComputeError.setupFailed("the Vulkan backend is being written; use --device cpu")
     }
 
     public func render(_ image: PixelBuffer) throws -> PixelBuffer {
-        throw ComputeError.setupFailed("the Vulkan backend is being written")
+        try checkLimits(image)
+        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: unpack.layout)
+        let output = try render(image, in: slot)
+        // Only a slot that finished cleanly is reused; after an error it is released.
+        idleSlots.withLock { $0.append(slot) }
+        return output
+    }
+
+    private func render(_ image: PixelBuffer, in slot: RenderSlot) throws(ComputeError) -> PixelBuffer {
+        let byteCount = image.bytes.count
+        try slot.reserve(pixels: image.pixelCount, bytesPerPixel: image.bytesPerPixel)
+        guard let staging = slot.staging, let samples = slot.samples, let mapped = staging.mapped else {
+            throw .setupFailed("render buffers missing")
+        }
+        image.bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: byteCount) }
+
+        let count = UInt32(image.pixelCount)
+        let sixteenBit: UInt32 = image.depth == .sixteen ? 1 : 0
+        try slot.sequence.record { commands in
+            commands.copy(from: staging, to: samples, size: byteCount)
+            commands.barrier(.transfer, .compute)
+            commands.dispatch(unpack, set: slot.unpackSet, parameters: KernelParameters(
+                pixelCount: count, sixteenBit: sixteenBit, scale: UnpackKernel.scale(for: image.depth)))
+            commands.barrier(.compute, .compute)
+            commands.dispatch(pack, set: slot.packSet, parameters: KernelParameters(
+                pixelCount: count, sixteenBit: sixteenBit, scale: PackKernel.scale(for: image.depth)))
+            commands.barrier(.compute, .transfer)
+            commands.copy(from: samples, to: staging, size: byteCount)
+            commands.barrier(.transfer, .host)
+        }
+        try slot.sequence.run()
+
+        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
+            UnsafeMutableRawBufferPointer(output).copyMemory(from: UnsafeRawBufferPointer(start: mapped, count: byteCount))
+            initialized = byteCount
+        }
+        return PixelBuffer(width: image.width, height: image.height, depth: image.depth, bytes: bytes)
+    }
+
+    /// Rejects images whose float buffer exceeds what one storage buffer may address.
+    private func checkLimits(_ image: PixelBuffer) throws(ComputeError) {
+        let floatBytes = image.pixelCount * MemoryLayout<SIMD4<Float>>.size
+        let limit = Int(context.physical.limits.maxStorageBufferRange)
+        if floatBytes > limit {
+            throw .imageTooLarge(width: image.width, height: image.height,
+                                 reason: "\(floatBytes) bytes of float pixels exceed maxStorageBufferRange (\(limit))")
+        }
     }
 }

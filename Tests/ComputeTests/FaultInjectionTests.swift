@@ -1,0 +1,32 @@
+import Compute
+import Devices
+import Testing
+
+@Suite("Device-lost fault injection")
+struct FaultInjectionTests {
+    @Test("the N-th submission reports device loss, and the device stays lost", .requiresVulkan,
+          arguments: [1, 2])
+    func deviceLostAtSubmission(_ n: Int) throws {
+        let recorder = ValidationRecorder()
+        do {
+            let vulkan = try VulkanTestSupport.backend(recorder: recorder, deviceLostAt: n)
+            var generator = SeededGenerator(seed: 7)
+            let image = RandomImages.image(width: 5, height: 3, depth: .sixteen, using: &generator)
+            for _ in 1..<n {
+                #expect(try vulkan.render(image) == image)
+            }
+            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.render(image) }
+            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.render(image) }
+        }
+        VulkanTestSupport.expectNoValidationMessages(recorder)
+    }
+
+    @Test("KILN_FAULT_DEVICE_LOST_AT is read into the options")
+    func optionFromEnvironment() {
+        #expect(VulkanOptions.fromEnvironment(["KILN_FAULT_DEVICE_LOST_AT": "3"]).deviceLostAtSubmission == 3)
+        #expect(VulkanOptions.fromEnvironment([:]).deviceLostAtSubmission == nil)
+        #expect(VulkanOptions.fromEnvironment(["KILN_FAULT_DEVICE_LOST_AT": "0"]).deviceLostAtSubmission == nil)
+        #expect(VulkanOptions.fromEnvironment(["KILN_VULKAN_VALIDATION": "1"]).validation != nil)
+        #expect(VulkanOptions.fromEnvironment([:]).validation == nil)
+    }
+}
