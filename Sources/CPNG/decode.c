@@ -46,6 +46,8 @@ struct cpng_decoder {
     int have_ihdr;
     /* png_read_info finished: the first IDAT was reached. */
     int reached_image;
+    /* cpng_decoder_read_image was called (libpng allows one attempt). */
+    int read_attempted;
     /* First warning raised inside IDAT: libpng treats some data errors
      * (bad Adler-32, extra data) as "benign"; we do not. */
     char data_warning[160];
@@ -326,6 +328,9 @@ static void decode_rows(cpng_decoder *d, uint8_t *pixels, size_t size) {
             png_read_row(png, pixels + (size_t)y * row_bytes, NULL);
         }
     }
+    /* Reads to IEND, checking every remaining CRC. IDAT data after a complete
+     * zlib stream is skipped by libpng (the pixels are exact); a stream that
+     * ends early, has a bad Adler-32 or trailing bytes is an error. */
     png_read_end(png, d->info);
     if (d->data_warning[0] != '\0') {
         cpng_status_fail(d->status, CPNG_MALFORMED, "IDAT", "%s", d->data_warning);
@@ -341,13 +346,13 @@ static int read_image(cpng_decoder *d, uint8_t *pixels, size_t size) {
 
 int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status) {
     cpng_status_clear(status);
-    if (decoder == NULL || pixels == NULL || !decoder->reached_image) {
-        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder or no pixel buffer");
+    if (decoder == NULL || pixels == NULL || decoder->read_attempted) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder, no pixel buffer, or a second read");
         return status->code;
     }
     decoder->status = status;
     /* libpng's state after a failure is undefined: one attempt only. */
-    decoder->reached_image = 0;
+    decoder->read_attempted = 1;
     return read_image(decoder, pixels, size);
 }
 
