@@ -1,0 +1,19 @@
+import Synchronization
+
+/// A latch a launch handler waits on until the test opens it.
+final class Gate: Sendable {
+    private let isOpen = Mutex(false)
+
+    func open() {
+        isOpen.withLock { $0 = true }
+    }
+
+    var opened: Bool { isOpen.withLock { $0 } }
+
+    /// Returns when the gate opens, or when the waiting task is cancelled.
+    func wait() async {
+        while !opened, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
