@@ -11,8 +11,6 @@ public enum ComputeError: Error, Equatable, CustomStringConvertible {
     /// Setting up the Vulkan context failed for a reason other than a call result
     /// (missing entry point, no suitable memory type, validation layer missing).
     case setupFailed(String)
-    /// The image needs more device memory in one buffer than the device allows.
-    case imageTooLarge(width: Int, height: Int, reason: String)
 
     /// True when the error came from the Vulkan device; the image can be rendered on the CPU instead.
     public var isDeviceFailure: Bool {
@@ -26,7 +24,6 @@ public enum ComputeError: Error, Equatable, CustomStringConvertible {
         case .deviceLost(let call): "Vulkan device lost (VK_ERROR_DEVICE_LOST from \(call))"
         case .vulkan(let call, let result): "\(call) failed: \(result)"
         case .setupFailed(let message): "Vulkan setup failed: \(message)"
-        case .imageTooLarge(let width, let height, let reason): "\(width)×\(height) image too large for the device: \(reason)"
         }
     }
 }

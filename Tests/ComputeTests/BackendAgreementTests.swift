@@ -36,6 +36,23 @@ struct BackendAgreementTests {
         VulkanTestSupport.expectNoValidationMessages(recorder)
     }
 
+    /// Large images are split into dispatches of at most maxStorageBufferRange
+    /// bytes of floats (128 MiB on lavapipe); small chunks test the same path cheaply.
+    @Test("chunked dispatches (images larger than one storage-buffer binding) stay exact", .requiresVulkan,
+          arguments: [256, 1000])
+    func chunkedDispatches(_ maxPixels: Int) throws {
+        let seed = UInt64.random(in: .min ... .max)
+        let recorder = ValidationRecorder()
+        do {
+            let vulkan = try VulkanTestSupport.backend(recorder: recorder, maxPixelsPerDispatch: maxPixels)
+            for image in RandomImages.all(seed: seed) {
+                #expect(try vulkan.render(image) == image,
+                        "seed \(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit, chunks of \(maxPixels)")
+            }
+        }
+        VulkanTestSupport.expectNoValidationMessages(recorder)
+    }
+
     @Test("one Vulkan backend renders from several threads at once, reusing its buffers", .requiresVulkan)
     func concurrentRenders() throws {
         let seed = UInt64.random(in: .min ... .max)

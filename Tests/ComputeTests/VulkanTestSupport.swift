@@ -21,11 +21,14 @@ enum VulkanTestSupport {
         return try #require(report.vulkanDevice, "no Vulkan device on this machine: \(report.reason)")
     }
 
-    /// A backend on `vulkanDevice()` whose validation messages go to `recorder`.
-    static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil) throws -> VulkanBackend {
+    /// A backend on `vulkanDevice()` whose validation messages go to `recorder`;
+    /// the other arguments are `VulkanOptions`' test hooks.
+    static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil,
+                        maxPixelsPerDispatch: Int? = nil) throws -> VulkanBackend {
         var options = VulkanOptions()
         options.validation = recorder
         options.deviceLostAtSubmission = deviceLostAt
+        options.maxPixelsPerDispatch = maxPixelsPerDispatch
         return try VulkanBackend(device: vulkanDevice(), options: options)
     }
 

@@ -19,6 +19,8 @@ public final class VulkanBackend: RenderBackend {
     private let unpack: ComputeKernel
     private let pack: ComputeKernel
     private let idleSlots = Mutex<[RenderSlot]>([])
+    /// Pixels per dispatch: what one storage-buffer binding of float pixels can address.
+    private let chunkPixels: Int
 
     /// Sets up `device` (an entry of a `DeviceReport`) for rendering.
     public init(device: DeviceInfo, options: VulkanOptions = .fromEnvironment()) throws {
@@ -45,11 +47,16 @@ public final class VulkanBackend: RenderBackend {
         unpack = try ComputeKernel(name: "unpack", spirv: kiln_spv_unpack, size: kiln_spv_unpack_size, layout: layout)
         pack = try ComputeKernel(name: "pack", spirv: kiln_spv_pack, size: kiln_spv_pack_size, layout: layout)
         label = "Vulkan · \(device.name)"
+        let workgroup = ComputeKernel.workgroupSize
+        let addressable = Int(physical.limits.maxStorageBufferRange) / MemoryLayout<SIMD4<Float>>.size
+        let wanted = min(addressable, options.maxPixelsPerDispatch ?? .max)
+        // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
+        // minStorageBufferOffsetAlignment).
+        chunkPixels = max(workgroup, wanted / workgroup * workgroup)
     }
 
     public func render(_ image: PixelBuffer) throws -> PixelBuffer {
-        try checkLimits(image)
-        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: unpack.layout)
+        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: unpack.layout, chunkPixels: chunkPixels)
         let output = try render(image, in: slot)
         // Only a slot that finished cleanly is reused; after an error it is released.
         idleSlots.withLock { $0.append(slot) }
@@ -64,16 +71,23 @@ public final class VulkanBackend: RenderBackend {
         }
         image.bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: byteCount) }
 
-        let count = UInt32(image.pixelCount)
+        // The chunks covering this image, with the pixels of each (the last one may be partial).
+        let chunks = (0..<(image.pixelCount + chunkPixels - 1) / chunkPixels).map { chunk in
+            (slot.chunks[chunk], UInt32(min(chunkPixels, image.pixelCount - chunk * chunkPixels)))
+        }
         let sixteenBit: UInt32 = image.depth == .sixteen ? 1 : 0
         try slot.sequence.record { commands in
             commands.copy(from: staging, to: samples, size: byteCount)
             commands.barrier(.transfer, .compute)
-            commands.dispatch(unpack, set: slot.unpackSet, parameters: KernelParameters(
-                pixelCount: count, sixteenBit: sixteenBit, scale: UnpackKernel.scale(for: image.depth)))
+            for (sets, pixels) in chunks {
+                commands.dispatch(unpack, set: sets.unpack, parameters: KernelParameters(
+                    pixelCount: pixels, sixteenBit: sixteenBit, scale: UnpackKernel.scale(for: image.depth)))
+            }
             commands.barrier(.compute, .compute)
-            commands.dispatch(pack, set: slot.packSet, parameters: KernelParameters(
-                pixelCount: count, sixteenBit: sixteenBit, scale: PackKernel.scale(for: image.depth)))
+            for (sets, pixels) in chunks {
+                commands.dispatch(pack, set: sets.pack, parameters: KernelParameters(
+                    pixelCount: pixels, sixteenBit: sixteenBit, scale: PackKernel.scale(for: image.depth)))
+            }
             commands.barrier(.compute, .transfer)
             commands.copy(from: samples, to: staging, size: byteCount)
             commands.barrier(.transfer, .host)
@@ -85,15 +99,5 @@ public final class VulkanBackend: RenderBackend {
             initialized = byteCount
         }
         return PixelBuffer(width: image.width, height: image.height, depth: image.depth, bytes: bytes)
-    }
-
-    /// Rejects images whose float buffer exceeds what one storage buffer may address.
-    private func checkLimits(_ image: PixelBuffer) throws(ComputeError) {
-        let floatBytes = image.pixelCount * MemoryLayout<SIMD4<Float>>.size
-        let limit = Int(context.physical.limits.maxStorageBufferRange)
-        if floatBytes > limit {
-            throw .imageTooLarge(width: image.width, height: image.height,
-                                 reason: "\(floatBytes) bytes of float pixels exceed maxStorageBufferRange (\(limit))")
-        }
     }
 }

@@ -9,6 +9,10 @@ public struct VulkanOptions: Sendable {
     /// Fault injection: the queue submission with this 1-based number reports
     /// `VK_ERROR_DEVICE_LOST` (`KILN_FAULT_DEVICE_LOST_AT=N`); nil: never.
     public var deviceLostAtSubmission: Int?
+    /// Caps the pixels one dispatch covers (rounded down to the workgroup size);
+    /// nil: as many as the device's `maxStorageBufferRange` allows. Tests lower it
+    /// to exercise chunking on small images.
+    package var maxPixelsPerDispatch: Int?
     /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
     public var environment: [String: String]
 
@@ -16,6 +20,7 @@ public struct VulkanOptions: Sendable {
     public init() {
         validation = nil
         deviceLostAtSubmission = nil
+        maxPixelsPerDispatch = nil
         environment = ProcessInfo.processInfo.environment
     }
 
