@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A started task: the analog of `BGContinuedProcessingTask`.
 ///
@@ -19,13 +18,13 @@ public final class ContinuedProcessingTask: NSObject, ProgressReporting, @unchec
     public let requiredResources: ContinuedProcessingTaskRequest.Resources
 
     private let environment: TaskEnvironment
-    private let state: Mutex<TaskState>
+    private let state: Locked<TaskState>
 
     init(request: ContinuedProcessingTaskRequest, environment: TaskEnvironment) {
         identifier = request.identifier
         requiredResources = request.requiredResources
         self.environment = environment
-        state = Mutex(TaskState(title: request.title, subtitle: request.subtitle))
+        state = Locked(TaskState(title: request.title, subtitle: request.subtitle))
         progress = Progress(parent: nil, userInfo: nil)
         super.init()
         progress.isCancellable = true

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Fans every event out to all current subscribers, in emission order.
 ///
 /// Events are yielded while the lock is held, so concurrent emitters (the scheduler
@@ -10,7 +8,7 @@ final class EventHub: Sendable {
         var continuations: [UInt64: AsyncStream<TaskEvent>.Continuation] = [:]
     }
 
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = Locked(Subscribers())
 
     /// A new stream that receives every event emitted after this call returns.
     func subscribe() -> AsyncStream<TaskEvent> {

@@ -7,8 +7,11 @@ import Synchronization
 final class Probe: Sendable {
     static let identifier = "org.kiln.probe.job"
     let options: ProbeOptions
-    /// The last progress step written, for the suspend line.
-    private let lastStep = Mutex<Int64>(0)
+    /// The last progress step written, for the suspend line. Atomics are inlined into
+    /// this module, so ThreadSanitizer sees them (it cannot see `Mutex` on Linux).
+    private let lastStep = Atomic<Int64>(0)
+    /// Set by the expiration handler; the work loop stops when it is.
+    private let stop = Atomic(false)
 
     init(options: ProbeOptions) {
         self.options = options
@@ -42,27 +45,28 @@ final class Probe: Sendable {
     }
 
     private func work(_ task: ContinuedProcessingTask) async {
-        let stop = Mutex(false)
-        task.expirationHandler = { stop.withLock { $0 = true } }
+        task.expirationHandler = { self.stop.store(true, ordering: .sequentiallyConsistent) }
         task.progress.totalUnitCount = options.steps
         var step: Int64 = 0
-        while step < options.steps, !stop.withLock({ $0 }) {
+        while step < options.steps, !stopped {
             try? await Task.sleep(for: options.step)
             step += 1
             task.progress.completedUnitCount = step
-            lastStep.withLock { $0 = step }
+            lastStep.store(step, ordering: .sequentiallyConsistent)
             say("progress \(step)")
         }
-        if stop.withLock({ $0 }) {
+        if stopped {
             // Keep what is done: the cleanup must finish even if the grace is short.
             await task.withCriticalWork("cleanup") { try? await Task.sleep(for: options.cleanup) }
         }
-        task.setTaskCompleted(success: !stop.withLock { $0 })
+        task.setTaskCompleted(success: !stopped)
     }
+
+    private var stopped: Bool { stop.load(ordering: .sequentiallyConsistent) }
 
     private func lifecycleOptions() -> ProcessLifecycle.Options {
         var lifecycle = ProcessLifecycle.Options()
-        lifecycle.onSuspend = { say("suspended \(self.lastStep.withLock { $0 })") }
+        lifecycle.onSuspend = { say("suspended \(self.lastStep.load(ordering: .sequentiallyConsistent))") }
         lifecycle.onResume = { say("resumed") }
         lifecycle.onStopNow = { finish(130, because: "stop now") }
         lifecycle.onStateChange = { say("state \($0.rawValue) nice \(Self.nice())") }

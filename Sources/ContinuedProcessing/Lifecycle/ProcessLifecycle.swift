@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Maps a command-line process's signals and job control onto a ``TaskScheduler``.
 ///
@@ -43,7 +42,7 @@ public final class ProcessLifecycle: Sendable {
     private let scheduler: TaskScheduler
     private let options: Options
     private let queue = DispatchQueue(label: "org.kiln.process-lifecycle")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a lifecycle for `scheduler`; nothing happens until ``start()``.
     public init(scheduler: TaskScheduler, options: Options = Options()) {

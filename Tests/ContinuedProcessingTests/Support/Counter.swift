@@ -1,8 +1,6 @@
-import Synchronization
-
 /// A thread-safe count, with the largest value it ever had (for concurrency limits).
 final class Counter: Sendable {
-    private let state = Mutex((value: 0, maximum: 0))
+    private let state = Locked((value: 0, maximum: 0))
 
     var value: Int { state.withLock { $0.value } }
     var maximum: Int { state.withLock { $0.maximum } }
@@ -21,7 +19,7 @@ final class Counter: Sendable {
 
 /// A thread-safe list, for values recorded by handlers and hooks.
 final class Recorded<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
 
     var all: [Element] { items.withLock { $0 } }
 

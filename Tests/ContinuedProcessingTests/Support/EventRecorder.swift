@@ -1,10 +1,8 @@
 import ContinuedProcessing
-import Synchronization
-
 /// Collects every event of one `events()` subscription, for assertions.
 final class EventRecorder: Sendable {
     private final class Storage: Sendable {
-        let events = Mutex<[TaskEvent]>([])
+        let events = Locked<[TaskEvent]>([])
     }
 
     private let storage: Storage

@@ -1,8 +1,6 @@
-import Synchronization
-
 /// A latch a launch handler waits on until the test opens it.
 final class Gate: Sendable {
-    private let isOpen = Mutex(false)
+    private let isOpen = Locked(false)
 
     func open() {
         isOpen.withLock { $0 = true }

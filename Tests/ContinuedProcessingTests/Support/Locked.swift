@@ -1,0 +1,28 @@
+import Foundation
+
+/// A value behind a `pthread_mutex_t` (the same as the library's internal `Locked`).
+///
+/// Used instead of `Synchronization.Mutex` because on Linux `Mutex` locks with futexes
+/// inside the (uninstrumented) standard library, so ThreadSanitizer cannot see it and
+/// reports every access it protects as a race. TSan intercepts `pthread_mutex_lock`.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value. Not reentrant.
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
