@@ -35,7 +35,8 @@ struct cpng_decoder {
     size_t offset;
     /* ... or a file. */
     FILE *file;
-    /* Where callbacks report during the current entry point. */
+    /* Where callbacks report: the caller's status, set by each entry point
+     * (callbacks only run inside one). */
     cpng_status *status;
     uint32_t max_dimension;
     /* Header of the chunk being read, seen by the read callback. */

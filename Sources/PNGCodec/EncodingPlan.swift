@@ -3,7 +3,7 @@ import CPNG
 /// How one image will be written: the lossless output format chosen from its
 /// pixels plus the compression settings. Later reductions (palette, 16→8 bits)
 /// and the parallel deflate writer plug in here.
-struct EncodingPlan: Equatable {
+struct EncodingPlan {
     var colorType: PNGColorType
     var bitDepth: Int
     var level: Int
