@@ -16,25 +16,24 @@ package enum PackKernel {
     /// Runs the kernel on all cores for large images.
     package static func run(_ image: FloatImage) -> PixelBuffer {
         let count = image.pixels.count
-        let scale = SIMD4<Float>(repeating: scale(for: image.depth))
+        let scale = scale(for: image.depth)
         let depth = image.depth
         let bytes = [UInt8](unsafeUninitializedCapacity: count * 4 * depth.bytesPerSample) { output, initialized in
             image.pixels.withUnsafeBufferPointer { pixels in
-                // Each chunk writes only its own pixels: sharing the pointers across threads is safe.
-                nonisolated(unsafe) let input = pixels
-                nonisolated(unsafe) let destination = UnsafeMutableRawBufferPointer(output)
+                // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
+                // Each chunk writes only its own pixels, so sharing the pointers is safe.
+                nonisolated(unsafe) let input = UnsafeRawPointer(pixels.baseAddress!)
+                    .assumingMemoryBound(to: Float.self)
+                nonisolated(unsafe) let destination = UnsafeMutableRawPointer(output.baseAddress!)
                 ParallelLoop.forEachChunk(count) { range in
+                    let channels = (4 * range.lowerBound)..<(4 * range.upperBound)
                     switch depth {
                     case .eight:
-                        for i in range {
-                            destination.storeBytes(of: SIMD4<UInt8>(quantize(input[i], scale)),
-                                                   toByteOffset: 4 * i, as: SIMD4<UInt8>.self)
-                        }
+                        let samples = destination.bindMemory(to: UInt8.self, capacity: 4 * count)
+                        for c in channels { samples[c] = UInt8(truncatingIfNeeded: quantize(input[c], scale)) }
                     case .sixteen:
-                        for i in range {
-                            destination.storeBytes(of: SIMD4<UInt16>(quantize(input[i], scale)),
-                                                   toByteOffset: 8 * i, as: SIMD4<UInt16>.self)
-                        }
+                        let samples = destination.bindMemory(to: UInt16.self, capacity: 4 * count)
+                        for c in channels { samples[c] = UInt16(truncatingIfNeeded: quantize(input[c], scale)) }
                     }
                 }
             }
@@ -43,11 +42,13 @@ package enum PackKernel {
         return PixelBuffer(width: image.width, height: image.height, depth: depth, bytes: bytes)
     }
 
-    /// The formula above, per channel; the result lies in 0…scale.
+    /// The formula above for one channel; the result lies in 0…scale.
     @inline(__always)
-    private static func quantize(_ value: SIMD4<Float>, _ scale: SIMD4<Float>) -> SIMD4<Float> {
-        var clamped = value.clamped(lowerBound: .zero, upperBound: .one)
-        clamped.replace(with: 0, where: value .!= value)
-        return (clamped * scale + 0.5).rounded(.down)
+    private static func quantize(_ value: Float, _ scale: Float) -> UInt32 {
+        let clamped = value.isNaN ? 0 : Swift.min(Swift.max(value, 0), 1)
+        let level = (clamped * scale + 0.5).rounded(.down)
+        // An integer-valued float below 2^23, plus 2^23, holds that integer in its low
+        // mantissa bits: a conversion without Int(_:)'s range check, which blocks vectorizing.
+        return (level + 0x1p23).bitPattern & 0x7F_FFFF
     }
 }

@@ -16,24 +16,23 @@ package enum UnpackKernel {
     /// Runs the kernel on all cores for large images.
     package static func run(_ image: PixelBuffer) -> FloatImage {
         let count = image.pixelCount
-        let scale = SIMD4<Float>(repeating: scale(for: image.depth))
+        let scale = scale(for: image.depth)
         let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { output, initialized in
             image.bytes.withUnsafeBytes { bytes in
-                // Each chunk writes only its own pixels: sharing the pointers across threads is safe.
-                nonisolated(unsafe) let input = bytes
-                nonisolated(unsafe) let destination = output
+                // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
+                // Each chunk writes only its own pixels, so sharing the pointers is safe.
+                nonisolated(unsafe) let destination = UnsafeMutableRawPointer(output.baseAddress!)
+                    .bindMemory(to: Float.self, capacity: 4 * count)
+                nonisolated(unsafe) let input = bytes.baseAddress!
                 ParallelLoop.forEachChunk(count) { range in
+                    let channels = (4 * range.lowerBound)..<(4 * range.upperBound)
                     switch image.depth {
                     case .eight:
-                        for i in range {
-                            let samples = input.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt8>.self)
-                            destination.initializeElement(at: i, to: SIMD4<Float>(samples) * scale)
-                        }
+                        let samples = input.assumingMemoryBound(to: UInt8.self)
+                        for c in channels { destination[c] = Float(samples[c]) * scale }
                     case .sixteen:
-                        for i in range {
-                            let samples = input.loadUnaligned(fromByteOffset: 8 * i, as: SIMD4<UInt16>.self)
-                            destination.initializeElement(at: i, to: SIMD4<Float>(samples) * scale)
-                        }
+                        let samples = input.assumingMemoryBound(to: UInt16.self)
+                        for c in channels { destination[c] = Float(samples[c]) * scale }
                     }
                 }
             }
