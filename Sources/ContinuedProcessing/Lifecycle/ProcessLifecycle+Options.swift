@@ -10,7 +10,7 @@ extension ProcessLifecycle {
         /// Runs on the second SIGINT: stop at once (outputs must still never be half-written).
         /// Default: `exit(130)`, the shell's code for an interrupt.
         public var onStopNow: @Sendable () -> Void
-        /// Receives every change of ``ProcessLifecycle/state``. Default: nothing.
+        /// Receives every change of ``ProcessLifecycle/processState``. Default: nothing.
         public var onStateChange: @Sendable (ProcessState) -> Void
         /// Whether the process is in the foreground. Default: ``ProcessLifecycle/isForegroundOfTerminal()``.
         public var isForeground: @Sendable () -> Bool
