@@ -35,8 +35,9 @@ final class VulkanBuffer: @unchecked Sendable {
 
         var requirements = VkMemoryRequirements()
         functions.getBufferMemoryRequirements(device, buffer, &requirements)
-        var memory: VkDeviceMemory?
+        var allocated: VkDeviceMemory?
         var mapped: UnsafeMutableRawPointer?
+        let memory: VkDeviceMemory
         do throws(ComputeError) {
             let (required, preferred) = switch placement {
             case .deviceLocal:
@@ -50,17 +51,18 @@ final class VulkanBuffer: @unchecked Sendable {
             allocation.allocationSize = requirements.size
             allocation.memoryTypeIndex = try context.memoryType(
                 typeBits: requirements.memoryTypeBits, required: required, preferred: preferred)
-            try VulkanCall.check(functions.allocateMemory(device, &allocation, nil, &memory), "vkAllocateMemory")
+            try VulkanCall.check(functions.allocateMemory(device, &allocation, nil, &allocated), "vkAllocateMemory")
+            guard let allocated else { throw .setupFailed("vkAllocateMemory returned no memory") }
+            memory = allocated
             try VulkanCall.check(functions.bindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory")
             if placement == .staging {
                 try VulkanCall.check(functions.mapMemory(device, memory, 0, kiln_vk_whole_size(), 0, &mapped), "vkMapMemory")
             }
         } catch {
-            if let memory { functions.freeMemory(device, memory, nil) }
+            if let allocated { functions.freeMemory(device, allocated, nil) }
             functions.destroyBuffer(device, buffer, nil)
             throw error
         }
-        guard let memory else { throw .setupFailed("vkAllocateMemory returned no memory") }
         self.context = context
         self.handle = buffer
         self.size = size
