@@ -1,0 +1,23 @@
+/// Errors that stop a whole export before it starts (usage errors, exit 64).
+///
+/// Problems with one input are never thrown: they become a failed item and the
+/// rest of the batch goes on.
+public enum ExportError: Error, Equatable, CustomStringConvertible {
+    /// The output directory is one of the input directories (allowed only with `--overwrite`).
+    case outputIsInputDirectory(String)
+    /// The output directory exists but is not a directory, or cannot be created.
+    case badOutputDirectory(String, reason: String)
+    /// A compression level outside 0–9.
+    case badLevel(Int)
+
+    public var description: String {
+        switch self {
+        case .outputIsInputDirectory(let dir):
+            return "output directory \(dir) is an input directory; pass --overwrite to export into it"
+        case .badOutputDirectory(let dir, let reason):
+            return "output directory \(dir): \(reason)"
+        case .badLevel(let level):
+            return "compression level \(level) is outside 0-9"
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// One input image and where its output goes.
+public struct ExportItem: Sendable, Codable, Equatable {
+    /// The input path, as given or as found under a directory input.
+    public var input: String
+    /// The output path relative to the output directory (always ends in `.png`).
+    public var output: String
+    /// A reason this item cannot be exported, known before it runs (e.g. two
+    /// inputs that map to the same output); the job reports it as a failure.
+    public var problem: String?
+
+    /// An item to export.
+    public init(input: String, output: String, problem: String? = nil) {
+        self.input = input
+        self.output = output
+        self.problem = problem
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Everything that decides what an export produces and how it runs.
+///
+/// Options are plain values so that a job can be described, recorded in the
+/// journal, and re-run by `kiln resume` with exactly the same meaning.
+public struct ExportOptions: Sendable, Codable, Equatable {
+    /// Files or directories to export; `-` reads newline-separated paths from standard input.
+    public var inputs: [String]
+    /// The output directory; outputs mirror each input's relative path under it.
+    public var outputDirectory: String
+    /// zlib compression level of the written PNGs, 0–9.
+    public var level: Int = 6
+    /// Replace existing outputs (never inputs) and allow exporting into an input directory.
+    public var overwrite: Bool = false
+    /// Descend into subdirectories of directory inputs.
+    public var recursive: Bool = false
+    /// Images with more pixels than this are rejected before any large allocation.
+    public var maxPixels: Int = 268_000_000
+    /// How many images are processed at once.
+    public var jobs: Int = ExportOptions.defaultJobs
+
+    /// One job per online core.
+    public static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// Options with defaults for everything but the inputs and output directory.
+    public init(inputs: [String], outputDirectory: String) {
+        self.inputs = inputs
+        self.outputDirectory = outputDirectory
+    }
+}

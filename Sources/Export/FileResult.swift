@@ -1,0 +1,25 @@
+/// What happened to one input.
+public struct FileResult: Sendable, Equatable {
+    /// The outcome for one input.
+    public enum Status: String, Sendable, Codable {
+        /// The output was written.
+        case written
+        /// The output already existed and `--overwrite` was not given.
+        case skipped
+        /// The input could not be exported; `error` says why.
+        case failed
+    }
+
+    /// The input path.
+    public var input: String
+    /// The output path (the output directory joined with the item's relative output).
+    public var output: String
+    /// The outcome.
+    public var status: Status
+    /// Why it failed, naming the problem (the input is named by `input`).
+    public var error: String?
+    /// Pixels of the decoded input (0 when it was not decoded).
+    public var pixels: Int = 0
+    /// Bytes written (0 unless written).
+    public var bytesWritten: Int = 0
+}

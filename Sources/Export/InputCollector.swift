@@ -1,0 +1,107 @@
+import Foundation
+
+/// Expands the inputs of a job (files, directories, `-` for a list on standard
+/// input) into the ordered list of items to export.
+///
+/// Where an output goes (SPEC §5: "outputs mirror the input's relative path"):
+/// - a file under a directory input keeps its path relative to that directory;
+/// - a relative file path (argument or stdin line) keeps its normalized path;
+/// - an absolute path, or one that climbs out with `..`, keeps only its name.
+/// The extension becomes `.png`. Directories contribute only `*.png` files
+/// (any case) and skip hidden entries, so the job's own `.kiln/` folder and
+/// unrelated files are never picked up; a file named explicitly is always tried.
+public struct InputCollector {
+    /// The job's options (inputs, output directory, `recursive`).
+    public let options: ExportOptions
+    /// Reads the `-` list; defaults to standard input.
+    public var readStandardInput: () -> String = {
+        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// A collector for these options.
+    public init(options: ExportOptions) {
+        self.options = options
+    }
+
+    /// The items in input order, duplicates of the same output marked as problems.
+    public func collect() -> [ExportItem] {
+        let outputRoot = FileIdentity(path: options.outputDirectory)
+        var items: [ExportItem] = []
+        for input in options.inputs {
+            if input == "-" {
+                for line in readStandardInput().split(whereSeparator: \.isNewline) where !line.isEmpty {
+                    items.append(fileItem(String(line)))
+                }
+            } else if isDirectory(input) {
+                walk(directory: input, relative: "", outputRoot: outputRoot, into: &items)
+            } else {
+                items.append(fileItem(input))
+            }
+        }
+        return markCollisions(items)
+    }
+
+    private func fileItem(_ path: String) -> ExportItem {
+        ExportItem(input: path, output: Self.pngName(Self.mirroredPath(of: path)))
+    }
+
+    private func walk(directory: String, relative: String, outputRoot: FileIdentity?, into items: inout [ExportItem]) {
+        // Never descend into the output directory itself (it may sit inside an input).
+        if let outputRoot, FileIdentity(path: directory) == outputRoot, !relative.isEmpty { return }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                if options.recursive { walk(directory: path, relative: rel, outputRoot: outputRoot, into: &items) }
+            case S_IFREG, S_IFLNK:
+                // Symlinked files are inputs like any other; symlinked directories are not
+                // followed (they could loop), and lstat reports them as links to check here.
+                if (info.st_mode & S_IFMT) == S_IFLNK && isDirectory(path) { continue }
+                if name.lowercased().hasSuffix(".png") {
+                    items.append(ExportItem(input: path, output: Self.pngName(rel)))
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    private func markCollisions(_ items: [ExportItem]) -> [ExportItem] {
+        var firstInput: [String: String] = [:]
+        return items.map { item in
+            var item = item
+            if let other = firstInput[item.output] {
+                item.problem = "its output \(item.output) is also the output of \(other)"
+            } else {
+                firstInput[item.output] = item.input
+            }
+            return item
+        }
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    /// The path an input's output mirrors: normalized when relative, the name alone otherwise.
+    static func mirroredPath(of path: String) -> String {
+        let parts = path.split(separator: "/").filter { $0 != "." }
+        let name = parts.last.map(String.init) ?? path
+        if path.hasPrefix("/") || parts.contains("..") { return name }
+        return parts.joined(separator: "/")
+    }
+
+    /// `path` with its extension replaced by `.png` (or `.png` appended when it has none).
+    static func pngName(_ path: String) -> String {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        if let dot = path[slash...].lastIndex(of: "."), dot != slash {
+            return String(path[..<dot]) + ".png"
+        }
+        return path + ".png"
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The output directory of a job, and the only place that writes into it.
+///
+/// Every output is written to a temporary file under `.kiln/tmp/` (same file
+/// system, hidden from listings of the outputs), flushed, and renamed into
+/// place: an output path either does not exist or holds a complete PNG, even
+/// if the process is killed. Directories are created component by component
+/// and a symlink met on the way is refused, so outputs never land outside the
+/// output directory; `rename` replaces a symlinked output rather than following it.
+public final class OutputDirectory: Sendable {
+    /// The output directory as given.
+    public let path: String
+    /// The job's private folder inside it (journal, temporary files).
+    public let stateDirectory: String
+    private let temporaryDirectory: String
+    private let counter = AtomicCounter()
+
+    /// Opens (creating if needed) the output directory and its `.kiln/tmp`, and
+    /// removes temporary files left by processes that no longer run.
+    public init(path: String) throws(ExportError) {
+        self.path = path
+        stateDirectory = path + "/.kiln"
+        temporaryDirectory = stateDirectory + "/tmp"
+        do {
+            try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .badOutputDirectory(path, reason: Self.reason(error))
+        }
+        removeStaleTemporaries()
+    }
+
+    /// The absolute-or-relative path of an output given relative to this directory.
+    public func url(of relative: String) -> String { path + "/" + relative }
+
+    /// Whether something (a file, a directory, a symlink, even dangling) sits at this output path.
+    public func exists(_ relative: String) -> Bool {
+        var info = stat()
+        return lstat(url(of: relative), &info) == 0
+    }
+
+    /// Writes `bytes` as the output `relative`, atomically. Replaces an existing
+    /// file only when `replace` is true.
+    public func write(_ bytes: [UInt8], to relative: String, replace: Bool) throws(OutputError) {
+        try makeParents(of: relative)
+        let temporary = temporaryDirectory + "/\(getpid())-\(counter.next()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
+        var ok = false
+        defer { if !ok { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            let failure: Int32? = bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += n
+                }
+                return nil
+            }
+            if let failure { throw .system("cannot write", failure) }
+            // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
+            guard fdatasync(fd) == 0 else { throw .system("cannot flush", errno) }
+        }
+        let destination = url(of: relative)
+        if replace {
+            guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+        } else {
+            // link() fails if the name exists: no race with another writer of the same output.
+            if link(temporary, destination) == 0 {
+                unlink(temporary)
+            } else if errno == EEXIST {
+                throw .exists
+            } else if (errno == EPERM || errno == EOPNOTSUPP) && !exists(relative) {
+                // File systems without hard links (FAT, some FUSE): check, then rename.
+                guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+            } else {
+                throw .system("cannot move into place", errno)
+            }
+        }
+        ok = true
+    }
+
+    private func makeParents(of relative: String) throws(OutputError) {
+        var current = path
+        for component in relative.split(separator: "/").dropLast() {
+            current += "/" + component
+            var info = stat()
+            if lstat(current, &info) == 0 {
+                if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkInPath(current) }
+                if (info.st_mode & S_IFMT) != S_IFDIR { throw .notADirectory(current) }
+            } else if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw .system("cannot create directory \(current)", errno)
+            }
+        }
+    }
+
+    private func removeStaleTemporaries() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? []
+        for name in names {
+            guard let pid = name.split(separator: "-").first.flatMap({ pid_t($0) }) else { continue }
+            // kill(pid, 0) fails with ESRCH when no such process exists any more.
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
+                unlink(temporaryDirectory + "/" + name)
+            }
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}
+
+/// Why an output could not be written.
+public enum OutputError: Error, Equatable, CustomStringConvertible {
+    /// Something appeared at the output path while the job ran.
+    case exists
+    /// A directory on the output path is a symlink, which is never followed.
+    case symlinkInPath(String)
+    /// A path component exists and is not a directory.
+    case notADirectory(String)
+    /// A system call failed: what was attempted and `errno`.
+    case system(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .exists: return "the output appeared while the job ran"
+        case .symlinkInPath(let p): return "output path goes through a symlink (\(p)); symlinks are never followed"
+        case .notADirectory(let p): return "\(p) is not a directory"
+        case .system(let what, let code): return "\(what): \(String(cString: strerror(code)))"
+        }
+    }
+}

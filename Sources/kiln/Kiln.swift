@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// `kiln`: batch PNG export as a continued-processing task.
+@main
+struct Kiln: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kiln",
+        abstract: "Export batches of PNG images: decode, render, compress.",
+        discussion: """
+        Exit codes:
+          0   every output written (or already there)
+          1   some inputs failed; the rest were written
+          64  usage error (bad flag, bad value, unusable output directory)
+          69  a required resource is unavailable (e.g. --device gpu without a GPU)
+          75  cancelled or expired; resumable
+        """,
+        subcommands: [ExportCommand.self, Devices.self]
+    )
+}

@@ -1,0 +1,62 @@
+import Export
+import Foundation
+import Synchronization
+
+/// The NDJSON event stream of SPEC §5 on standard output: `start`, `progress`
+/// (at most twice a second), one `file` per input, `warning`, and `end` last.
+final class JSONReporter: ExportReporter {
+    private let out = OutputStream.standardOutput
+    private let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
+    private static let progressInterval = Duration.milliseconds(500)
+
+    func start(total: Int, device: String) {
+        var line = JSONLine(event: "start")
+        line.add("total", .int(total))
+        line.add("device", .string(device))
+        emit(line)
+    }
+
+    func file(_ result: FileResult) {
+        var line = JSONLine(event: "file")
+        line.add("input", .string(result.input))
+        line.add("output", .string(result.output))
+        line.add("status", .string(result.status.rawValue))
+        if let error = result.error { line.add("error", .string(error)) }
+        emit(line)
+    }
+
+    func warning(_ message: String) {
+        var line = JSONLine(event: "warning")
+        line.add("message", .string(message))
+        emit(line)
+    }
+
+    func tick(_ counts: ExportJob.Counts, total: Int) {
+        let now = ContinuousClock.now
+        let due = lastProgress.withLock { last -> Bool in
+            if let last, now - last < Self.progressInterval { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        var line = JSONLine(event: "progress")
+        line.add("completed", .int(counts.completed))
+        line.add("total", .int(total))
+        line.add("failed", .int(counts.failed))
+        line.add("fraction", .double(total == 0 ? 1 : Double(counts.completed) / Double(total)))
+        emit(line)
+    }
+
+    func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32) {
+        var line = JSONLine(event: "end")
+        line.add("written", .int(counts.written))
+        line.add("skipped", .int(counts.skipped))
+        line.add("failed", .int(counts.failed))
+        line.add("exitCode", .int(Int(exitCode)))
+        emit(line)
+    }
+
+    private func emit(_ line: JSONLine) {
+        out.write(line.rendered + "\n")
+    }
+}
