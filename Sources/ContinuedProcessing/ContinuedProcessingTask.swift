@@ -42,7 +42,8 @@ public final class ContinuedProcessingTask: NSObject, ProgressReporting, @unchec
     /// Called once when the scheduler ends the task early; stop quickly, keep what is done.
     ///
     /// Set it early in the launch handler. If the task already expired when it is set, the
-    /// new handler is called at once, so a task never misses its expiration.
+    /// new handler is called at once, so a task never misses its expiration. It runs on
+    /// whichever thread expires the task: keep it short, and only signal the work to stop.
     public var expirationHandler: (@Sendable () -> Void)? {
         get { state.withLock { $0.expirationHandler } }
         set {

@@ -6,7 +6,7 @@
 /// it through ``events()``; it never prints.
 public actor TaskScheduler {
     /// The closure that does a task's work.
-    public typealias LaunchHandler = @Sendable (ContinuedProcessingTask) async -> Void
+    typealias LaunchHandler = @Sendable (ContinuedProcessingTask) async -> Void
 
     let configuration: Configuration
     let hub = EventHub()
