@@ -1,0 +1,107 @@
+import Foundation
+import PNGCodec
+import Testing
+
+/// Hostile inputs through the CLI: never a crash, never a hang, never an output
+/// for a failed input, never a large allocation for a huge declared size.
+@Suite struct BadInputTests {
+    /// CRC-32 of PNG chunks (ISO 3309), so the test can forge valid chunks.
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
+        }
+        return ~crc
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return be32(UInt32(data.count)) + body + be32(crc32(body))
+    }
+
+    private static func be32(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+
+    @Test func hugeDeclaredSizeIsRefusedBeforeAnyLargeAllocation() throws {
+        let dir = try TemporaryDirectory()
+        let ihdr = Self.be32(100_000) + Self.be32(100_000) + [8, 6, 0, 0, 0]
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + Self.chunk("IHDR", ihdr) + Self.chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
+            + Self.chunk("IEND", [])
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("huge.png")))
+        let r = try kiln(["export", dir.join("huge.png"), "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1)
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.count == 1)
+        let error = failed.first?["error"] as? String ?? ""
+        #expect(error.contains("100000"), "the reason names the size: \(error)")
+        #expect(r.maxRSSKiB < 100 * 1024, "peak RSS \(r.maxRSSKiB) KiB")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out/huge.png")))
+    }
+
+    @Test func maxPixelsOptionIsHonoured() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.path, "--max-pixels", "1000",
+                          "--progress", "json"])
+        #expect(r.status == 1)
+        #expect(Events(r.stdoutLines).files("failed").count == 1)
+    }
+
+    /// Truncations of a multi-megabyte PNG and 1,000 seeded corruptions of
+    /// PngSuite files, all in one batch: the batch finishes, every failure is
+    /// named with a reason and has no output, every output written is valid.
+    @Test func truncatedAndCorruptedFilesNeverCrashHangOrLeaveOutputs() throws {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        var rng = SeededGenerator(seed: seed)
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+
+        // A noisy 1200×900 RGBA image at level 1: several megabytes.
+        var noise = [UInt8](repeating: 0, count: 1200 * 900 * 4)
+        for i in noise.indices { noise[i] = UInt8(truncatingIfNeeded: rng.next()) }
+        let big = try PNGEncoder.encode(PixelBuffer(width: 1200, height: 900, depth: .eight, bytes: noise),
+                                        options: .init(level: 1))
+        #expect(big.count > 3_000_000)
+        var offsets = Set([1, 7, 8, 12, 16, 29, 33, 37, 41, big.count - 12, big.count - 4, big.count - 1])
+        while offsets.count < 60 { offsets.insert(Int.random(in: 1..<big.count, using: &rng)) }
+        for offset in offsets {
+            try Data(big[..<offset]).write(to: URL(fileURLWithPath: dir.join("in/t\(offset).png")))
+        }
+
+        let suite = Paths.pngs(in: Paths.pngSuite).filter { !$0.hasPrefix("x") }
+        for i in 0..<1000 {
+            let name = suite[Int.random(in: 0..<suite.count, using: &rng)]
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Paths.pngSuite + "/" + name)))
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: bytes[at] ^= UInt8.random(in: 1...255, using: &rng)
+                case 1: bytes.removeSubrange(at..<min(bytes.count, at + Int.random(in: 1...64, using: &rng)))
+                case 2: bytes.insert(contentsOf: (0..<Int.random(in: 1...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }, at: at)
+                default: bytes[at] = [0x00, 0xFF, 0x7F, 0x80].randomElement(using: &rng)!
+                }
+                if bytes.isEmpty { bytes = [0] }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: dir.join("in/c\(i)-\(name)")))
+        }
+
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"],
+                         timeout: .seconds(600))
+        #expect(r.signal == nil && !r.timedOut, "seed \(seed): kiln crashed or hung: \(r.stderr.suffix(2000))")
+        #expect(r.status == 1, "seed \(seed)")
+        let events = Events(r.stdoutLines)
+        #expect(events.named("file").count == offsets.count + 1000, "seed \(seed)")
+        for event in events.files("failed") {
+            let output = event["output"] as? String ?? ""
+            #expect(!event[string: "error"].isEmpty, "seed \(seed): no reason for \(output)")
+            #expect(!FileManager.default.fileExists(atPath: output), "seed \(seed): failed input left \(output)")
+        }
+        for offset in offsets {
+            #expect(!FileManager.default.fileExists(atPath: dir.join("out/t\(offset).png")),
+                    "seed \(seed): truncation at \(offset) was accepted")
+        }
+        let written = events.files("written").compactMap { $0["output"] as? String }
+        #expect(try pngcheckFailures(written) == [], "seed \(seed)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.join("out/.kiln/tmp")).isEmpty)
+    }
+}

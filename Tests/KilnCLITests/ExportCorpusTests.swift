@@ -1,0 +1,69 @@
+import Foundation
+import PNGCodec
+import Testing
+
+/// `kiln export` over whole folders, as a user runs it: the PngSuite
+/// conformance corpus and the project's SampleData.
+@Suite struct ExportCorpusTests {
+    @Test func pngSuiteExportWritesValidFilesAndReportsCorruptOnes() throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.pngSuite, "--output", out.path, "--progress", "json"])
+        #expect(r.status == 1, "stderr: \(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.all.first?["event"] as? String == "start")
+        #expect(events.all.first?["total"] as? Int == 175)
+        #expect(events.all.last?["event"] as? String == "end")
+        #expect(events.all.last?["written"] as? Int == 161)
+        #expect(events.all.last?["failed"] as? Int == 14)
+        #expect(events.all.last?["exitCode"] as? Int == 1)
+
+        // The 14 failures are exactly the x*.png files, each with a reason.
+        let failed = events.files("failed")
+        let failedNames = Set(failed.compactMap { ($0["input"] as? String).map { ($0 as NSString).lastPathComponent } })
+        #expect(failedNames == Set(Paths.pngs(in: Paths.pngSuite).filter { $0.hasPrefix("x") }))
+        for event in failed {
+            let error = event["error"] as? String ?? ""
+            #expect(error.count > 8, "vague error for \(event["input"] ?? "?"): \(error)")
+            #expect(!FileManager.default.fileExists(atPath: event["output"] as? String ?? "/"))
+        }
+
+        // Every output is a valid PNG with exactly the input's pixels.
+        let outputs = Paths.pngs(in: out.path)
+        #expect(outputs.count == 161)
+        #expect(try pngcheckFailures(outputs.map { out.join($0) }) == [])
+        for name in outputs {
+            let original = try PNGDecoder.decode(contentsOf: Paths.pngSuite + "/" + name)
+            let exported = try PNGDecoder.decode(contentsOf: out.join(name))
+            #expect(original == exported, "\(name) changed in the round trip")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.join(".kiln/tmp")).isEmpty)
+    }
+
+    @Test func sampleDataRoundTripsLosslessly() throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", out.path, "--progress", "json", "--level", "9"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let inputs = Paths.pngs(in: Paths.sampleData)
+        #expect(inputs.count >= 15)
+        #expect(Paths.pngs(in: out.path) == inputs)
+        #expect(try pngcheckFailures(inputs.map { out.join($0) }) == [])
+        for name in inputs {
+            #expect(try PNGDecoder.decode(contentsOf: Paths.sampleData + "/" + name)
+                    == PNGDecoder.decode(contentsOf: out.join(name)), "\(name) changed in the round trip")
+        }
+    }
+
+    @Test func everyLevelWritesTheSamePixels() throws {
+        let source = Paths.sampleData + "/rgba16.png"
+        let original = try PNGDecoder.decode(contentsOf: source)
+        var sizes: [Int] = []
+        for level in [0, 1, 6, 9] {
+            let out = try TemporaryDirectory()
+            let r = try kiln(["export", source, "--output", out.path, "--level", String(level), "--progress", "none"])
+            #expect(r.status == 0, "level \(level): \(r.stderr)")
+            #expect(try PNGDecoder.decode(contentsOf: out.join("rgba16.png")) == original)
+            sizes.append(try FileManager.default.attributesOfItem(atPath: out.join("rgba16.png"))[.size] as? Int ?? 0)
+        }
+        #expect(sizes[0] > sizes[3], "level 0 (stored) should be larger than level 9: \(sizes)")
+    }
+}

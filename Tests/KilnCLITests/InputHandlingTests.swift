@@ -1,0 +1,152 @@
+import Foundation
+import PNGCodec
+import Testing
+
+/// SPEC §5 inputs and safety rules, through the CLI.
+@Suite struct InputHandlingTests {
+    /// A directory tree of inputs: a.png, sub/b.png, sub/deeper/c.png, notes.txt.
+    private func makeTree() throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir.join("in/sub/deeper"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/a.png"))
+        try fm.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("in/sub/b.png"))
+        try fm.copyItem(atPath: Paths.sampleData + "/palette4.png", toPath: dir.join("in/sub/deeper/c.PNG"))
+        try "not an image".write(toFile: dir.join("in/notes.txt"), atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    private func tree(_ root: String) -> [String] {
+        let e = FileManager.default.enumerator(atPath: root)
+        var files: [String] = []
+        while let p = e?.nextObject() as? String {
+            if p.hasPrefix(".kiln") { continue }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue { files.append(p) }
+        }
+        return files.sorted()
+    }
+
+    @Test func directoryWithoutRecursiveTakesOnlyItsOwnPNGs() throws {
+        let dir = try makeTree()
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(tree(dir.join("out")) == ["a.png"])
+    }
+
+    @Test func recursiveMirrorsRelativePaths() throws {
+        let dir = try makeTree()
+        let r = try kiln(["export", dir.join("in"), "--recursive", "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(tree(dir.join("out")) == ["a.png", "sub/b.png", "sub/deeper/c.png"])
+    }
+
+    @Test func stdinListMirrorsRelativePathsAndNamesBadLines() throws {
+        let dir = try makeTree()
+        let r = try ProcessRunner.run(Paths.kiln, ["export", "-", "--output", "out", "--progress", "json"],
+                                      stdin: "in/a.png\nin/sub/b.png\n\nin/missing.png\n", directory: dir.path)
+        #expect(r.status == 1)
+        #expect(tree(dir.join("out")) == ["in/a.png", "in/sub/b.png"])
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.count == 1)
+        #expect(failed.first?["input"] as? String == "in/missing.png")
+        #expect((failed.first ?? [:])[string: "error"].contains("No such file"))
+    }
+
+    @Test func namedNonPNGFailsAloneWithItsReason() throws {
+        let dir = try makeTree()
+        let r = try kiln(["export", dir.join("in/notes.txt"), dir.join("in/a.png"), "--output", dir.join("out"),
+                          "--progress", "json"])
+        #expect(r.status == 1)
+        #expect(tree(dir.join("out")) == ["a.png"])
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.first?["input"] as? String == dir.join("in/notes.txt"))
+        #expect((failed.first ?? [:])[string: "error"].lowercased().contains("signature"))
+    }
+
+    @Test func existingOutputsAreSkippedUnlessOverwrite() throws {
+        let dir = try makeTree()
+        let args = ["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"]
+        #expect(try kiln(args).status == 0)
+        try Data("stale".utf8).write(to: URL(fileURLWithPath: dir.join("out/a.png")))
+        let again = try kiln(args)
+        #expect(again.status == 0)
+        #expect(Events(again.stdoutLines).files("skipped").count == 1)
+        #expect(try String(contentsOfFile: dir.join("out/a.png"), encoding: .utf8) == "stale")
+        let forced = try kiln(args + ["--overwrite"])
+        #expect(forced.status == 0)
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/a.png")) == PNGDecoder.decode(contentsOf: dir.join("in/a.png")))
+    }
+
+    @Test func outputDirectoryThatIsAnInputIsRefusedWithoutOverwrite() throws {
+        let dir = try makeTree()
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("in")])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("input directory"))
+        #expect(!FileManager.default.fileExists(atPath: dir.join("in/.kiln")))
+    }
+
+    @Test func inputsAreNeverOverwrittenEvenWithOverwrite() throws {
+        let dir = try makeTree()
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir.join("in/a.png")))
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("in"), "--overwrite", "--progress", "json"])
+        #expect(r.status == 1)
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.count == 1)
+        #expect((failed.first ?? [:])[string: "error"].contains("never overwritten"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("in/a.png"))) == before)
+    }
+
+    @Test func symlinksInTheOutputAreNeverFollowed() throws {
+        let dir = try makeTree()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir.join("out"), withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir.join("elsewhere"), withIntermediateDirectories: true)
+        try "precious".write(toFile: dir.join("elsewhere/a.png"), atomically: true, encoding: .utf8)
+        // out/sub → elsewhere (a directory link) and out/a.png → elsewhere/a.png (a file link).
+        try fm.createSymbolicLink(atPath: dir.join("out/sub"), withDestinationPath: dir.join("elsewhere"))
+        try fm.createSymbolicLink(atPath: dir.join("out/a.png"), withDestinationPath: dir.join("elsewhere/a.png"))
+        let r = try kiln(["export", dir.join("in"), "--recursive", "--overwrite", "--output", dir.join("out"),
+                          "--progress", "json"])
+        #expect(r.status == 1)
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.count == 2, "sub/b.png and sub/deeper/c.png go through the symlinked directory")
+        #expect(failed.allSatisfy { $0[string: "error"].contains("symlink") })
+        // The linked file was replaced by a real output, not written through.
+        #expect(try String(contentsOfFile: dir.join("elsewhere/a.png"), encoding: .utf8) == "precious")
+        let attributes = try fm.attributesOfItem(atPath: dir.join("out/a.png"))
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/a.png")) == PNGDecoder.decode(contentsOf: dir.join("in/a.png")))
+        #expect(fm.contents(atPath: dir.join("elsewhere/b.png")) == nil)
+    }
+
+    @Test func collidingOutputsFailTheSecondInput() throws {
+        let dir = try makeTree()
+        try FileManager.default.copyItem(atPath: dir.join("in/a.png"), toPath: dir.join("in/a.PNG"))
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1)
+        let failed = Events(r.stdoutLines).files("failed")
+        #expect(failed.count == 1)
+        #expect((failed.first ?? [:])[string: "error"].contains("also the output of"))
+    }
+
+    @Test(arguments: [
+        ["export", "x.png"],                                   // no --output
+        ["export", "x.png", "--output", "o", "--level", "10"],
+        ["export", "x.png", "--output", "o", "--jobs", "0"],
+        ["export", "x.png", "--output", "o", "--device", "tpu"],
+        ["export", "x.png", "--output", "o", "--bogus"],
+    ])
+    func usageErrorsExit64(_ args: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let r = try ProcessRunner.run(Paths.kiln, args, directory: dir.path)
+        #expect(r.status == 64, "\(args): \(r.stderr)")
+        #expect(!r.stderr.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.join("o")))
+    }
+
+    @Test func helpDocumentsExitCodes() throws {
+        let r = try kiln(["export", "--help"])
+        for code in ["64", "69", "75"] { #expect(r.stdout.contains(code)) }
+    }
+}

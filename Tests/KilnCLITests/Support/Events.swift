@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The JSON event stream of one run, parsed line by line.
+struct Events {
+    /// Every line as a JSON object, in order.
+    let all: [[String: Any]]
+
+    /// Parses `lines`; a line that is not a JSON object with an `event` string fails the test.
+    init(_ lines: [String]) {
+        all = lines.compactMap { line in
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["event"] is String, "not an event line: \(line)")
+            return object
+        }
+    }
+
+    /// Events named `name`.
+    func named(_ name: String) -> [[String: Any]] { all.filter { $0["event"] as? String == name } }
+
+    /// The `file` events by status.
+    func files(_ status: String) -> [[String: Any]] { named("file").filter { $0["status"] as? String == status } }
+}
+
+/// A small deterministic generator (SplitMix64) so failures can be replayed from the printed seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs `pngcheck -q` over files, returning the files it rejected (empty when all pass).
+func pngcheckFailures(_ files: [String]) throws -> [String] {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pngcheck") else {
+        Issue.record("pngcheck is missing: run Scripts/setup")
+        return files
+    }
+    var failures: [String] = []
+    for chunk in stride(from: 0, to: files.count, by: 200) {
+        let batch = Array(files[chunk..<min(files.count, chunk + 200)])
+        let r = try ProcessRunner.run("/usr/bin/pngcheck", ["-q"] + batch)
+        if r.status != 0 { failures += batch.filter { r.stdout.contains($0) || r.stderr.contains($0) } }
+        if r.status != 0 && failures.isEmpty { failures = batch }
+    }
+    return failures
+}
+
+extension Dictionary where Key == String, Value == Any {
+    /// The string value at `key`, or "" (keeps `#expect` expressions simple).
+    subscript(string key: String) -> String { self[key] as? String ?? "" }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where the tests find the repository, the shared corpus and the built `kiln`.
+enum Paths {
+    /// The repository root (this file is Tests/KilnCLITests/Support/Paths.swift).
+    static let repository: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// `../shared/corpus/pngsuite` beside the checkout (SPEC §7; never copied in).
+    static let pngSuite = URL(fileURLWithPath: repository + "/../shared/corpus/pngsuite").standardized.path
+
+    /// SampleData/ of the repository.
+    static let sampleData = repository + "/SampleData"
+
+    /// The `kiln` executable built beside this test bundle (same build folder).
+    static let kiln: String = {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        // The test runner is …/debug/KilnPackageTests.xctest (a file on Linux).
+        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("kiln").path),
+              dir.path != "/" {
+            dir.deleteLastPathComponent()
+        }
+        return dir.appendingPathComponent("kiln").path
+    }()
+
+    /// The PNG files of a directory, sorted.
+    static func pngs(in directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".png") }.sorted()
+    }
+}
+
+/// Runs the built `kiln` with arguments.
+func kiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+          timeout: Duration = .seconds(300)) throws -> ProcessRunner.Outcome {
+    try ProcessRunner.run(Paths.kiln, arguments, stdin: stdin, environment: environment, timeout: timeout)
+}
