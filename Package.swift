@@ -12,6 +12,8 @@ let package = Package(
         // Compute layer: device discovery, Vulkan and CPU backends.
         .library(name: "Devices", targets: ["Devices"]),
         .library(name: "Compute", targets: ["Compute"]),
+        // Render layer: the operations of SPEC §4, each with a CPU kernel and a shader.
+        .library(name: "Render", targets: ["Render"]),
         .library(name: "Export", targets: ["Export"]),
         .executable(name: "kiln", targets: ["kiln"]),
     ],
@@ -33,11 +35,13 @@ let package = Package(
         // Vulkan loader, instance and physical-device discovery and classification (SPEC §3); no imaging.
         .target(name: "Devices", dependencies: ["CVulkan"]),
         .target(name: "Compute", dependencies: ["Devices", "CVulkan", "CShaders", "PNGCodec"]),
-        .target(name: "Export", dependencies: ["PNGCodec", "Compute"]),
+        .target(name: "Render", dependencies: ["Compute", "CVulkan", "CShaders", "PNGCodec"]),
+        .target(name: "Export", dependencies: ["PNGCodec", "Compute", "Render"]),
         .executableTarget(
             name: "kiln",
             dependencies: [
                 "Export",
+                "Render",
                 "Compute",
                 "Devices",
                 "PNGCodec",
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec"]),
         .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec"]),
     ]
 )

@@ -75,6 +75,7 @@ import Testing
             let start = Events(r.stdoutLines).named("start").first?["device"] as? String ?? ""
             #expect(start.lowercased().hasPrefix(device), "start event names the device: \(start)")
             #expect(Events(r.stdoutLines).named("warning").isEmpty, "\(device): \(r.stdout)")
+            #expect(!r.stderr.contains("Vulkan validation"), "validation layer messages: \(r.stderr)")
             names = Paths.pngs(in: out.join(device))
         }
         #expect(names.count == 161 + Paths.pngs(in: Paths.sampleData).count)
