@@ -102,7 +102,7 @@ public final class ExportJob: Sendable {
                                                 limits: .init(maxPixels: options.maxPixels))
             result.pixels = decoded.pixelCount
             let rendered = try renderer.render(decoded)
-            let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.level))
+            let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
             try output.write(bytes, to: item.output, replace: options.overwrite)
             result.status = .written
             result.bytesWritten = bytes.count

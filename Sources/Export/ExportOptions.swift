@@ -1,16 +1,17 @@
 import Foundation
+import Render
 
 /// Everything that decides what an export produces and how it runs.
 ///
 /// Options are plain values so that a job can be described, recorded in the
 /// journal, and re-run by `kiln resume` with exactly the same meaning.
-public struct ExportOptions: Sendable, Codable, Equatable {
+public struct ExportOptions: Sendable, Equatable {
     /// Files or directories to export; `-` reads newline-separated paths from standard input.
     public var inputs: [String]
     /// The output directory; outputs mirror each input's relative path under it.
     public var outputDirectory: String
-    /// zlib compression level of the written PNGs, 0–9.
-    public var level: Int = 6
+    /// The operations and output settings.
+    public var plan = RenderPlan()
     /// Replace existing outputs (never inputs) and allow exporting into an input directory.
     public var overwrite: Bool = false
     /// Descend into subdirectories of directory inputs.

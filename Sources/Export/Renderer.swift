@@ -1,5 +1,6 @@
 import Compute
 import PNGCodec
+import Render
 import Synchronization
 
 /// Runs the render stage of every image on the backend the job chose, and owns
@@ -13,8 +14,8 @@ public final class Renderer: Sendable {
     private let allowFallback: Bool
     private let warn: @Sendable (String) -> Void
 
-    /// A renderer starting on `backend`. `allowFallback` is false for `--device gpu`.
-    public init(backend: any RenderBackend, allowFallback: Bool,
+    /// A renderer applying `operations`, starting on `backend`. `allowFallback` is false for `--device gpu`.
+    public init(backend: any RenderBackend, operations: [Operation], allowFallback: Bool,
                 fallback: @escaping @Sendable () -> any RenderBackend = { CPUBackend() },
                 warn: @escaping @Sendable (String) -> Void) {
         current = Mutex(backend)

@@ -3,6 +3,7 @@ import Compute
 import Devices
 import Export
 import Foundation
+import Render
 
 /// `kiln export <inputs>... --output <dir>`: the batch export of SPEC §5.
 struct ExportCommand: AsyncParsableCommand {
@@ -32,8 +33,8 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "The output directory (created if missing).")
     var output: String
 
-    @Option(help: "PNG compression level, 0-9.")
-    var level: Int = 6
+    @OptionGroup(title: "Operations")
+    var render: OperationOptions
 
     @Option(help: "Where to render: auto, gpu, vulkan or cpu.")
     var device: DevicePreference = .auto
@@ -57,15 +58,15 @@ struct ExportCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard (0...9).contains(level) else { throw ValidationError("--level must be 0-9, not \(level)") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        let plan = try render.resolve()
         var options = ExportOptions(inputs: inputs, outputDirectory: output)
-        options.level = level
+        options.plan = plan
         options.overwrite = overwrite
         options.recursive = recursive
         options.maxPixels = maxPixels
@@ -89,7 +90,7 @@ struct ExportCommand: AsyncParsableCommand {
 
         let reporter = makeReporter()
         let items = InputCollector(options: options).collect()
-        let renderer = Renderer(backend: choice.backend, allowFallback: device != .gpu,
+        let renderer = Renderer(backend: choice.backend, operations: plan.operations, allowFallback: device != .gpu,
                                 warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: items, output: outputDirectory,
                             renderer: renderer, onResult: { reporter.file($0) })
