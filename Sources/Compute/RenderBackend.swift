@@ -19,6 +19,14 @@ public protocol RenderBackend: AnyObject, Sendable {
     var label: String { get }
     /// Vulkan or CPU.
     var kind: BackendKind { get }
-    /// Renders `image`; called concurrently from several threads.
-    func render(_ image: PixelBuffer) throws -> PixelBuffer
+    /// Renders `image` through `graph` (unpack → passes → pack); called
+    /// concurrently from several threads. The output keeps the source's depth.
+    func render(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer
+}
+
+extension RenderBackend {
+    /// The render stage with no operations: unpack then pack (the identity).
+    public func render(_ image: PixelBuffer) throws -> PixelBuffer {
+        try render(image, graph: PassGraph())
+    }
 }

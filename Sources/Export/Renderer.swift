@@ -9,15 +9,20 @@ import Synchronization
 /// to the CPU, with one warning — unless a GPU was required, in which case the
 /// job must stop (resumably) instead.
 public final class Renderer: Sendable {
+    /// The bound operations, or why they cannot be bound (then every image fails with it).
+    private let pipeline: Result<RenderPipeline, RenderError>
     private let current: Mutex<any RenderBackend>
     private let fallback: @Sendable () -> any RenderBackend
     private let allowFallback: Bool
     private let warn: @Sendable (String) -> Void
 
     /// A renderer applying `operations`, starting on `backend`. `allowFallback` is false for `--device gpu`.
+    /// An invalid operation or unreadable watermark makes every `render` throw
+    /// that `RenderError` (the CLI checks both before a job starts).
     public init(backend: any RenderBackend, operations: [Operation], allowFallback: Bool,
                 fallback: @escaping @Sendable () -> any RenderBackend = { CPUBackend() },
                 warn: @escaping @Sendable (String) -> Void) {
+        pipeline = Result { () throws(RenderError) in try RenderPipeline(operations: operations) }
         current = Mutex(backend)
         self.fallback = fallback
         self.allowFallback = allowFallback
@@ -27,12 +32,14 @@ public final class Renderer: Sendable {
     /// The backend in use now, e.g. for the progress display.
     public var label: String { current.withLock { $0.label } }
 
-    /// Renders one image; see the type's description for failures.
+    /// Renders one image; see the type's description for failures. A
+    /// `RenderError` (e.g. a crop outside this image) fails the image on any backend.
     public func render(_ image: PixelBuffer) throws -> PixelBuffer {
+        let pipeline = try pipeline.get()
         let backend = current.withLock { $0 }
         do {
-            return try backend.render(image)
-        } catch {
+            return try pipeline.render(image, on: backend)
+        } catch let error as ComputeError {
             guard backend.kind == .vulkan else { throw error }
             guard allowFallback else { throw RenderStop(reason: "\(backend.label): \(error)") }
             let (cpu, switched) = current.withLock { active -> (any RenderBackend, Bool) in
@@ -45,7 +52,7 @@ public final class Renderer: Sendable {
             if switched {
                 warn("the Vulkan path failed (\(error)); continuing on the CPU")
             }
-            return try cpu.render(image)
+            return try pipeline.render(image, on: cpu)
         }
     }
 }

@@ -1,4 +1,111 @@
+import Foundation
+
 /// One rendering operation of SPEC §4.2, as a value: what it computes is
-/// defined once; where it runs (CPU or Vulkan) is the backend's business.
-public enum Operation: Sendable, Equatable {
+/// defined once (its parameters here, its kernels in `Kernels/`); where it runs
+/// (CPU or Vulkan) is the backend's business.
+///
+/// Codable as the recipe objects of SPEC §4.2: `{"op":"blur","sigma":2}`.
+public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// Keeps a rectangle.
+    case crop(Crop)
+    /// Quarter turns clockwise.
+    case rotate(Rotate)
+    /// Mirrors.
+    case flip(Flip)
+    /// Resamples to a box.
+    case resize(Resize)
+    /// Tone and color.
+    case adjust(Adjust)
+    /// Gaussian blur.
+    case blur(Blur)
+    /// Unsharp mask.
+    case sharpen(Sharpen)
+    /// Rec. 709 luma in every color channel (saturation 0).
+    case grayscale
+    /// A PNG drawn over the image.
+    case watermark(Watermark)
+
+    /// The recipe's `op` names, in SPEC §4.2's (and the flags') order.
+    public static let names = ["crop", "rotate", "flip", "resize", "adjust", "blur", "sharpen", "grayscale", "watermark"]
+
+    /// The `op` name.
+    public var name: String {
+        switch self {
+        case .crop: "crop"
+        case .rotate: "rotate"
+        case .flip: "flip"
+        case .resize: "resize"
+        case .adjust: "adjust"
+        case .blur: "blur"
+        case .sharpen: "sharpen"
+        case .grayscale: "grayscale"
+        case .watermark: "watermark"
+        }
+    }
+
+    private enum Key: String, CodingKey {
+        case op
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let op = try container.decode(String.self, forKey: .op)
+        switch op {
+        case "crop": self = .crop(try Crop(from: decoder))
+        case "rotate": self = .rotate(try Rotate(from: decoder))
+        case "flip": self = .flip(try Flip(from: decoder))
+        case "resize": self = .resize(try Resize(from: decoder))
+        case "adjust": self = .adjust(try Adjust(from: decoder))
+        case "blur": self = .blur(try Blur(from: decoder))
+        case "sharpen": self = .sharpen(try Sharpen(from: decoder))
+        case "grayscale": self = .grayscale
+        case "watermark": self = .watermark(try Watermark(from: decoder))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .op, in: container,
+                debugDescription: "unknown op \"\(op)\" (known: \(Self.names.joined(separator: ", ")))")
+        }
+        do {
+            try validate()
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(name, forKey: .op)
+        switch self {
+        case .crop(let crop): try crop.encode(to: encoder)
+        case .rotate(let rotate): try rotate.encode(to: encoder)
+        case .flip(let flip): try flip.encode(to: encoder)
+        case .resize(let resize): try resize.encode(to: encoder)
+        case .adjust(let adjust): try adjust.encode(to: encoder)
+        case .blur(let blur): try blur.encode(to: encoder)
+        case .sharpen(let sharpen): try sharpen.encode(to: encoder)
+        case .grayscale: break
+        case .watermark(let watermark): try watermark.encode(to: encoder)
+        }
+    }
+
+    /// Throws `RenderError.invalidParameter` naming the first parameter out of range.
+    public func validate() throws(RenderError) {
+        switch self {
+        case .crop(let crop): try crop.validate()
+        case .rotate(let rotate): try rotate.validate()
+        case .resize(let resize): try resize.validate()
+        case .adjust(let adjust): try adjust.validate()
+        case .blur(let blur): try blur.validate()
+        case .sharpen(let sharpen): try sharpen.validate()
+        case .watermark(let watermark): try watermark.validate()
+        case .flip, .grayscale: break
+        }
+    }
+
+    /// The recipe object, e.g. `{"op":"blur","sigma":2}`.
+    public var description: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? name
+    }
 }

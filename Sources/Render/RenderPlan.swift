@@ -1,5 +1,6 @@
 /// What a job renders: the operations in order, and the output settings a recipe may carry.
-public struct RenderPlan: Sendable, Equatable {
+/// Codable (the job's journal records it): `{"operations":[…],"level":6}`.
+public struct RenderPlan: Sendable, Equatable, Codable {
     /// The operations, applied in this order.
     public var operations: [Operation]
     /// PNG compression level, 0–9.

@@ -5,9 +5,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SPIR-V of Shaders/adjust.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_adjust;
+extern const size_t kiln_spv_adjust_size;
+
+/* SPIR-V of Shaders/blur_x.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_blur_x;
+extern const size_t kiln_spv_blur_x_size;
+
+/* SPIR-V of Shaders/blur_y.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_blur_y;
+extern const size_t kiln_spv_blur_y_size;
+
+/* SPIR-V of Shaders/composite.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_composite;
+extern const size_t kiln_spv_composite_size;
+
 /* SPIR-V of Shaders/pack.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
 extern const uint32_t *const kiln_spv_pack;
 extern const size_t kiln_spv_pack_size;
+
+/* SPIR-V of Shaders/remap.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_remap;
+extern const size_t kiln_spv_remap_size;
+
+/* SPIR-V of Shaders/resample.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_resample;
+extern const size_t kiln_spv_resample_size;
+
+/* SPIR-V of Shaders/sharpen.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
+extern const uint32_t *const kiln_spv_sharpen;
+extern const size_t kiln_spv_sharpen_size;
 
 /* SPIR-V of Shaders/unpack.comp (a pointer: Swift cannot import arrays of unknown size); the size is in bytes. */
 extern const uint32_t *const kiln_spv_unpack;

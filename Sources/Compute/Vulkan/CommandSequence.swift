@@ -75,12 +75,6 @@ final class CommandSequence: @unchecked Sendable {
         fileprivate let functions: DeviceFunctions
         fileprivate let commandBuffer: VkCommandBuffer
 
-        /// Copies the first `size` bytes of `source` to `destination`.
-        func copy(from source: VulkanBuffer, to destination: VulkanBuffer, size: Int) {
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(size))
-            functions.cmdCopyBuffer(commandBuffer, source.handle, destination.handle, 1, &region)
-        }
-
         /// Runs `kernel` over `parameters.pixelCount` pixels with `set` bound.
         func dispatch(_ kernel: ComputeKernel, set: VkDescriptorSet, parameters: KernelParameters) {
             var set: VkDescriptorSet? = set
@@ -92,6 +86,28 @@ final class CommandSequence: @unchecked Sendable {
                                        UInt32(MemoryLayout<KernelParameters>.size), &parameters)
             let grid = Self.grid(pixels: Int(parameters.pixelCount))
             functions.cmdDispatch(commandBuffer, grid.x, grid.y, 1)
+        }
+
+        /// Runs `kernel` over the output rectangle in `constants.tile` with `set` bound.
+        func dispatch(_ kernel: ComputeKernel, set: VkDescriptorSet, constants: PassConstants, groupSize: (x: Int, y: Int)) {
+            var set: VkDescriptorSet? = set
+            var constants = constants
+            let layout = kernel.layout.pipelineLayout
+            functions.cmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
+            functions.cmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nil)
+            functions.cmdPushConstants(commandBuffer, layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
+                                       UInt32(MemoryLayout<PassConstants>.size), &constants)
+            let x = (Int(constants.tile.z) + groupSize.x - 1) / groupSize.x
+            let y = (Int(constants.tile.w) + groupSize.y - 1) / groupSize.y
+            functions.cmdDispatch(commandBuffer, UInt32(x), UInt32(y), 1)
+        }
+
+        /// Copies `size` bytes from `source` at `sourceOffset` to `destination` at `destinationOffset`.
+        func copy(from source: VulkanBuffer, offset sourceOffset: Int = 0, to destination: VulkanBuffer,
+                  offset destinationOffset: Int = 0, size: Int) {
+            var region = VkBufferCopy(srcOffset: VkDeviceSize(sourceOffset), dstOffset: VkDeviceSize(destinationOffset),
+                                      size: VkDeviceSize(size))
+            functions.cmdCopyBuffer(commandBuffer, source.handle, destination.handle, 1, &region)
         }
 
         /// Makes `source` work (writes) visible to `destination` work.

@@ -28,6 +28,7 @@ struct DeviceFunctions: @unchecked Sendable {
     let destroyPipeline: PFN_vkDestroyPipeline
     let createDescriptorPool: PFN_vkCreateDescriptorPool
     let destroyDescriptorPool: PFN_vkDestroyDescriptorPool
+    let resetDescriptorPool: PFN_vkResetDescriptorPool
     let allocateDescriptorSets: PFN_vkAllocateDescriptorSets
     let updateDescriptorSets: PFN_vkUpdateDescriptorSets
 
@@ -73,6 +74,7 @@ struct DeviceFunctions: @unchecked Sendable {
         destroyPipeline = try resolver.require("vkDestroyPipeline")
         createDescriptorPool = try resolver.require("vkCreateDescriptorPool")
         destroyDescriptorPool = try resolver.require("vkDestroyDescriptorPool")
+        resetDescriptorPool = try resolver.require("vkResetDescriptorPool")
         allocateDescriptorSets = try resolver.require("vkAllocateDescriptorSets")
         updateDescriptorSets = try resolver.require("vkUpdateDescriptorSets")
         createCommandPool = try resolver.require("vkCreateCommandPool")

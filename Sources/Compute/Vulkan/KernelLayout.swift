@@ -1,15 +1,16 @@
 import CVulkan
 
-/// The interface every per-pixel kernel shares (`Shaders/pixels.glsl`): set 0
-/// with a source (binding 0) and a destination (binding 1) storage buffer, and
-/// `KernelParameters` as push constants.
+/// The interface every kernel shares: set 0 with a source (binding 0), a
+/// destination (binding 1) and an auxiliary source (binding 2) storage buffer,
+/// and up to 128 bytes of push constants — `KernelParameters` for unpack and
+/// pack (`Shaders/pixels.glsl`), `PassConstants` for the passes (`Shaders/pass.glsl`).
 final class KernelLayout: @unchecked Sendable {
     let context: VulkanContext
     let setLayout: VkDescriptorSetLayout
     let pipelineLayout: VkPipelineLayout
 
-    /// Storage buffers per set: source and destination.
-    static let bindingCount = 2
+    /// Storage buffers per set: source, destination, auxiliary source.
+    static let bindingCount = 3
 
     init(context: VulkanContext) throws(ComputeError) {
         let functions = context.functions
@@ -35,7 +36,7 @@ final class KernelLayout: @unchecked Sendable {
 
         var range = VkPushConstantRange()
         range.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT.rawValue
-        range.size = UInt32(MemoryLayout<KernelParameters>.size)
+        range.size = UInt32(MemoryLayout<PassConstants>.size)
         var setLayoutHandle: VkDescriptorSetLayout? = setLayout
         var pipelineLayout: VkPipelineLayout?
         var info = VkPipelineLayoutCreateInfo()
@@ -73,4 +74,19 @@ struct KernelParameters {
     var sixteenBit: UInt32
     /// The kernel's host-computed factor (see `UnpackKernel.scale`, `PackKernel.scale`).
     var scale: Float
+}
+
+/// The push constants of `Shaders/pass.glsl` (std430, 128 bytes: the minimum
+/// `maxPushConstantsSize` every device supports).
+struct PassConstants {
+    /// x, y, width, height of the output rectangle this dispatch writes.
+    var tile: SIMD4<Int32>
+    /// Width and height of the source (binding 0), then of the destination.
+    var images: SIMD4<Int32>
+    /// The pixel index bound first at bindings 0, 1 and 2, and the auxiliary input's width.
+    var bases: SIMD4<Int32>
+    /// The pass's integer parameters.
+    var ints: (SIMD4<Int32>, SIMD4<Int32>)
+    /// The pass's float parameters.
+    var floats: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
 }

@@ -1,43 +1,35 @@
 import CVulkan
 
-/// The per-thread resources of the Vulkan render stage: staging and device
-/// buffers, the descriptor sets that bind them to the kernels, and a command
-/// sequence. Created once and reused across images; buffers grow on demand.
-///
-/// A storage-buffer binding may address at most `maxStorageBufferRange` bytes
-/// (128 MiB on lavapipe, about 4 GiB on large GPUs), so per-pixel kernels run
-/// over chunks of `chunkPixels` pixels, each with its own pair of sets bound
-/// to that chunk's part of the buffers.
+/// The per-thread resources of the Vulkan render stage: a staging buffer,
+/// the integer samples and one float buffer per image of the graph on the
+/// device, a descriptor pool, and a command sequence. Created once and reused
+/// across images; buffers and the pool grow on demand.
 final class RenderSlot: @unchecked Sendable {
-    /// The sets binding one chunk: samples → floats for `unpack`, floats → samples for `pack`.
-    struct ChunkSets {
-        let unpack: VkDescriptorSet
-        let pack: VkDescriptorSet
+    /// A part of a buffer bound to one binding.
+    struct Binding {
+        let buffer: VulkanBuffer
+        let offset: Int
+        let size: Int
     }
 
     private let context: VulkanContext
     /// Retained: the sets are allocated with its set layout.
     private let layout: KernelLayout
-    /// Pixels per chunk: a multiple of the workgroup size, so every offset is aligned.
-    let chunkPixels: Int
     /// The GPU work of one image.
     let sequence: CommandSequence
 
     private var descriptorPool: VkDescriptorPool?
-    /// One entry per chunk of the current buffers.
-    private(set) var chunks: [ChunkSets] = []
-    /// Host-visible copy of the samples going up and coming back.
+    private var poolCapacity = 0
+    /// Host-visible: samples going up and coming back, and the graph's constants going up.
     private(set) var staging: VulkanBuffer?
     /// Integer samples on the device, as 32-bit words.
     private(set) var samples: VulkanBuffer?
-    /// Float32 RGBA pixels on the device.
-    private(set) var floats: VulkanBuffer?
-    private var bytesPerPixel = 0
+    /// Float32 RGBA pixels on the device, one buffer per image of the graph.
+    private var images: [ImageRef: VulkanBuffer] = [:]
 
-    init(layout: KernelLayout, chunkPixels: Int) throws(ComputeError) {
+    init(layout: KernelLayout) throws(ComputeError) {
         self.context = layout.context
         self.layout = layout
-        self.chunkPixels = chunkPixels
         self.sequence = try CommandSequence(context: layout.context)
     }
 
@@ -48,79 +40,70 @@ final class RenderSlot: @unchecked Sendable {
         }
     }
 
-    /// Makes the buffers large enough for `pixels` pixels of `bytesPerPixel`
-    /// bytes, reallocating (and rebinding) only when they are too small.
-    func reserve(pixels: Int, bytesPerPixel: Int) throws(ComputeError) {
-        let sampleBytes = pixels * bytesPerPixel
-        let floatBytes = pixels * MemoryLayout<SIMD4<Float>>.size
-        if (staging?.size ?? 0) < sampleBytes {
-            staging = nil  // free before allocating the larger one
-            staging = try VulkanBuffer(context: context, size: sampleBytes, placement: .staging)
-        }
-        // Also after a failed rebind, which leaves no sets.
-        var rebind = bytesPerPixel != self.bytesPerPixel || chunks.isEmpty
-        if (samples?.size ?? 0) < sampleBytes {
-            samples = nil
-            samples = try VulkanBuffer(context: context, size: sampleBytes, placement: .deviceLocal)
-            rebind = true
-        }
-        if (floats?.size ?? 0) < floatBytes {
-            floats = nil
-            floats = try VulkanBuffer(context: context, size: floatBytes, placement: .deviceLocal)
-            rebind = true
-        }
-        if rebind, let samples, let floats {
-            try bindChunks(samples: samples, floats: floats, bytesPerPixel: bytesPerPixel)
-            self.bytesPerPixel = bytesPerPixel
-        }
+    /// Makes the staging and sample buffers hold at least these many bytes.
+    func reserve(stagingBytes: Int, sampleBytes: Int) throws(ComputeError) {
+        staging = try Self.grown(staging, to: stagingBytes, placement: .staging, context: context)
+        samples = try Self.grown(samples, to: sampleBytes, placement: .deviceLocal, context: context)
     }
 
-    /// Replaces the sets with one pair per chunk of the pixels both buffers can hold.
-    private func bindChunks(samples: VulkanBuffer, floats: VulkanBuffer, bytesPerPixel: Int) throws(ComputeError) {
-        let floatBytesPerPixel = MemoryLayout<SIMD4<Float>>.size
-        let capacity = min(floats.size / floatBytesPerPixel, samples.size / bytesPerPixel)
-        let chunkCount = (capacity + chunkPixels - 1) / chunkPixels
-        let sets = try allocateSets(count: 2 * chunkCount)
-        chunks = (0..<chunkCount).map { chunk in
-            let first = chunk * chunkPixels
-            let count = min(chunkPixels, capacity - first)
-            let sampleRange = (buffer: samples, offset: first * bytesPerPixel, size: count * bytesPerPixel)
-            let floatRange = (buffer: floats, offset: first * floatBytesPerPixel, size: count * floatBytesPerPixel)
-            let pair = ChunkSets(unpack: sets[2 * chunk], pack: sets[2 * chunk + 1])
-            bind(pair.unpack, source: sampleRange, destination: floatRange)
-            bind(pair.pack, source: floatRange, destination: sampleRange)
-            return pair
-        }
+    /// The float buffer of `image`, holding at least `pixels` pixels.
+    func buffer(for image: ImageRef, pixels: Int) throws(ComputeError) -> VulkanBuffer {
+        let buffer = try Self.grown(images[image], to: pixels * MemoryLayout<SIMD4<Float>>.size,
+                                    placement: .deviceLocal, context: context)
+        images[image] = buffer
+        return buffer
     }
 
-    /// A fresh pool with `count` sets of the kernel layout (the old pool and its sets are freed).
+    /// `buffer` when it holds `size` bytes, else a new one (the old one is released first).
+    private static func grown(_ buffer: VulkanBuffer?, to size: Int, placement: VulkanBuffer.Placement,
+                              context: VulkanContext) throws(ComputeError) -> VulkanBuffer {
+        if let buffer, buffer.size >= size { return buffer }
+        return try VulkanBuffer(context: context, size: max(size, 16), placement: placement)
+    }
+
+    /// One descriptor set per entry of `sets`, each binding its entries to bindings 0, 1, (2).
+    /// The sets of the previous image are freed: call once per image, before recording.
+    func makeSets(_ sets: [[Binding]]) throws(ComputeError) -> [VkDescriptorSet] {
+        let handles = try allocateSets(count: sets.count)
+        for (set, bindings) in zip(handles, sets) {
+            bind(set, bindings)
+        }
+        return handles
+    }
+
+    /// `count` sets from the pool, reset (or regrown) first.
     private func allocateSets(count: Int) throws(ComputeError) -> [VkDescriptorSet] {
         let functions = context.functions
-        if let descriptorPool {
-            functions.destroyDescriptorPool(context.device, descriptorPool, nil)
-            self.descriptorPool = nil
-            chunks = []
+        if let descriptorPool, poolCapacity >= count {
+            try VulkanCall.check(functions.resetDescriptorPool(context.device, descriptorPool, 0), "vkResetDescriptorPool")
+        } else {
+            if let descriptorPool {
+                functions.destroyDescriptorPool(context.device, descriptorPool, nil)
+                self.descriptorPool = nil
+            }
+            // Room to grow, so images of similar graphs reuse the pool.
+            let capacity = max(count * 2, 16)
+            var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                descriptorCount: UInt32(capacity * KernelLayout.bindingCount))
+            var poolInfo = VkDescriptorPoolCreateInfo()
+            poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+            poolInfo.maxSets = UInt32(capacity)
+            poolInfo.poolSizeCount = 1
+            var pool: VkDescriptorPool?
+            let created = withUnsafePointer(to: &poolSize) { sizePointer in
+                poolInfo.pPoolSizes = sizePointer
+                return functions.createDescriptorPool(context.device, &poolInfo, nil, &pool)
+            }
+            try VulkanCall.check(created, "vkCreateDescriptorPool")
+            descriptorPool = pool
+            poolCapacity = capacity
         }
-        var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                            descriptorCount: UInt32(count * KernelLayout.bindingCount))
-        var poolInfo = VkDescriptorPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        poolInfo.maxSets = UInt32(count)
-        poolInfo.poolSizeCount = 1
-        var pool: VkDescriptorPool?
-        let created = withUnsafePointer(to: &poolSize) { sizePointer in
-            poolInfo.pPoolSizes = sizePointer
-            return functions.createDescriptorPool(context.device, &poolInfo, nil, &pool)
-        }
-        try VulkanCall.check(created, "vkCreateDescriptorPool")
-        descriptorPool = pool
-
         var setLayouts = [VkDescriptorSetLayout?](repeating: layout.setLayout, count: count)
         var sets = [VkDescriptorSet?](repeating: nil, count: count)
         let allocated = setLayouts.withUnsafeMutableBufferPointer { layoutsPointer in
             var allocation = VkDescriptorSetAllocateInfo()
             allocation.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-            allocation.descriptorPool = pool
+            allocation.descriptorPool = descriptorPool
             allocation.descriptorSetCount = UInt32(count)
             allocation.pSetLayouts = UnsafePointer(layoutsPointer.baseAddress)
             return functions.allocateDescriptorSets(context.device, &allocation, &sets)
@@ -129,10 +112,8 @@ final class RenderSlot: @unchecked Sendable {
         return sets.compactMap { $0 }
     }
 
-    private func bind(_ set: VkDescriptorSet,
-                      source: (buffer: VulkanBuffer, offset: Int, size: Int),
-                      destination: (buffer: VulkanBuffer, offset: Int, size: Int)) {
-        var infos = [source, destination].map {
+    private func bind(_ set: VkDescriptorSet, _ bindings: [Binding]) {
+        var infos = bindings.map {
             VkDescriptorBufferInfo(buffer: $0.buffer.handle, offset: VkDeviceSize($0.offset), range: VkDeviceSize($0.size))
         }
         infos.withUnsafeMutableBufferPointer { infoPointer in

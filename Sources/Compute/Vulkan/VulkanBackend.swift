@@ -6,20 +6,23 @@ import Synchronization
 
 /// The Vulkan path: the render stage as compute shaders on one device.
 ///
-/// Everything is created once per job: the context and kernels at init, and
-/// one `RenderSlot` (buffers, descriptor sets, command buffer) per thread
-/// rendering at the same time, kept for the next image. `render` with no
-/// operations is upload → `unpack` → `pack` → download, byte-identical to
-/// `CPUBackend`.
+/// Everything is created once per job: the context and layout at init, each
+/// shader's pipeline the first time a graph uses it, and one `RenderSlot`
+/// (buffers, descriptor sets, command buffer) per thread rendering at the same
+/// time, kept for the next image. An image makes one upload, runs `unpack`,
+/// every pass of its graph and `pack` while its pixels stay on the device, and
+/// makes one download. With no passes the output is byte-identical to `CPUBackend`'s.
 public final class VulkanBackend: RenderBackend {
     public let label: String
     public var kind: BackendKind { .vulkan }
 
     private let context: VulkanContext
+    private let layout: KernelLayout
     private let unpack: ComputeKernel
     private let pack: ComputeKernel
+    private let kernels = Mutex<[String: ComputeKernel]>([:])
     private let idleSlots = Mutex<[RenderSlot]>([])
-    /// Pixels per dispatch: what one storage-buffer binding of float pixels can address.
+    /// Pixels per binding: what one storage-buffer binding of float pixels can address.
     private let chunkPixels: Int
 
     /// Sets up `device` (an entry of a `DeviceReport`) for rendering.
@@ -43,7 +46,7 @@ public final class VulkanBackend: RenderBackend {
         }
         context = try VulkanContext(instance: instance, physical: physical,
                                     faults: FaultInjector(deviceLostAtSubmission: options.deviceLostAtSubmission))
-        let layout = try KernelLayout(context: context)
+        layout = try KernelLayout(context: context)
         unpack = try ComputeKernel(name: "unpack", spirv: kiln_spv_unpack, size: kiln_spv_unpack_size, layout: layout)
         pack = try ComputeKernel(name: "pack", spirv: kiln_spv_pack, size: kiln_spv_pack_size, layout: layout)
         label = "Vulkan · \(device.name)"
@@ -55,49 +58,145 @@ public final class VulkanBackend: RenderBackend {
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
     }
 
-    public func render(_ image: PixelBuffer) throws -> PixelBuffer {
-        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: unpack.layout, chunkPixels: chunkPixels)
-        let output = try render(image, in: slot)
+    public func render(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer {
+        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: layout)
+        let output = try render(image, graph: graph, in: slot)
         // Only a slot that finished cleanly is reused; after an error it is released.
         idleSlots.withLock { $0.append(slot) }
         return output
     }
 
-    private func render(_ image: PixelBuffer, in slot: RenderSlot) throws(ComputeError) -> PixelBuffer {
-        let byteCount = image.bytes.count
-        try slot.reserve(pixels: image.pixelCount, bytesPerPixel: image.bytesPerPixel)
+    /// The pipeline of `shader`, built the first time a graph needs it.
+    private func kernel(for shader: Shader) throws(ComputeError) -> ComputeKernel {
+        if let kernel = kernels.withLock({ $0[shader.name] }) { return kernel }
+        let kernel = try ComputeKernel(name: shader.name, spirv: shader.spirv, size: shader.size, layout: layout)
+        return kernels.withLock { $0[shader.name, default: kernel] }
+    }
+
+    /// What is recorded, in order; dispatches take the next descriptor set.
+    private enum Step {
+        case chunk(ComputeKernel, KernelParameters)
+        case tile(ComputeKernel, PassConstants, groupSize: (x: Int, y: Int))
+        case barrier(CommandSequence.Stage, CommandSequence.Stage)
+    }
+
+    private func render(_ image: PixelBuffer, graph: PassGraph, in slot: RenderSlot) throws(ComputeError) -> PixelBuffer {
+        let sourceSize = (width: image.width, height: image.height)
+        let resultSize = graph.size(of: graph.result, source: sourceSize)
+        let bytesPerPixel = image.bytesPerPixel
+        let inputBytes = image.bytes.count
+        let outputPixels = resultSize.width * resultSize.height
+        let outputBytes = outputPixels * bytesPerPixel
+        let sampleBytes = max(inputBytes, outputBytes)
+        // Staging holds the samples, then each constant's floats.
+        var constantOffsets: [Int] = []
+        var stagingBytes = (sampleBytes + 15) / 16 * 16
+        for constant in graph.constants {
+            constantOffsets.append(stagingBytes)
+            stagingBytes += constant.pixels.count * MemoryLayout<SIMD4<Float>>.size
+        }
+        try slot.reserve(stagingBytes: stagingBytes, sampleBytes: sampleBytes)
         guard let staging = slot.staging, let samples = slot.samples, let mapped = staging.mapped else {
             throw .setupFailed("render buffers missing")
         }
-        image.bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: byteCount) }
-
-        // The chunks covering this image, with the pixels of each (the last one may be partial).
-        let chunks = (0..<(image.pixelCount + chunkPixels - 1) / chunkPixels).map { chunk in
-            (slot.chunks[chunk], UInt32(min(chunkPixels, image.pixelCount - chunk * chunkPixels)))
+        image.bytes.withUnsafeBytes { mapped.copyMemory(from: $0.baseAddress!, byteCount: inputBytes) }
+        for (constant, offset) in zip(graph.constants, constantOffsets) {
+            constant.pixels.withUnsafeBytes { (mapped + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }
+
+        var buffers: [ImageRef: VulkanBuffer] = [:]
+        buffers[.source] = try slot.buffer(for: .source, pixels: image.pixelCount)
+        for (index, constant) in graph.constants.enumerated() {
+            buffers[.constant(index)] = try slot.buffer(for: .constant(index), pixels: constant.pixels.count)
+        }
+        for (index, pass) in graph.passes.enumerated() {
+            buffers[.pass(index)] = try slot.buffer(for: .pass(index), pixels: pass.width * pass.height)
+        }
+
+        var sets: [[RenderSlot.Binding]] = []
+        var steps: [Step] = [.barrier(.transfer, .compute)]
         let sixteenBit: UInt32 = image.depth == .sixteen ? 1 : 0
+        func chunks(_ pixels: Int, _ floats: VulkanBuffer, unpacking: Bool) {
+            for first in stride(from: 0, to: pixels, by: chunkPixels) {
+                let count = min(chunkPixels, pixels - first)
+                let sampleRange = RenderSlot.Binding(buffer: samples, offset: first * bytesPerPixel, size: count * bytesPerPixel)
+                let floatRange = RenderSlot.Binding(buffer: floats, offset: first * 16, size: count * 16)
+                sets.append(unpacking ? [sampleRange, floatRange] : [floatRange, sampleRange])
+                let scale = unpacking ? UnpackKernel.scale(for: image.depth) : PackKernel.scale(for: image.depth)
+                steps.append(.chunk(unpacking ? unpack : pack,
+                                    KernelParameters(pixelCount: UInt32(count), sixteenBit: sixteenBit, scale: scale)))
+            }
+        }
+        chunks(image.pixelCount, buffers[.source]!, unpacking: true)
+        for (index, pass) in graph.passes.enumerated() {
+            steps.append(.barrier(.compute, .compute))
+            let kernel = try kernel(for: pass.shader)
+            let inputSizes = pass.inputs.map { graph.size(of: $0.image, source: sourceSize) }
+            for tile in try PassTiling.tiles(for: pass, inputSizes: inputSizes, limit: chunkPixels) {
+                let output = PassTiling.span(of: tile, width: pass.width)
+                let inputs = zip(pass.inputs, inputSizes).map { input, size in
+                    PassTiling.span(of: PassTiling.footprint(input, of: tile, inputSize: size), width: size.width)
+                }
+                var bindings = [RenderSlot.Binding(buffer: buffers[pass.inputs[0].image]!, offset: inputs[0].lowerBound * 16,
+                                                   size: inputs[0].count * 16),
+                                RenderSlot.Binding(buffer: buffers[.pass(index)]!, offset: output.lowerBound * 16,
+                                                   size: output.count * 16)]
+                if pass.inputs.count > 1 {
+                    bindings.append(RenderSlot.Binding(buffer: buffers[pass.inputs[1].image]!,
+                                                       offset: inputs[1].lowerBound * 16, size: inputs[1].count * 16))
+                }
+                sets.append(bindings)
+                steps.append(.tile(kernel, Self.constants(pass, tile: tile, inputSizes: inputSizes,
+                                                          bases: (inputs[0].lowerBound, output.lowerBound, inputs.last!.lowerBound)),
+                                   groupSize: pass.shader.groupSize))
+            }
+        }
+        steps.append(.barrier(.compute, .compute))
+        chunks(outputPixels, buffers[graph.result]!, unpacking: false)
+        steps.append(.barrier(.compute, .transfer))
+
+        let handles = try slot.makeSets(sets)
         try slot.sequence.record { commands in
-            commands.copy(from: staging, to: samples, size: byteCount)
-            commands.barrier(.transfer, .compute)
-            for (sets, pixels) in chunks {
-                commands.dispatch(unpack, set: sets.unpack, parameters: KernelParameters(
-                    pixelCount: pixels, sixteenBit: sixteenBit, scale: UnpackKernel.scale(for: image.depth)))
+            commands.copy(from: staging, to: samples, size: inputBytes)
+            for (index, offset) in constantOffsets.enumerated() {
+                let constant = buffers[.constant(index)]!
+                commands.copy(from: staging, offset: offset, to: constant,
+                              size: graph.constants[index].pixels.count * MemoryLayout<SIMD4<Float>>.size)
             }
-            commands.barrier(.compute, .compute)
-            for (sets, pixels) in chunks {
-                commands.dispatch(pack, set: sets.pack, parameters: KernelParameters(
-                    pixelCount: pixels, sixteenBit: sixteenBit, scale: PackKernel.scale(for: image.depth)))
+            var nextSet = handles.makeIterator()
+            for step in steps {
+                switch step {
+                case .chunk(let kernel, let parameters):
+                    commands.dispatch(kernel, set: nextSet.next()!, parameters: parameters)
+                case .tile(let kernel, let constants, let groupSize):
+                    commands.dispatch(kernel, set: nextSet.next()!, constants: constants, groupSize: groupSize)
+                case .barrier(let source, let destination):
+                    commands.barrier(source, destination)
+                }
             }
-            commands.barrier(.compute, .transfer)
-            commands.copy(from: samples, to: staging, size: byteCount)
+            commands.copy(from: samples, to: staging, size: outputBytes)
             commands.barrier(.transfer, .host)
         }
         try slot.sequence.run()
 
-        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
-            UnsafeMutableRawBufferPointer(output).copyMemory(from: UnsafeRawBufferPointer(start: mapped, count: byteCount))
-            initialized = byteCount
+        let bytes = [UInt8](unsafeUninitializedCapacity: outputBytes) { output, initialized in
+            UnsafeMutableRawBufferPointer(output).copyMemory(from: UnsafeRawBufferPointer(start: mapped, count: outputBytes))
+            initialized = outputBytes
         }
-        return PixelBuffer(width: image.width, height: image.height, depth: image.depth, bytes: bytes)
+        return PixelBuffer(width: resultSize.width, height: resultSize.height, depth: image.depth, bytes: bytes)
+    }
+
+    /// The push constants of one tile of `pass` (`Shaders/pass.glsl`).
+    private static func constants(_ pass: RenderPass, tile: PixelRect, inputSizes: [(width: Int, height: Int)],
+                                  bases: (source: Int, destination: Int, auxiliary: Int)) -> PassConstants {
+        let ints = (pass.ints + Array(repeating: 0, count: 8 - pass.ints.count)).map { $0 }
+        let floats = pass.floats + Array(repeating: 0, count: 12 - pass.floats.count)
+        return PassConstants(
+            tile: SIMD4(Int32(tile.x), Int32(tile.y), Int32(tile.width), Int32(tile.height)),
+            images: SIMD4(Int32(inputSizes[0].width), Int32(inputSizes[0].height), Int32(pass.width), Int32(pass.height)),
+            bases: SIMD4(Int32(bases.source), Int32(bases.destination), Int32(bases.auxiliary),
+                         Int32(inputSizes.count > 1 ? inputSizes[1].width : 0)),
+            ints: (SIMD4(ints[0..<4]), SIMD4(ints[4..<8])),
+            floats: (SIMD4(floats[0..<4]), SIMD4(floats[4..<8]), SIMD4(floats[8..<12])))
     }
 }

@@ -1,0 +1,71 @@
+// blur — one axis of a separable Gaussian (blur_x.comp, blur_y.comp): weights exp(−k²/2σ²) for
+// |k| ≤ radius, normalized; pixels past the edges repeat the edge pixel.
+// A workgroup is one 256-pixel run along the axis: it loads the run and its
+// apron (radius pixels each side) into shared memory once, so every source
+// pixel is read from device memory about once instead of 2·radius + 1 times.
+// Radii above `maxApron` read device memory directly.
+// ints = (unused, radius, premultiply input, unpremultiply output); floats = (sigma)
+// CPU twin: Sources/Render/Kernels/BlurKernel.swift.
+#ifdef VERTICAL
+layout(local_size_x = 1, local_size_y = 256) in;
+#define ALONG y
+#define ACROSS x
+#else
+layout(local_size_x = 256, local_size_y = 1) in;
+#define ALONG x
+#define ACROSS y
+#endif
+#include "pass.glsl"
+
+const int run = 256;
+const int maxApron = 64;
+shared vec4 window[run + 2 * maxApron];
+
+void main() {
+    ivec4 options = pass.ints[0];
+#ifdef VERTICAL
+    const bool vertical = true;
+#else
+    const bool vertical = false;
+#endif
+    int radius = options.y;
+    int n = vertical ? pass.images.y : pass.images.x;
+    // A workgroup is a run along the axis, one pixel wide across it.
+    int along = pass.tile.ALONG + int(gl_GlobalInvocationID.ALONG);
+    int across = pass.tile.ACROSS + int(gl_WorkGroupID.ACROSS);
+    int runStart = pass.tile.ALONG + int(gl_WorkGroupID.ALONG) * run;
+    int runLength = vertical ? pass.tile.w : pass.tile.z;
+    bool cached = radius <= maxApron;
+    if (cached) {
+        // Stay inside the tile's footprint (what is bound), which the last run may overhang.
+        int last = min(pass.tile.ALONG + runLength - 1 + radius, n - 1);
+        for (int k = int(gl_LocalInvocationID.ALONG); k < run + 2 * radius; k += run) {
+            int j = clamp(runStart - radius + k, 0, last);
+            vec4 v = vertical ? load(across, j) : load(j, across);
+            window[k] = options.z != 0 ? premultiply(v) : v;
+        }
+        barrier();
+    }
+    if (int(gl_GlobalInvocationID.ALONG) >= runLength) {
+        return;
+    }
+    float sigma = pass.floats[0].x;
+    vec4 sum = vec4(0.0);
+    float total = 0.0;
+    for (int k = -radius; k <= radius; k++) {
+        float w = exp(-float(k * k) / (2.0 * sigma * sigma));
+        vec4 v;
+        if (cached) {
+            v = window[along - runStart + radius + k];
+        } else {
+            int j = clamp(along + k, 0, n - 1);
+            v = vertical ? load(across, j) : load(j, across);
+            v = options.z != 0 ? premultiply(v) : v;
+        }
+        sum += w * v;
+        total += w;
+    }
+    sum /= total;
+    ivec2 p = vertical ? ivec2(across, along) : ivec2(along, across);
+    store(p, options.w != 0 ? unpremultiply(sum) : sum);
+}

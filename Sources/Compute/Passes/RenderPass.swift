@@ -1,0 +1,54 @@
+/// One input of a pass: an image, and the part of it an output rectangle needs.
+package struct PassInput: Sendable {
+    /// The image read.
+    package let image: ImageRef
+    /// The input pixels that the output pixels in a rectangle read (before
+    /// clipping to the input); the Vulkan backend binds only that span, so
+    /// images larger than one storage-buffer binding are processed in tiles.
+    package let footprint: @Sendable (PixelRect) -> PixelRect
+
+    /// An input with its footprint.
+    package init(_ image: ImageRef, footprint: @escaping @Sendable (PixelRect) -> PixelRect) {
+        self.image = image
+        self.footprint = footprint
+    }
+
+    /// An input read at the output's own coordinates.
+    package static func pointwise(_ image: ImageRef) -> PassInput {
+        PassInput(image) { $0 }
+    }
+}
+
+/// One data-parallel step of rendering (Halide's split between *what* and
+/// *where*): an operation lowers to passes, and each backend runs a pass its
+/// own way — the CPU through `cpu`, Vulkan through `shader` with `ints` and
+/// `floats` as its push constants (`Shaders/pass.glsl`).
+package struct RenderPass: Sendable {
+    /// The GPU kernel.
+    package let shader: Shader
+    /// Output width.
+    package let width: Int
+    /// Output height.
+    package let height: Int
+    /// Binding 0, then binding 2 (an auxiliary input) when there is a second.
+    package let inputs: [PassInput]
+    /// The shader's integer parameters (at most 8).
+    package let ints: [Int32]
+    /// The shader's float parameters (at most 12).
+    package let floats: [Float]
+    /// The CPU kernel: the inputs, in order, to the output.
+    package let cpu: @Sendable ([FloatImage]) -> FloatImage
+
+    /// A pass; see the properties.
+    package init(shader: Shader, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
+                 cpu: @escaping @Sendable ([FloatImage]) -> FloatImage) {
+        precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
+        self.shader = shader
+        self.width = width
+        self.height = height
+        self.inputs = inputs
+        self.ints = ints
+        self.floats = floats
+        self.cpu = cpu
+    }
+}

@@ -1,0 +1,20 @@
+/// Premultiplied-alpha helpers shared by the resampling kernels; GPU twins in `Shaders/pass.glsl`.
+enum Alpha {
+    /// Below this alpha a filtered pixel is fully transparent: its color would be a ratio of rounding errors.
+    static let transparent: Float = 1.0 / 1024.0
+
+    /// Straight → premultiplied.
+    @inline(__always)
+    static func premultiply(_ c: SIMD4<Float>) -> SIMD4<Float> {
+        c * SIMD4(c.w, c.w, c.w, 1)
+    }
+
+    /// Premultiplied → straight, clamped to 0…1 (no overshoot from negative lobes).
+    @inline(__always)
+    static func unpremultiply(_ c: SIMD4<Float>) -> SIMD4<Float> {
+        let a = min(max(c.w, 0), 1)
+        guard a >= transparent else { return .zero }
+        let color = c.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a)) / a
+        return SIMD4(color.x, color.y, color.z, a)
+    }
+}

@@ -1,0 +1,44 @@
+import CShaders
+import Compute
+
+/// remap — crop, rotate and flip: each output pixel copies one source pixel,
+/// `source = (a·x + b·y + c, d·x + e·y + f)`. GPU twin: `Shaders/remap.comp`.
+enum RemapKernel {
+    static let shader = Shader(name: "remap", spirv: kiln_spv_remap, size: kiln_spv_remap_size)
+
+    /// An integer affine map from output to source coordinates.
+    struct Map: Sendable {
+        var a = 1, b = 0, c = 0, d = 0, e = 1, f = 0
+
+        func callAsFunction(_ x: Int, _ y: Int) -> (x: Int, y: Int) {
+            (a * x + b * y + c, d * x + e * y + f)
+        }
+
+        /// The source pixels a rectangle of output pixels reads.
+        func footprint(_ rect: PixelRect) -> PixelRect {
+            let corners = [self(rect.x, rect.y), self(rect.x + rect.width - 1, rect.y + rect.height - 1)]
+            let xs = corners.map(\.x), ys = corners.map(\.y)
+            return PixelRect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()! + 1, height: ys.max()! - ys.min()! + 1)
+        }
+    }
+
+    /// A `width × height` output of `input` through `map`.
+    static func pass(_ input: ImageRef, map: Map, width: Int, height: Int) -> RenderPass {
+        RenderPass(shader: shader, width: width, height: height,
+                   inputs: [PassInput(input, footprint: map.footprint)],
+                   ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) }) { inputs in
+            let source = inputs[0]
+            return source.pixels.withUnsafeBufferPointer { pixels in
+                nonisolated(unsafe) let pixels = pixels
+                return FloatImage.filled(width: width, height: height, depth: source.depth, rowCost: width) { rows, output in
+                    for y in rows {
+                        for x in 0..<width {
+                            let (sx, sy) = map(x, y)
+                            output[y * width + x] = pixels[sy * source.width + sx]
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// `resize`: to a box of `width × height` (either may be omitted: then the
+/// aspect ratio decides it), on premultiplied alpha, clamped to 0…1.
+///
+/// `inside` keeps the aspect ratio within the box; `cover` fills the box and
+/// crops the overflow centered; `fill` stretches. Without `upscale` no axis
+/// grows: an image already inside the box is left as it is (`fill` caps each
+/// axis at its size; `cover` then crops to what it has). Sizes are rounded to
+/// the nearest pixel, at least 1.
+public struct Resize: Sendable, Equatable, Codable {
+    /// How the image meets the box.
+    public enum Fit: String, Sendable, Codable, CaseIterable {
+        /// Within the box, aspect kept.
+        case inside
+        /// Covering the box, aspect kept, overflow cropped centered.
+        case cover
+        /// Exactly the box, stretched.
+        case fill
+    }
+
+    /// The resampling filter.
+    public enum Filter: String, Sendable, Codable, CaseIterable {
+        /// Lanczos, 3 lobes: sharp, the default.
+        case lanczos3
+        /// Triangle (linear interpolation; an area-weighted average when downscaling).
+        case bilinear
+        /// The one source pixel under each output pixel's center.
+        case nearest
+
+        /// Half-width of the filter at scale 1.
+        var support: Double {
+            switch self {
+            case .lanczos3: 3
+            case .bilinear: 1
+            case .nearest: 0.5
+            }
+        }
+
+        /// The shader's code for the filter.
+        var code: Int32 {
+            switch self {
+            case .nearest: 0
+            case .bilinear: 1
+            case .lanczos3: 2
+            }
+        }
+
+        /// The filter's value at distance `x` (in filter units).
+        func weight(_ x: Double) -> Double {
+            let x = abs(x)
+            switch self {
+            case .nearest: return x <= 0.5 ? 1 : 0
+            case .bilinear: return max(0, 1 - x)
+            case .lanczos3:
+                if x < 1e-6 { return 1 }
+                guard x < 3 else { return 0 }
+                return sin(.pi * x) / (.pi * x) * sin(.pi * x / 3) / (.pi * x / 3)
+            }
+        }
+    }
+
+    /// Box width; nil: from the height and the aspect ratio.
+    public var width: Int?
+    /// Box height; nil: from the width and the aspect ratio.
+    public var height: Int?
+    /// How the image meets the box.
+    public var fit: Fit
+    /// The resampling filter.
+    public var filter: Filter
+    /// Whether the image may grow.
+    public var upscale: Bool
+
+    /// A resize; at least one of `width` and `height` is needed.
+    public init(width: Int?, height: Int?, fit: Fit = .inside, filter: Filter = .lanczos3, upscale: Bool = false) {
+        self.width = width
+        self.height = height
+        self.fit = fit
+        self.filter = filter
+        self.upscale = upscale
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(width: try container.decodeIfPresent(Int.self, forKey: .width),
+                  height: try container.decodeIfPresent(Int.self, forKey: .height),
+                  fit: try container.decodeIfPresent(Fit.self, forKey: .fit) ?? .inside,
+                  filter: try container.decodeIfPresent(Filter.self, forKey: .filter) ?? .lanczos3,
+                  upscale: try container.decodeIfPresent(Bool.self, forKey: .upscale) ?? false)
+    }
+
+    func validate() throws(RenderError) {
+        try require(width != nil || height != nil, "resize: give a width, a height or both")
+        try require((width ?? 1) > 0 && (height ?? 1) > 0, "resize: width and height must be > 0")
+        try require((width ?? 1) <= 1 << 16 && (height ?? 1) <= 1 << 16, "resize: width and height must be ≤ 65536")
+    }
+
+    /// The size an image of `width × height` is resampled to, and the centered crop after it (for `cover`).
+    func target(width w: Int, height h: Int) -> (resized: (width: Int, height: Int), cropped: (width: Int, height: Int)) {
+        let cap = upscale ? Double.infinity : 1
+        let sx = width.map { Double($0) / Double(w) }, sy = height.map { Double($0) / Double(h) }
+        func size(_ scaleX: Double, _ scaleY: Double) -> (width: Int, height: Int) {
+            (max(1, Int((Double(w) * scaleX).rounded())), max(1, Int((Double(h) * scaleY).rounded())))
+        }
+        let resized: (width: Int, height: Int)
+        switch (sx, sy) {
+        case (let x?, let y?) where fit == .fill:
+            resized = size(min(x, cap), min(y, cap))
+        case (let x?, let y?):
+            let s = min(fit == .cover ? max(x, y) : min(x, y), cap)
+            resized = size(s, s)
+        default:
+            let s = min(sx ?? sy!, cap)
+            resized = size(s, s)
+        }
+        guard fit == .cover, let width, let height else { return (resized, resized) }
+        return (resized, (min(width, resized.width), min(height, resized.height)))
+    }
+
+    func lower(into builder: inout PassBuilder) {
+        let (resized, cropped) = target(width: builder.width, height: builder.height)
+        let image = builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter)
+        builder.move(to: image, width: resized.width, height: resized.height)
+        if cropped != resized {
+            let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)
+            builder.advance(RemapKernel.pass(image, map: map, width: cropped.width, height: cropped.height))
+        }
+    }
+}

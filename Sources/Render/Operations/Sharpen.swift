@@ -1,0 +1,41 @@
+/// `sharpen`: an unsharp mask — `amount` times the difference from a
+/// Gaussian blur of `sigma` is added where that difference is at least
+/// `threshold` (0…1 scale); premultiplied color, alpha kept.
+public struct Sharpen: Sendable, Equatable, Codable {
+    /// Strength; 0 = none.
+    public var amount: Double
+    /// The blur's standard deviation in pixels.
+    public var sigma: Double
+    /// Differences below this are left alone (0…1).
+    public var threshold: Double
+
+    /// An unsharp mask.
+    public init(amount: Double, sigma: Double = 1, threshold: Double = 0) {
+        self.amount = amount
+        self.sigma = sigma
+        self.threshold = threshold
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(amount: try container.decode(Double.self, forKey: .amount),
+                  sigma: try container.decodeIfPresent(Double.self, forKey: .sigma) ?? 1,
+                  threshold: try container.decodeIfPresent(Double.self, forKey: .threshold) ?? 0)
+    }
+
+    func validate() throws(RenderError) {
+        try require(amount.isFinite && amount >= 0 && amount <= 100, "sharpen: amount must be 0…100, not \(amount)")
+        try require(sigma > 0 && sigma <= 1000, "sharpen: sigma must be > 0 and ≤ 1000, not \(sigma)")
+        try require(threshold >= 0 && threshold <= 1, "sharpen: threshold must be 0…1, not \(threshold)")
+    }
+
+    func lower(into builder: inout PassBuilder) {
+        let w = builder.width, h = builder.height
+        let rows = builder.add(BlurKernel.pass(builder.current, vertical: false, sigma: sigma, width: w, height: h,
+                                               premultiplyInput: true, unpremultiplyOutput: false))
+        let blurred = builder.add(BlurKernel.pass(rows, vertical: true, sigma: sigma, width: w, height: h,
+                                                  premultiplyInput: false, unpremultiplyOutput: false))
+        builder.advance(SharpenKernel.pass(builder.current, blurred: blurred, amount: amount, threshold: threshold,
+                                           width: w, height: h))
+    }
+}

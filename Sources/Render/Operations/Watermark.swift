@@ -1,0 +1,75 @@
+import Compute
+
+/// `watermark`: a PNG drawn over the image, `scale` times the image's width
+/// wide (aspect kept, resampled with Lanczos-3 on premultiplied alpha), in a
+/// corner `margin` pixels from the edges or centered, its alpha times `opacity`.
+public struct Watermark: Sendable, Equatable, Codable {
+    /// Where the mark goes.
+    public enum Position: String, Sendable, Codable, CaseIterable {
+        /// Top left.
+        case tl
+        /// Top right.
+        case tr
+        /// Bottom left.
+        case bl
+        /// Bottom right (the default).
+        case br
+        /// Centered (no margin).
+        case center
+    }
+
+    /// The PNG file; relative paths are relative to the working directory (a
+    /// recipe's to its own directory: `Recipe` resolves them).
+    public var file: String
+    /// Where the mark goes.
+    public var position: Position
+    /// Multiplies the mark's alpha, 0…1.
+    public var opacity: Double
+    /// Distance from the edges in pixels.
+    public var margin: Int
+    /// The mark's width relative to the image's, 0…1.
+    public var scale: Double
+
+    /// A watermark with SPEC §4.2's defaults.
+    public init(file: String, position: Position = .br, opacity: Double = 1, margin: Int = 16, scale: Double = 0.2) {
+        self.file = file
+        self.position = position
+        self.opacity = opacity
+        self.margin = margin
+        self.scale = scale
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(file: try container.decode(String.self, forKey: .file),
+                  position: try container.decodeIfPresent(Position.self, forKey: .position) ?? .br,
+                  opacity: try container.decodeIfPresent(Double.self, forKey: .opacity) ?? 1,
+                  margin: try container.decodeIfPresent(Int.self, forKey: .margin) ?? 16,
+                  scale: try container.decodeIfPresent(Double.self, forKey: .scale) ?? 0.2)
+    }
+
+    func validate() throws(RenderError) {
+        try require(!file.isEmpty, "watermark: file must not be empty")
+        try require(opacity >= 0 && opacity <= 1, "watermark: opacity must be 0…1, not \(opacity)")
+        try require(margin >= 0, "watermark: margin must be ≥ 0, not \(margin)")
+        try require(scale > 0 && scale <= 1, "watermark: scale must be > 0 and ≤ 1, not \(scale)")
+    }
+
+    func lower(into builder: inout PassBuilder, mark: FloatImage) {
+        let w = builder.width, h = builder.height
+        let markWidth = max(1, Int((scale * Double(w)).rounded()))
+        let markHeight = max(1, Int((Double(mark.height) * Double(markWidth) / Double(mark.width)).rounded()))
+        let original = builder.constant(mark)
+        let sized = builder.resample(original, from: (mark.width, mark.height), to: (markWidth, markHeight), filter: .lanczos3)
+        let right = w - markWidth - margin, bottom = h - markHeight - margin
+        let origin = switch position {
+        case .tl: (margin, margin)
+        case .tr: (right, margin)
+        case .bl: (margin, bottom)
+        case .br: (right, bottom)
+        case .center: ((w - markWidth) / 2, (h - markHeight) / 2)
+        }
+        builder.advance(CompositeKernel.pass(builder.current, mark: sized, markSize: (markWidth, markHeight), origin: origin,
+                                             opacity: opacity, width: w, height: h))
+    }
+}

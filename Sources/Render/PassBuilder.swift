@@ -1,0 +1,63 @@
+import Compute
+import PNGCodec
+
+/// Collects the passes of one image while its operations lower themselves:
+/// the image they act on now (`current`, `width × height`) and what came before.
+struct PassBuilder {
+    private(set) var constants: [FloatImage] = []
+    private(set) var passes: [RenderPass] = []
+    /// The image the next operation acts on.
+    private(set) var current: ImageRef = .source
+    private(set) var width: Int
+    private(set) var height: Int
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Adds a pass that computes an intermediate image; `current` is unchanged.
+    mutating func add(_ pass: RenderPass) -> ImageRef {
+        passes.append(pass)
+        return .pass(passes.count - 1)
+    }
+
+    /// Adds a pass whose output is the image the next operation acts on.
+    mutating func advance(_ pass: RenderPass) {
+        move(to: add(pass), width: pass.width, height: pass.height)
+    }
+
+    /// Makes `image` (`width × height`) the one the next operation acts on.
+    mutating func move(to image: ImageRef, width: Int, height: Int) {
+        current = image
+        self.width = width
+        self.height = height
+    }
+
+    /// Adds an image the passes can read.
+    mutating func constant(_ image: FloatImage) -> ImageRef {
+        constants.append(image)
+        return .constant(constants.count - 1)
+    }
+
+    /// The passes so far.
+    var graph: PassGraph { PassGraph(constants: constants, passes: passes) }
+
+    /// Resamples `input` (`from`) to `to` on premultiplied alpha: a horizontal
+    /// then a vertical pass, leaving out an axis whose size does not change.
+    /// Returns the result (`input` when nothing changes).
+    mutating func resample(_ input: ImageRef, from: (width: Int, height: Int), to: (width: Int, height: Int),
+                           filter: Resize.Filter) -> ImageRef {
+        let horizontal = from.width != to.width, vertical = from.height != to.height
+        var image = input
+        if horizontal {
+            image = add(ResampleKernel.pass(image, vertical: false, filter: filter, from: from.width, to: to.width,
+                                            across: from.height, premultiplyInput: true, unpremultiplyOutput: !vertical))
+        }
+        if vertical {
+            image = add(ResampleKernel.pass(image, vertical: true, filter: filter, from: from.height, to: to.height,
+                                            across: to.width, premultiplyInput: !horizontal, unpremultiplyOutput: true))
+        }
+        return image
+    }
+}
