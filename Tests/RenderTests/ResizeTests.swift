@@ -1,0 +1,119 @@
+import Compute
+import PNGCodec
+import Render
+import Testing
+
+@Suite("resize: CPU and Vulkan agree with a float64 reference; fits, upscale, no bleed, clamping")
+struct ResizeTests {
+    static let filters: [(Resize.Filter, Reference.Filter)] = [(.lanczos3, .lanczos3), (.bilinear, .bilinear), (.nearest, .nearest)]
+
+    @Test("downscale and upscale", .requiresVulkan, arguments: [0, 1, 2], [false, true])
+    func resample(_ filterIndex: Int, _ upscale: Bool) throws {
+        let (filter, referenceFilter) = Self.filters[filterIndex]
+        try withVulkan { vulkan in
+            // Down: about 3/5 per axis; up: about 7/3 per axis (fill, so both axes change independently).
+            func size(_ n: Int) -> Int { upscale ? n * 7 / 3 + 1 : max(1, n * 3 / 5) }
+            try checkAgreement("resize \(filter) \(upscale ? "up" : "down")", vulkan: vulkan) { image in
+                [.resize(Resize(width: size(image.width), height: size(image.height), fit: .fill, filter: filter, upscale: upscale))]
+            } reference: { image, input in
+                Reference.resize(input, width: size(image.width), height: size(image.height), filter: referenceFilter)
+            }
+        }
+    }
+
+    @Test("images larger than one storage-buffer binding are tiled", .requiresVulkan)
+    func tiled() throws {
+        var generator = SeededGenerator(seed: .random(in: .min ... .max))
+        let image = TestImages.image(width: 301, height: 263, depth: .eight, alpha: true, using: &generator)
+        // 4096 pixels per binding: a column of a vertical window spans a few whole rows.
+        try withVulkan(maxPixelsPerDispatch: 4096) { vulkan in
+            let cases: [[Render.Operation]] = [
+                [.resize(Resize(width: 200, height: 150, fit: .fill))],
+                [.rotate(Rotate(degrees: 90)), .blur(Blur(sigma: 2))],
+                [.sharpen(Sharpen(amount: 1))],
+            ]
+            for operations in cases {
+                let pipeline = try RenderPipeline(operations: operations)
+                let cpu = try pipeline.render(image, on: CPUBackend())
+                let gpu = try pipeline.render(image, on: vulkan)
+                #expect(maxDifference(gpu, samples(cpu), width: cpu.width, height: cpu.height).map { $0 <= 1 } == true,
+                        "\(operations)")
+            }
+        }
+    }
+
+    @Test("opaque blue beside fully transparent red: no red in the result", .requiresVulkan)
+    func noBleed() throws {
+        var image = PixelBuffer(width: 8, height: 6, depth: .eight)
+        for y in 0..<6 {
+            for x in 0..<8 {
+                let pixel = x < 4 ? [0, 0, 255, 255] : [255, 0, 0, 0]
+                for c in 0..<4 { image.set(x, y, c, pixel[c]) }
+            }
+        }
+        try withVulkan { vulkan in
+            for operation: Render.Operation in [.resize(Resize(width: 5, height: 3, fit: .fill)),
+                                                .resize(Resize(width: 19, height: 13, fit: .fill, upscale: true)),
+                                                .resize(Resize(width: 3, height: 3, fit: .fill, filter: .bilinear)),
+                                                .blur(Blur(sigma: 1.5)), .sharpen(Sharpen(amount: 2))] {
+                let pipeline = try RenderPipeline(operations: [operation])
+                for (backend, output) in [("CPU", try pipeline.render(image, on: CPUBackend())), ("Vulkan", try pipeline.render(image, on: vulkan))] {
+                    for y in 0..<output.height {
+                        for x in 0..<output.width {
+                            #expect(output.sample(x, y, 0) == 0, "\(backend) \(operation): red \(output.sample(x, y, 0)) at \(x),\(y)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Lanczos ringing is clamped to the valid range")
+    func clamped() throws {
+        // A black/white step: unclamped, Lanczos-3 rings below 0 and above 1.
+        var image = PixelBuffer(width: 8, height: 1, depth: .sixteen)
+        for x in 0..<8 { for c in 0..<4 { image.set(x, 0, c, c == 3 || x >= 4 ? 65535 : 0) } }
+        let pipeline = try RenderPipeline(operations: [.resize(Resize(width: 29, height: 1, fit: .fill, upscale: true))])
+        let output = try pipeline.render(image, on: CPUBackend())
+        var unclamped = ReferenceImage(image)
+        unclamped.pixels = unclamped.pixels.map(Reference.premultiply)
+        let ringing = (0..<29).map { x in
+            Reference.taps(x, from: 8, to: 29, filter: .lanczos3).reduce(0.0) { $0 + $1.1 * unclamped.pixels[$1.0].x }
+        }
+        #expect(ringing.min()! < 0 && ringing.max()! > 1, "the case rings")
+        let expected = Reference.resize(ReferenceImage(image), width: 29, height: 1, filter: .lanczos3).samples(depth: .sixteen)
+        #expect(maxDifference(output, expected, width: 29, height: 1)! <= 256)
+        #expect(output.sample(0, 0, 0) == 0 && output.sample(28, 0, 0) == 65535)
+    }
+
+    @Test("fit inside, cover, fill; width or height alone; no upscaling unless asked",
+          arguments: [
+            (Resize(width: 40, height: 40, fit: .inside), 40, 20),
+            (Resize(width: 40, height: 40, fit: .cover), 40, 40),
+            (Resize(width: 40, height: 40, fit: .fill), 40, 40),
+            (Resize(width: 30, height: nil), 30, 15),
+            (Resize(width: nil, height: 10), 20, 10),
+            (Resize(width: 200, height: nil), 100, 50),
+            (Resize(width: 200, height: nil, upscale: true), 200, 100),
+            (Resize(width: 300, height: 120, fit: .inside, upscale: true), 240, 120),
+            (Resize(width: 200, height: 80, fit: .cover), 100, 50),
+            (Resize(width: 200, height: 80, fit: .cover, upscale: true), 200, 80),
+            (Resize(width: 200, height: 30, fit: .fill), 100, 30),
+          ])
+    func fits(_ resize: Resize, _ width: Int, _ height: Int) throws {
+        var generator = SeededGenerator(seed: 5)
+        let image = TestImages.image(width: 100, height: 50, depth: .eight, alpha: false, using: &generator)
+        let output = try RenderPipeline(operations: [.resize(resize)]).render(image, on: CPUBackend())
+        #expect(output.width == width && output.height == height, "\(resize): got \(output.width)×\(output.height)")
+    }
+
+    @Test("cover crops the overflow centered")
+    func coverIsCentered() throws {
+        var generator = SeededGenerator(seed: 9)
+        let image = TestImages.image(width: 12, height: 4, depth: .eight, alpha: true, using: &generator)
+        // 12×4 covering 4×4 without scaling: the middle 4 columns.
+        let output = try RenderPipeline(operations: [.resize(Resize(width: 4, height: 4, fit: .cover))]).render(image, on: CPUBackend())
+        let expected = Reference.remap(ReferenceImage(image), width: 4, height: 4) { ($0 + 4, $1) }.samples(depth: .eight)
+        #expect(maxDifference(output, expected, width: 4, height: 4) == 0)
+    }
+}
