@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "Devices", dependencies: ["CVulkan"]),
         .target(name: "Compute", dependencies: ["Devices", "CVulkan", "CShaders", "PNGCodec"]),
         .target(name: "Render", dependencies: ["Compute", "CVulkan", "CShaders", "PNGCodec"]),
-        .target(name: "Export", dependencies: ["PNGCodec", "Compute", "Render"]),
+        .target(name: "Export", dependencies: ["ContinuedProcessing", "PNGCodec", "Compute", "Render"]),
         .executableTarget(
             name: "kiln",
             dependencies: [

@@ -98,6 +98,14 @@ public final class ContinuedProcessingTask: NSObject, ProgressReporting, @unchec
         return try await body()
     }
 
+    /// The synchronous form of `withCriticalWork`, for work on
+    /// threads outside Swift concurrency (e.g. an export's worker threads writing outputs).
+    public func withCriticalWork<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+        state.withLock { $0.beginCritical(name, at: .now) }
+        defer { state.withLock { $0.endCritical(name, at: .now) } }
+        return try body()
+    }
+
     /// The critical budget left: the full budget before any expiration, then counting down
     /// from the expiration (the `backgroundTimeRemaining` analog).
     public var criticalTimeRemaining: Duration {

@@ -1,8 +1,11 @@
+import Devices
+
 /// The one place that says which resources this machine supports by default.
 enum MachineResources {
-    /// The default `resourceProbe`: CPU only for now.
-    ///
-    /// The real Vulkan probe of the `Devices` module replaces this closure (SPEC §3);
-    /// until then no request needing `.gpu` is accepted unless a probe is injected.
-    static let machineProbe: @Sendable () -> ContinuedProcessingTaskRequest.Resources = { [] }
+    /// The default `resourceProbe` (SPEC §3): `.gpu` only when Vulkan discovery
+    /// finds a usable hardware device (discrete, integrated or virtual); a software
+    /// device such as lavapipe is not a GPU. Discovery runs once per process.
+    static let machineProbe: @Sendable () -> ContinuedProcessingTaskRequest.Resources = {
+        DeviceDiscovery.current.supportsGPU ? .gpu : []
+    }
 }

@@ -3,27 +3,32 @@ import Foundation
 import PNGCodec
 import Synchronization
 
-/// Runs a planned batch: for each item, decode → render → encode → atomic write,
-/// on `options.jobs` workers at once.
+/// Runs a planned batch: for each item, decode → render → encode → atomic
+/// write → journal record, on `options.jobs` workers at once.
 ///
-/// Each worker holds one image at a time, so memory is bounded by the job count
-/// and the largest image, however long the batch. A failure is confined to its
-/// item: it is reported and the batch goes on.
+/// Each worker holds one image at a time, so memory is bounded by the job
+/// count and the largest image however long the batch is. A failure is
+/// confined to its item: it is reported and the batch goes on. ``stop()``
+/// is cooperative: workers check it between stages and abandon the image in
+/// hand (left for `kiln resume`); a write already under way completes,
+/// inside a critical section, with its journal record.
 public final class ExportJob: Sendable {
     /// The job's options.
     public let options: ExportOptions
-    /// What to export, in order.
+    /// What to export, in order (including items finished by an earlier run).
     public let items: [ExportItem]
     /// Where outputs go.
     public let output: OutputDirectory
     private let renderer: Renderer
-    private let onResult: @Sendable (FileResult) -> Void
-    private let state = Mutex(Counts())
+    private let journal: Journal?
+    private let finishedBefore: [String: FinishedRecord]
+    private let state: Mutex<Counts>
+    private let stopRequested = Atomic<Bool>(false)
     private let stopReason = Mutex<String?>(nil)
 
     /// Running totals of a job, safe to read while it runs.
     public struct Counts: Sendable, Equatable {
-        /// Items finished (written, skipped or failed).
+        /// Items finished (written, skipped or failed), including earlier runs'.
         public var completed = 0
         /// Outputs written.
         public var written = 0
@@ -31,41 +36,97 @@ public final class ExportJob: Sendable {
         public var skipped = 0
         /// Items that failed.
         public var failed = 0
-        /// Decoded pixels of finished items.
+        /// Decoded pixels of items finished by this run.
         public var pixels = 0
         /// The input being worked on most recently.
         public var current: String?
     }
 
-    /// A job over `items`; `onResult` is called once per item, from worker threads.
-    public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory,
-                renderer: Renderer, onResult: @escaping @Sendable (FileResult) -> Void) {
+    /// Hooks through which the job talks to whoever runs it.
+    public struct Hooks: Sendable {
+        /// Called once per item finished by this run, from worker threads.
+        public var onResult: @Sendable (FileResult) -> Void = { _ in }
+        /// Runs work that must not be cut short by a stop (rename + journal record);
+        /// a continued-processing task passes its critical-work section here.
+        public var critical: @Sendable (String, () throws -> Void) throws -> Void = { _, body in try body() }
+        /// Test hook: after this many items, workers stop making progress (but still honour stops).
+        public var stallAfter: Int?
+
+        /// Default hooks.
+        public init() {}
+
+        /// These hooks with `critical` replaced.
+        public func criticalWork(_ critical: @escaping @Sendable (String, () throws -> Void) throws -> Void) -> Hooks {
+            var hooks = self
+            hooks.critical = critical
+            return hooks
+        }
+    }
+
+    /// A job over `items`. Items recorded in `finishedBefore` (from the journal,
+    /// already verified) are counted as done and not redone.
+    public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
+                journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:]) {
         self.options = options
         self.items = items
         self.output = output
         self.renderer = renderer
-        self.onResult = onResult
+        self.journal = journal
+        self.finishedBefore = finishedBefore
+        var counts = Counts()
+        for item in items {
+            guard let record = finishedBefore[item.output] else { continue }
+            counts.completed += 1
+            switch record.status {
+            case .written: counts.written += 1
+            case .skipped: counts.skipped += 1
+            case .failed: counts.failed += 1
+            }
+        }
+        state = Mutex(counts)
     }
 
     /// The totals so far.
     public var counts: Counts { state.withLock { $0 } }
 
+    /// The items this run still has to do.
+    public var remaining: [ExportItem] { items.filter { finishedBefore[$0.output] == nil } }
+
+    /// Asks the workers to stop after the stage in hand. Safe from any thread, any number of times.
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Whether ``stop()`` was called or the job stopped itself (see ``stoppedBecause``).
+    public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
+
     /// Why the job stopped on its own before the end (the required GPU failed), if it did.
-    /// The item that was in progress is not counted: it is left for `kiln resume`.
     public var stoppedBecause: String? { stopReason.withLock { $0 } }
 
-    /// Processes every item (or stops taking new ones once `shouldStop` returns
-    /// true), blocking until the workers finish. Returns the final totals.
+    /// Whether every item is finished.
+    public var isComplete: Bool { counts.completed == items.count }
+
+    /// Processes the remaining items until done or stopped, blocking until the
+    /// workers finish, reporting into `progress` (weighted by pixels). Returns the totals.
     @discardableResult
-    public func run(shouldStop: @Sendable () -> Bool = { false }) -> Counts {
+    public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
+        let work = remaining
+        let weights = work.map { Int64((try? PNGDecoder.readHeader(contentsOf: $0.input)).map { $0.width * $0.height } ?? 1) }
+        let donePixels = Int64(items.count - work.count)  // earlier runs' items weigh one unit each
+        let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
         let next = Atomic<Int>(0)
         let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
-        DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, items.count))) { _ in
-            while !shouldStop() && stoppedBecause == nil {
+        DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
+            while !isStopped {
                 let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < items.count else { return }
-                state.withLock { $0.current = items[index].input }
-                guard let result = process(items[index], inputs: inputs) else { return }
+                guard index < work.count else { return }
+                if let limit = hooks.stallAfter, counts.completed >= limit { stallUntilStopped() }
+                state.withLock { $0.current = work[index].input }
+                let item = tracker.begin(pixels: weights[index])
+                guard let result = process(work[index], inputs: inputs, tracker: tracker, item: item, hooks: hooks) else {
+                    return
+                }
+                tracker.finish(item)
                 state.withLock { counts in
                     counts.completed += 1
                     counts.pixels += result.pixels
@@ -75,43 +136,58 @@ public final class ExportJob: Sendable {
                     case .failed: counts.failed += 1
                     }
                 }
-                onResult(result)
+                hooks.onResult(result)
             }
         }
         return counts
     }
 
-    /// The item's result, or nil when the job must stop without finishing it.
-    private func process(_ item: ExportItem, inputs: Set<FileIdentity>) -> FileResult? {
+    private func stallUntilStopped() {
+        while !isStopped { usleep(20_000) }
+    }
+
+    /// The item's result, or nil when the job stopped before finishing it.
+    private func process(_ item: ExportItem, inputs: Set<FileIdentity>, tracker: PixelProgress,
+                         item progressItem: PixelProgress.Item, hooks: Hooks) -> FileResult? {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
         if let problem = item.problem {
             result.error = problem
-            return result
-        }
-        if let existing = FileIdentity(path: destination), inputs.contains(existing) {
+        } else if let existing = FileIdentity(path: destination), inputs.contains(existing) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
-            return result
-        }
-        if output.exists(item.output) && !options.overwrite {
+        } else if output.exists(item.output) && !options.overwrite {
             result.status = .skipped
-            return result
+        } else {
+            do {
+                let decoded = try PNGDecoder.decode(contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
+                result.pixels = decoded.pixelCount
+                tracker.advance(progressItem, to: .decoded)
+                guard !isStopped else { return nil }
+                let rendered = try renderer.render(decoded)
+                tracker.advance(progressItem, to: .rendered)
+                guard !isStopped else { return nil }
+                let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
+                guard !isStopped else { return nil }
+                try hooks.critical("write \(item.output)") {
+                    try output.write(bytes, to: item.output, replace: options.overwrite)
+                    try journal?.recordFinished(FinishedRecord(output: item.output, status: .written, size: bytes.count,
+                                                               crc32: CRC32.checksum(bytes), error: nil))
+                }
+                result.status = .written
+                result.bytesWritten = bytes.count
+                return result
+            } catch let stop as RenderStop {
+                stopReason.withLock { $0 = $0 ?? stop.description }
+                self.stop()
+                return nil
+            } catch {
+                result.error = "\(error)"
+            }
         }
-        do {
-            let decoded = try PNGDecoder.decode(contentsOf: item.input,
-                                                limits: .init(maxPixels: options.maxPixels))
-            result.pixels = decoded.pixelCount
-            let rendered = try renderer.render(decoded)
-            let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
-            try output.write(bytes, to: item.output, replace: options.overwrite)
-            result.status = .written
-            result.bytesWritten = bytes.count
-        } catch let stop as RenderStop {
-            stopReason.withLock { $0 = $0 ?? stop.description }
-            return nil
-        } catch {
-            result.error = "\(error)"
-        }
+        // Skips and failures are recorded too, so `kiln status` can count them;
+        // resume redoes failures (the input may have been fixed) but not skips.
+        try? journal?.recordFinished(FinishedRecord(output: item.output, status: result.status, size: 0, crc32: 0,
+                                                    error: result.error))
         return result
     }
 }

@@ -5,7 +5,7 @@ import Render
 ///
 /// Options are plain values so that a job can be described, recorded in the
 /// journal, and re-run by `kiln resume` with exactly the same meaning.
-public struct ExportOptions: Sendable, Equatable {
+public struct ExportOptions: Sendable, Equatable, Codable {
     /// Files or directories to export; `-` reads newline-separated paths from standard input.
     public var inputs: [String]
     /// The output directory; outputs mirror each input's relative path under it.

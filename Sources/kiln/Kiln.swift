@@ -11,9 +11,10 @@ struct Kiln: AsyncParsableCommand {
           0   every output written (or already there)
           1   some inputs failed; the rest were written
           64  usage error (bad flag, bad value, unusable output directory)
-          69  a required resource is unavailable (e.g. --device gpu without a GPU)
+          69  a required resource is unavailable (e.g. --device gpu without a GPU),
+              or the job could not start at once under --strategy fail
           75  cancelled or expired; resumable
         """,
-        subcommands: [ExportCommand.self, Devices.self]
+        subcommands: [ExportCommand.self, ResumeCommand.self, StatusCommand.self, CancelCommand.self, Devices.self]
     )
 }

@@ -43,8 +43,8 @@ import Testing
 
     @Test func stdinListMirrorsRelativePathsAndNamesBadLines() throws {
         let dir = try makeTree()
-        let r = try ProcessRunner.run(Paths.kiln, ["export", "-", "--output", "out", "--progress", "json"],
-                                      stdin: "in/a.png\nin/sub/b.png\n\nin/missing.png\n", directory: dir.path)
+        let r = try startKiln(["export", "-", "--output", "out", "--progress", "json"],
+                              stdin: "in/a.png\nin/sub/b.png\n\nin/missing.png\n", directory: dir.path).wait()
         #expect(r.status == 1)
         #expect(tree(dir.join("out")) == ["in/a.png", "in/sub/b.png"])
         let failed = Events(r.stdoutLines).files("failed")
@@ -139,7 +139,7 @@ import Testing
     ])
     func usageErrorsExit64(_ args: [String]) throws {
         let dir = try TemporaryDirectory()
-        let r = try ProcessRunner.run(Paths.kiln, args, directory: dir.path)
+        let r = try startKiln(args, directory: dir.path).wait()
         #expect(r.status == 64, "\(args): \(r.stderr)")
         #expect(!r.stderr.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: dir.join("o")))

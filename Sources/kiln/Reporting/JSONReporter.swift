@@ -9,10 +9,24 @@ final class JSONReporter: ExportReporter {
     private let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
     private static let progressInterval = Duration.milliseconds(500)
 
-    func start(total: Int, device: String) {
+    func start(total: Int, device: String, title: String, subtitle: String) {
         var line = JSONLine(event: "start")
         line.add("total", .int(total))
         line.add("device", .string(device))
+        line.add("title", .string(title))
+        line.add("subtitle", .string(subtitle))
+        emit(line)
+    }
+
+    func queued(position: Int) {
+        var line = JSONLine(event: "queued")
+        line.add("position", .int(position))
+        emit(line)
+    }
+
+    func stopping(reason: String) {
+        var line = JSONLine(event: "stopping")
+        line.add("reason", .string(reason))
         emit(line)
     }
 
@@ -31,7 +45,7 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func tick(_ counts: ExportJob.Counts, total: Int) {
+    func tick(_ snapshot: ProgressSnapshot) {
         let now = ContinuousClock.now
         let due = lastProgress.withLock { last -> Bool in
             if let last, now - last < Self.progressInterval { return false }
@@ -40,10 +54,10 @@ final class JSONReporter: ExportReporter {
         }
         guard due else { return }
         var line = JSONLine(event: "progress")
-        line.add("completed", .int(counts.completed))
-        line.add("total", .int(total))
-        line.add("failed", .int(counts.failed))
-        line.add("fraction", .double(total == 0 ? 1 : Double(counts.completed) / Double(total)))
+        line.add("completed", .int(snapshot.counts.completed))
+        line.add("total", .int(snapshot.total))
+        line.add("failed", .int(snapshot.counts.failed))
+        line.add("fraction", .double((snapshot.fraction * 10_000).rounded() / 10_000))
         emit(line)
     }
 

@@ -2,30 +2,49 @@ import Export
 import Foundation
 import Synchronization
 
-/// Human output on standard error: failures and warnings as lines, and — on a
-/// terminal, in `bar` mode — one progress line redrawn in place at most ten
-/// times a second, ending with a summary line.
+/// Human output on standard error. On a terminal in `bar` mode: a two-line
+/// display redrawn in place at most ten times a second — title and subtitle,
+/// then bar, percent, done/total, failures, throughput, ETA, elapsed, current
+/// file and device — cut to the terminal's width, coloured unless `NO_COLOR`
+/// is set, and replaced at the end by one summary line. Failures and warnings
+/// print as lines above it. Without the bar, only those lines and the summary.
 final class TextReporter: ExportReporter {
     private let err = OutputStream.standardError
     private let showBar: Bool
     private let quiet: Bool
+    private let color: Bool
     private let state = Mutex(State())
 
     private struct State {
         var device = ""
+        var title = ""
+        var subtitle = ""
+        var status: String?
         var lastDraw: ContinuousClock.Instant?
-        var barVisible = false
+        var drawnLines = 0
+        var last: ProgressSnapshot?
     }
 
-    /// `showBar`: draw the live line; `quiet`: only failures and warnings.
-    init(showBar: Bool, quiet: Bool) {
+    /// `showBar`: draw the live display; `quiet`: only failures and warnings.
+    init(showBar: Bool, quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.showBar = showBar
         self.quiet = quiet
+        color = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
     }
 
-    func start(total: Int, device: String) {
-        state.withLock { $0.device = device }
-        if !quiet && !showBar { err.write("kiln: exporting \(total) images on \(device)\n") }
+    func start(total: Int, device: String, title: String, subtitle: String) {
+        state.withLock {
+            $0.device = device
+            $0.title = title
+            $0.subtitle = subtitle
+            $0.status = nil
+        }
+        if !quiet && !showBar { err.write("kiln: \(title) — \(subtitle)\n") }
+    }
+
+    func queued(position: Int) {
+        state.withLock { $0.status = "queued: position \(position), waiting for another kiln job to finish" }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: queued at position \(position)\n") }
     }
 
     func file(_ result: FileResult) {
@@ -37,51 +56,101 @@ final class TextReporter: ExportReporter {
         printLine("kiln: warning: \(message)")
     }
 
-    func tick(_ counts: ExportJob.Counts, total: Int) {
-        guard showBar else { return }
-        let now = ContinuousClock.now
-        state.withLock { s in
-            if let last = s.lastDraw, now - last < .milliseconds(100) { return }
-            s.lastDraw = now
-            s.barVisible = true
-            err.write("\r\u{1B}[2K" + barLine(counts, total: total, device: s.device))
+    func stopping(reason: String) {
+        state.withLock { $0.status = "stopping (\(reason)): finishing the images in flight…" }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: stopping (\(reason))\n") }
+    }
+
+    func tick(_ snapshot: ProgressSnapshot) {
+        state.withLock {
+            $0.last = snapshot
+            if !snapshot.stopping, $0.status?.hasPrefix("queued") == true { $0.status = nil }
         }
+        if showBar { redraw(force: false) }
     }
 
     func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32) {
-        clearBar()
+        let elapsed = state.withLock { s -> Duration? in
+            erase(&s)
+            return s.last?.elapsed
+        }
         guard !quiet else { return }
-        var summary = "kiln: \(counts.written) written, \(counts.skipped) skipped, \(counts.failed) failed"
-        if exitCode == 75 { summary += " — stopped; run `kiln resume` to finish" }
+        var summary = "kiln: \(counts.written) written, \(counts.skipped) skipped, \(counts.failed) failed of \(total)"
+        if let elapsed { summary += " in \(elapsed.clock)" }
+        if exitCode == 75 { summary += " · stopped, resumable" }
         err.write(summary + "\n")
     }
 
+    // MARK: - Drawing
+
     private func printLine(_ text: String) {
         state.withLock { s in
-            if s.barVisible { err.write("\r\u{1B}[2K") }
-            s.barVisible = false
+            erase(&s)
+            err.write(text + "\n")
             s.lastDraw = nil
         }
-        err.write(text + "\n")
+        if showBar { redraw(force: true) }
     }
 
-    private func clearBar() {
+    private func redraw(force: Bool) {
+        let now = ContinuousClock.now
         state.withLock { s in
-            if s.barVisible { err.write("\r\u{1B}[2K") }
-            s.barVisible = false
+            if !force, let last = s.lastDraw, now - last < .milliseconds(100) { return }
+            s.lastDraw = now
+            let width = max(20, err.columns ?? 80)
+            let lines = [headline(s, width: width), barLine(s, width: width)]
+            // Back to the start of the display, then each line cleared and rewritten: no scrolling.
+            var out = s.drawnLines > 1 ? "\r\u{1B}[\(s.drawnLines - 1)A" : "\r"
+            out += lines.map { "\u{1B}[2K" + $0 }.joined(separator: "\n")
+            err.write(out)
+            s.drawnLines = lines.count
         }
     }
 
-    private func barLine(_ counts: ExportJob.Counts, total: Int, device: String) -> String {
-        let width = err.columns ?? 80
-        let fraction = total == 0 ? 1 : Double(counts.completed) / Double(total)
-        let percent = String(format: "%3d%%", Int(fraction * 100))
-        var tail = " \(percent) \(counts.completed)/\(total)"
-        if counts.failed > 0 { tail += " · \(counts.failed) failed" }
-        tail += " · \(device)"
-        let barWidth = max(10, min(40, width - tail.count - 4))
-        let filled = Int(fraction * Double(barWidth))
-        let line = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]" + tail
-        return String(line.prefix(width - 1))
+    private func erase(_ s: inout State) {
+        guard s.drawnLines > 0 else { return }
+        var out = s.drawnLines > 1 ? "\r\u{1B}[\(s.drawnLines - 1)A" : "\r"
+        out += "\u{1B}[J"  // clear to the end of the screen
+        err.write(out)
+        s.drawnLines = 0
+    }
+
+    private func headline(_ s: State, width: Int) -> String {
+        let text = s.status.map { "\(s.title) — \($0)" } ?? "\(s.title) — \(s.subtitle)"
+        return styled(fit(text, width), bold: true)
+    }
+
+    private func barLine(_ s: State, width: Int) -> String {
+        guard let snap = s.last else { return fit("starting… · \(s.device)", width) }
+        let percent = "\(Int((snap.fraction * 100).rounded(.down)))%"
+        var parts = ["\(percent)", "\(snap.counts.completed)/\(snap.total)"]
+        if snap.counts.failed > 0 { parts.append("\(snap.counts.failed) failed") }
+        parts.append(String(format: "%.1f MPix/s %.1f img/s", snap.megapixelsPerSecond, snap.imagesPerSecond))
+        parts.append("ETA " + (snap.remaining?.clock ?? "–:––"))
+        parts.append(snap.elapsed.clock)
+        var tail = " " + parts.joined(separator: " · ")
+        // The device is in the headline's subtitle; the current file shows when there is room.
+        let extras = [snap.current.map { ($0 as NSString).lastPathComponent }].compactMap { $0 }
+        let barWidth = max(10, min(30, width - tail.count - 6))
+        let filled = min(barWidth, Int(snap.fraction * Double(barWidth)))
+        let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]"
+        for extra in extras where bar.count + tail.count + 3 + extra.count < width - 3 {
+            tail += " · " + extra
+        }
+        return fit(styled(bar, bold: false) + tail, width, visible: bar.count + tail.count)
+    }
+
+    /// Cuts `text` to the terminal width, keeping three columns spare: the
+    /// terminal echoes `^C` after the cursor, and a wrapped row would break the
+    /// in-place redraw.
+    private func fit(_ text: String, _ width: Int, visible: Int? = nil) -> String {
+        let length = visible ?? text.count
+        guard length > width - 3 else { return text }
+        return String(text.prefix(max(0, text.count - (length - (width - 4))))) + "…"
+    }
+
+    private func styled(_ text: String, bold: Bool) -> String {
+        guard color else { return text }
+        return (bold ? "\u{1B}[1m" : "\u{1B}[36m") + text + "\u{1B}[0m"
     }
 }

@@ -34,8 +34,20 @@ enum Paths {
     }
 }
 
-/// Runs the built `kiln` with arguments.
+/// Runs the built `kiln` with arguments. Unless `environment` names one, each run
+/// gets its own machine-slot directory, so tests running in parallel never queue
+/// behind each other (the queue tests share one on purpose).
 func kiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-          timeout: Duration = .seconds(300)) throws -> ProcessRunner.Outcome {
-    try ProcessRunner.run(Paths.kiln, arguments, stdin: stdin, environment: environment, timeout: timeout)
+          timeout: Duration = .seconds(300)) throws -> ChildProcess.Outcome {
+    try startKiln(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
+}
+
+/// Starts the built `kiln` in the background (see ``kiln(_:stdin:environment:timeout:)``).
+func startKiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+               directory: String? = nil) throws -> ChildProcess {
+    var env = environment
+    if env["KILN_RUNTIME_DIR"] == nil {
+        env["KILN_RUNTIME_DIR"] = NSTemporaryDirectory() + "/kiln-slots-" + UUID().uuidString
+    }
+    return try ChildProcess(Paths.kiln, arguments, stdin: stdin, environment: env, directory: directory)
 }

@@ -1,0 +1,66 @@
+import ContinuedProcessing
+import Foundation
+import Synchronization
+
+/// Runs an ``ExportJob`` as a continued-processing task, through the public
+/// API of `ContinuedProcessing` as any Swift program would: it registers a
+/// launch handler under a dynamic identifier (`org.kiln.export.<job id>`),
+/// submits a request, and in the handler runs the job, stops it when the task
+/// expires, writes each output inside critical work, and reports completion.
+///
+/// Observers (the CLI's bar or JSON stream) follow the scheduler's events and
+/// poll ``task``'s `progress`; the session itself never prints.
+public final class ExportSession: Sendable {
+    /// The wildcard identifier export tasks are permitted under.
+    public static let permittedIdentifier = "org.kiln.export.*"
+
+    /// The job run by the task.
+    public let job: ExportJob
+    /// The task identifier.
+    public let identifier: String
+    private let scheduler: TaskScheduler
+    private let startedTask = Mutex<ContinuedProcessingTask?>(nil)
+
+    /// A session for `job` on `scheduler`, identified by `jobID`.
+    public init(job: ExportJob, jobID: String, scheduler: TaskScheduler) {
+        self.job = job
+        self.identifier = "org.kiln.export.\(jobID)"
+        self.scheduler = scheduler
+    }
+
+    /// The task, once the scheduler started it.
+    public var task: ContinuedProcessingTask? { startedTask.withLock { $0 } }
+
+    /// Registers and submits the task, then waits for its end event. Returns
+    /// whether the task reported success (every item finished).
+    ///
+    /// - Throws: `TaskSchedulerError` when the submission is rejected (e.g.
+    ///   `unavailable` for a `.gpu` request on a machine without a GPU).
+    public func run(_ request: ContinuedProcessingTaskRequest, hooks: ExportJob.Hooks) async throws -> Bool {
+        precondition(request.identifier == identifier, "the request must use the session's identifier")
+        let events = scheduler.events()
+        let job = self.job
+        try await scheduler.register(forTaskWithIdentifier: identifier) { [self] task in
+            startedTask.withLock { $0 = task }
+            task.expirationHandler = { job.stop() }
+            let hooks = hooks.criticalWork { name, body in try task.withCriticalWork(name, body) }
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                // The job blocks on its worker threads: keep it off the cooperative pool.
+                Thread.detachNewThread {
+                    job.run(progress: task.progress, hooks: hooks)
+                    done.resume()
+                }
+            }
+            task.setTaskCompleted(success: job.isComplete)
+        }
+        try await scheduler.submit(request)
+        for await event in events where event.identifier == identifier {
+            switch event {
+            case .completed(_, let success): return success
+            case .failed: return false
+            default: continue
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// What `kiln resume` needs to redo a job exactly: its options, its device
+/// choice, and the planned items (so a resumed job never re-reads stdin or
+/// re-walks directories that may have changed).
+public struct JobRecord: Codable, Sendable, Equatable {
+    /// Format version of the journal.
+    public var version = 1
+    /// The job's identifier (also the task identifier suffix).
+    public var id: String
+    /// The options the job was started with.
+    public var options: ExportOptions
+    /// `--device` as given (`auto`, `gpu`, `vulkan`, `cpu`).
+    public var device: String
+    /// `--title`, when given (otherwise derived when shown).
+    public var title: String?
+    /// `--subtitle`, when given (otherwise derived from the operations and device).
+    public var subtitle: String?
+    /// Every input and its output, in order.
+    public var items: [ExportItem]
+    /// The directory relative paths (inputs, output) were given from; `resume` runs there.
+    public var workingDirectory: String
+
+    /// A record of a job started from the current directory.
+    public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,
+                items: [ExportItem]) {
+        self.workingDirectory = FileManager.default.currentDirectoryPath
+        self.id = id
+        self.options = options
+        self.device = device
+        self.title = title
+        self.subtitle = subtitle
+        self.items = items
+    }
+}
+
+/// One finished item in the journal.
+public struct FinishedRecord: Codable, Sendable, Equatable {
+    /// The output path relative to the output directory.
+    public var output: String
+    /// `written`, `skipped` or `failed`.
+    public var status: FileResult.Status
+    /// Size in bytes of the written output (0 otherwise).
+    public var size: Int
+    /// CRC-32 of the written output (0 otherwise).
+    public var crc32: UInt32
+    /// Why it failed, when it did.
+    public var error: String?
+}
+
+/// The live state of a job, rewritten a few times a second for `kiln status`.
+public struct LiveStatus: Codable, Sendable, Equatable {
+    /// Where a job is in its life.
+    public enum State: String, Codable, Sendable {
+        /// Waiting for a machine slot.
+        case queued
+        /// Exporting.
+        case running
+        /// Asked to stop; finishing what is in flight.
+        case stopping
+        /// Stopped before the end; `kiln resume` continues.
+        case stopped
+        /// Every item finished.
+        case finished
+    }
+
+    /// The process running the job.
+    public var pid: Int32
+    /// Where the job is.
+    public var state: State
+    /// The device in use, as shown to the user.
+    public var device: String
+    /// The title shown to the user.
+    public var title: String
+    /// The subtitle shown to the user.
+    public var subtitle: String
+    /// Items in the plan.
+    public var total: Int
+    /// Items finished.
+    public var completed: Int
+    /// Outputs written.
+    public var written: Int
+    /// Outputs skipped.
+    public var skipped: Int
+    /// Items failed.
+    public var failed: Int
+    /// Fraction of the work done, weighted by pixels.
+    public var fraction: Double
+    /// Position in the machine's queue while queued.
+    public var queuePosition: Int?
+    /// Seconds since 1970 of this update.
+    public var updated: Double
+
+    /// A status.
+    public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,
+                failed: Int, fraction: Double, queuePosition: Int?, updated: Double) {
+        self.pid = pid
+        self.state = state
+        self.device = device
+        self.title = title
+        self.subtitle = subtitle
+        self.total = total
+        self.completed = completed
+        self.written = written
+        self.skipped = skipped
+        self.failed = failed
+        self.fraction = fraction
+        self.queuePosition = queuePosition
+        self.updated = updated
+    }
+}

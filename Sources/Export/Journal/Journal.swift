@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+
+/// The job state kept in the output directory (`OUTPUT/.kiln/`):
+/// - `job.json`: the ``JobRecord``, written once per start (temp + fsync + rename);
+/// - `finished.ndjson`: one ``FinishedRecord`` per finished item, each appended
+///   in one write and flushed before the job moves on, so a crash loses at most
+///   the line being written (a torn last line is ignored when reading);
+/// - `status.json`: the ``LiveStatus``, replaced (not fsynced) a few times a second.
+///
+/// Appending keeps recording O(1) per image however long the batch, where
+/// rewriting a whole journal per image would be quadratic.
+public final class Journal: Sendable {
+    /// The journal's directory, `OUTPUT/.kiln`.
+    public let directory: String
+    private let appendLock = Mutex(())
+
+    private var jobPath: String { directory + "/job.json" }
+    private var finishedPath: String { directory + "/finished.ndjson" }
+    private var statusPath: String { directory + "/status.json" }
+
+    /// The journal of the job in `outputDirectory` (nothing is read or written yet).
+    public init(outputDirectory: String) {
+        directory = outputDirectory + "/.kiln"
+    }
+
+    /// Starts a new job: records it and forgets any earlier job's finished items.
+    public func start(_ record: JobRecord) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try DurableFile.replace(finishedPath, with: Data())
+        try DurableFile.replace(jobPath, with: try Self.encoder.encode(record))
+    }
+
+    /// The recorded job, or `JournalError.noJob`.
+    public func job() throws -> JobRecord {
+        guard let data = FileManager.default.contents(atPath: jobPath) else {
+            throw JournalError.noJob((directory as NSString).deletingLastPathComponent)
+        }
+        do {
+            return try JSONDecoder().decode(JobRecord.self, from: data)
+        } catch {
+            throw JournalError.unreadable(jobPath, reason: "\(error)")
+        }
+    }
+
+    /// Every finished item recorded so far, by output path (a later record wins).
+    public func finished() -> [String: FinishedRecord] {
+        guard let data = FileManager.default.contents(atPath: finishedPath) else { return [:] }
+        var records: [String: FinishedRecord] = [:]
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            // A line torn by a crash does not parse; it is simply not finished.
+            if let record = try? JSONDecoder().decode(FinishedRecord.self, from: Data(line)) {
+                records[record.output] = record
+            }
+        }
+        return records
+    }
+
+    /// Records a finished item durably. Safe from any thread.
+    public func recordFinished(_ record: FinishedRecord) throws {
+        var line = try Self.encoder.encode(record)
+        line.append(UInt8(ascii: "\n"))
+        try appendLock.withLock { _ in try DurableFile.append(finishedPath, line) }
+    }
+
+    /// Publishes the live status for `kiln status` (best effort: a failure here never stops a job).
+    public func publish(_ status: LiveStatus) {
+        guard let data = try? Self.encoder.encode(status) else { return }
+        try? DurableFile.replace(statusPath, with: data, sync: false)
+    }
+
+    /// The last published status, if any.
+    public func status() -> LiveStatus? {
+        FileManager.default.contents(atPath: statusPath).flatMap { try? JSONDecoder().decode(LiveStatus.self, from: $0) }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+extension Journal {
+    /// The finished items an earlier run recorded that still hold: written
+    /// outputs whose size and CRC-32 match the record, and skips whose output
+    /// still exists. Failures are left out, so a resume tries them again.
+    public func verifiedFinished(in output: OutputDirectory) -> [String: FinishedRecord] {
+        finished().filter { relative, record in
+            switch record.status {
+            case .failed: return false
+            case .skipped: return output.exists(relative)
+            case .written:
+                guard let data = FileManager.default.contents(atPath: output.url(of: relative)) else { return false }
+                return data.count == record.size && CRC32.checksum(data) == record.crc32
+            }
+        }
+    }
+}

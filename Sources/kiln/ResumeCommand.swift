@@ -1,0 +1,37 @@
+import ArgumentParser
+import Export
+import Foundation
+
+/// `kiln resume <output dir>`: continues a cancelled, expired or killed job.
+struct ResumeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Continue a stopped export where it left off.",
+        discussion: """
+        Re-runs the job recorded in DIR/.kiln with its original options. Outputs the \
+        journal records as finished are verified (size and CRC-32) and kept; everything \
+        else is done again, so the result is what an uninterrupted run would have made.
+        Exit codes as for export.
+        """
+    )
+
+    @Argument(help: "The output directory of the job.")
+    var directory: String
+
+    @OptionGroup(title: "Running")
+    var settings: RunSettings
+
+    func run() async throws {
+        let record: JobRecord
+        do {
+            record = try Journal(outputDirectory: directory).job()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        // Inputs and the output directory may be relative to where the job started.
+        guard FileManager.default.changeCurrentDirectoryPath(record.workingDirectory) else {
+            throw ValidationError("cannot enter \(record.workingDirectory), where the job was started")
+        }
+        try await JobRunner(record: record, resuming: true, settings: settings).run()
+    }
+}

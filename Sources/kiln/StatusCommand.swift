@@ -1,0 +1,57 @@
+import ArgumentParser
+import Export
+import Foundation
+
+/// `kiln status <output dir> [--json]`: the state of a job, from another terminal.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the state of the export job in an output directory.")
+
+    @Argument(help: "The output directory of the job.")
+    var directory: String
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let journal = Journal(outputDirectory: directory)
+        let record: JobRecord
+        do {
+            record = try journal.job()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let live = journal.status()
+        let running = JobLock.isHeld(journal)
+        // A job whose process died (even by kill -9) no longer holds the lock.
+        let state = running ? (live?.state ?? .running) : live?.state == .finished ? .finished : LiveStatus.State.stopped
+        let finished = journal.finished()
+        let count = { (status: FileResult.Status) in finished.values.filter { $0.status == status }.count }
+        let total = record.items.count
+        let completed = finished.count
+        let fraction = state == .finished ? 1 : running ? (live?.fraction ?? 0) : Double(completed) / Double(max(1, total))
+        if json {
+            var line = JSONLine(event: "status")
+            line.add("state", .string(state.rawValue))
+            line.add("pid", running ? .int(Int(live?.pid ?? 0)) : .null)
+            line.add("device", .string(live?.device ?? ""))
+            line.add("title", .string(live?.title ?? ""))
+            line.add("total", .int(total))
+            line.add("completed", .int(completed))
+            line.add("written", .int(count(.written)))
+            line.add("skipped", .int(count(.skipped)))
+            line.add("failed", .int(count(.failed)))
+            line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
+            line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
+            print(line.rendered)
+        } else {
+            if let live { print("\(live.title) — \(live.subtitle)") }
+            var detail = "\(state.rawValue): \(completed)/\(total) done (\(Int(fraction * 100))%), "
+                + "\(count(.written)) written, \(count(.skipped)) skipped, \(count(.failed)) failed"
+            if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
+            print(detail)
+            if state == .stopped { print("run `kiln resume \(directory)` to finish it") }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Export
+import Foundation
+import Synchronization
+
+/// Writes the job's live status into the journal for `kiln status` (and
+/// the pid `kiln cancel` signals), at most twice a second unless forced.
+final class StatusPublisher: Sendable {
+    private let journal: Journal
+    private let job: ExportJob
+    private let device: String
+    private let title: String
+    private let subtitle: String
+    private let last = Mutex<(fraction: Double, at: ContinuousClock.Instant?)>((0, nil))
+
+    init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
+        self.journal = journal
+        self.job = job
+        self.device = device
+        self.title = title
+        self.subtitle = subtitle
+    }
+
+    /// Publishes now.
+    func publish(_ state: LiveStatus.State, fraction: Double? = nil, queuePosition: Int? = nil) {
+        let counts = job.counts
+        let total = job.items.count
+        let fraction = last.withLock { last -> Double in
+            if let fraction { last.fraction = fraction }
+            last.at = .now
+            return state == .finished ? 1 : last.fraction
+        }
+        journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
+                                   total: total,
+                                   completed: counts.completed, written: counts.written, skipped: counts.skipped,
+                                   failed: counts.failed, fraction: fraction, queuePosition: queuePosition,
+                                   updated: Date().timeIntervalSince1970))
+    }
+
+    /// Publishes if the last publication is at least half a second old.
+    func publishIfDue(_ state: LiveStatus.State, fraction: Double) {
+        let due = last.withLock { last in last.at.map { ContinuousClock.now - $0 >= .milliseconds(500) } ?? true }
+        if due { publish(state, fraction: fraction) }
+    }
+}

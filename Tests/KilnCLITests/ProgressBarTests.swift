@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// The progress bar under a real terminal: `kiln` runs in a tmux pane and the
+/// test reads the screen with `capture-pane`, as a person would see it.
+@Suite(.serialized) struct ProgressBarTests {
+    /// A detached tmux session running one command, on a private server socket.
+    final class Pane {
+        let socket = "kiln-test-\(UUID().uuidString.prefix(8))"
+
+        init(width: Int, command: String, environment: [String: String]) throws {
+            // The test runner's own NO_COLOR (SwiftPM sets it) must not leak into the pane.
+            let env = "-u NO_COLOR " + environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+            // After kiln exits, the pane keeps its screen (and the exit code) for the test to read.
+            let shell = "env \(env) \(command); echo EXIT=$?; sleep 60"
+            let r = try tmux(["new-session", "-d", "-x", "\(width)", "-y", "20", "-s", "t", shell])
+            #expect(r.status == 0, "tmux: \(r.stderr)")
+        }
+
+        @discardableResult
+        func tmux(_ args: [String]) throws -> ChildProcess.Outcome {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+                Issue.record("tmux is missing: run Scripts/setup")
+                return ChildProcess.Outcome(status: 1, signal: nil, stdout: "", stderr: "", maxRSSKiB: 0,
+                                            timedOut: false, elapsed: .zero)
+            }
+            return try ProcessRunner.run("/usr/bin/tmux", ["-L", socket] + args, environment: ["TERM": "xterm-256color"])
+        }
+
+        /// The screen's rows, trailing blanks trimmed; `escapes` keeps colour codes.
+        func screen(escapes: Bool = false) throws -> [String] {
+            let r = try tmux(["capture-pane", "-p", "-t", "t"] + (escapes ? ["-e"] : []))
+            return r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            }
+        }
+
+        /// Non-empty rows.
+        func rows() throws -> [String] { try screen().filter { !$0.isEmpty } }
+
+        func waitFor(_ timeout: Duration = .seconds(120), _ condition: ([String]) -> Bool) throws -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if condition(try rows()) { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+
+        deinit { _ = try? tmux(["kill-server"]) }
+    }
+
+    private func command(_ out: String) -> String {
+        "\(Paths.kiln) export \(LargeImages.directory) --output \(out) --jobs 1 --stall-timeout 600"
+    }
+
+    @Test(arguments: [80, 200])
+    func barShowsEverythingRedrawsInPlaceAndEndsWithOneSummaryLine(_ width: Int) throws {
+        let out = try TemporaryDirectory()
+        let pane = try Pane(width: width, command: command(out.path),
+                            environment: ["KILN_TEST_STALL_AFTER": "3", "KILN_RUNTIME_DIR": out.join("slots")])
+        // The stall hook holds the job at 3 of 24 images, so the screen can be read at leisure.
+        #expect(try pane.waitFor { $0.joined().contains("3/24") && $0.joined().contains("MPix/s") },
+                "screen: \((try? pane.rows()) ?? [])")
+        usleep(600_000)  // several redraws later…
+        let rows = try pane.rows()
+        #expect(rows.count == 2, "the display is two rows redrawn in place, not scrolled: \(rows)")
+        let all = rows.joined(separator: "\n")
+        for piece in ["Exporting 24 images", "PNG level 6", "%", "3/24", "MPix/s", "img/s", "ETA", "0:0", "CPU"] {
+            #expect(all.contains(piece), "missing \(piece) in \(rows)")
+        }
+        if width >= 200 { #expect(all.contains("photo0"), "the current file is shown when there is room: \(rows)") }
+        #expect(rows.allSatisfy { $0.count < width }, "rows fit \(width) columns: \(rows)")
+
+        try pane.tmux(["send-keys", "-t", "t", "C-c"])
+        #expect(try pane.waitFor { $0.contains { $0.hasPrefix("EXIT=") } }, "screen: \((try? pane.rows()) ?? [])")
+        let end = try pane.rows()
+        #expect(end.count == 2, "one summary line, then the shell's exit line: \(end)")
+        #expect(end.first?.hasPrefix("kiln: 3 written, 0 skipped, 0 failed of 24") == true, "\(end)")
+        #expect(end.last == "EXIT=75")
+    }
+
+    @Test func colourIsUsedUnlessNoColorIsSet() throws {
+        for noColor in [false, true] {
+            let out = try TemporaryDirectory()
+            var env = ["KILN_TEST_STALL_AFTER": "1", "KILN_RUNTIME_DIR": out.join("slots")]
+            if noColor { env["NO_COLOR"] = "1" }
+            let pane = try Pane(width: 120, command: command(out.path), environment: env)
+            #expect(try pane.waitFor { $0.joined().contains("1/24") })
+            let raw = try pane.screen(escapes: true).joined(separator: "\n")
+            #expect(raw.contains("\u{1B}[") != noColor, "NO_COLOR=\(noColor): \(raw.debugDescription)")
+            try pane.tmux(["send-keys", "-t", "t", "C-c"])
+            #expect(try pane.waitFor { $0.contains("EXIT=75") })
+        }
+    }
+}

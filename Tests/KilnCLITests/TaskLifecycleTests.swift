@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+
+/// `kiln export` as a continued-processing task (SPEC §2 Lifecycle, §5 job
+/// state): stopping by signal, by `kill -9`, by the watchdog; resuming to the
+/// exact outputs of an uninterrupted run; status and cancel from another process.
+@Suite(.serialized) struct TaskLifecycleTests {
+    private func fileEvents(_ child: ChildProcess) -> Int {
+        child.stdoutSoFar.components(separatedBy: "\"event\":\"file\"").count - 1
+    }
+
+    /// Any name in the output directory other than finished `.png` outputs and the journal folder.
+    private func strayNames(_ directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0 != ".kiln" && !$0.hasSuffix(".png") }
+    }
+
+    @Test func sigintStopsResumablyAndResumeMatchesAnUninterruptedRun() throws {
+        let reference = LargeImages.reference
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json", "--jobs", "2"])
+        #expect(child.waitUntil { fileEvents(child) >= 3 })
+        var stray: [String] = []
+        child.send(SIGINT)
+        let interrupted = ContinuousClock.now
+        // Watch the directory while the job stops: only complete outputs may ever appear.
+        child.waitUntil(timeout: .seconds(30)) {
+            stray += strayNames(out.path)
+            return false
+        }
+        let r = try child.wait()
+        let stopTime = (ContinuousClock.now - interrupted).seconds
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(stopTime < 2 + 2 * reference.secondsPerImage + 1, "stopped after \(stopTime) s")
+        #expect(stray.isEmpty, "partial or temporary files were visible: \(Set(stray))")
+        let events = Events(r.stdoutLines)
+        #expect(events.named("stopping").count == 1)
+        #expect(events.all.last?["exitCode"] as? Int == 75)
+        let written = LargeImages.outputs(in: out.path).count
+        #expect(written > 0 && written < LargeImages.count, "\(written) written before the stop")
+        #expect(try pngcheckFailures(LargeImages.outputs(in: out.path).map { out.join($0) }) == [])
+
+        let resumed = try kiln(["resume", out.path, "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(Events(resumed.stdoutLines).files("written").count == LargeImages.count - written,
+                "resume did only what was left")
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+
+    @Test(arguments: [1, 6, 14])
+    func killNineThenResumeNeverRewritesFinishedOutputs(_ after: Int) throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json", "--jobs", "2"])
+        #expect(child.waitUntil { fileEvents(child) >= after })
+        child.send(SIGKILL)
+        let r = try child.wait()
+        #expect(r.signal == SIGKILL)
+        let present = LargeImages.outputs(in: out.path)
+        #expect(strayNames(out.path).isEmpty)
+        #expect(try pngcheckFailures(present.map { out.join($0) }) == [], "every file present is a complete PNG")
+
+        // Outputs the journal recorded must survive the resume untouched (same inode, same mtime).
+        let journal = (try? String(contentsOfFile: out.join(".kiln/finished.ndjson"), encoding: .utf8)) ?? ""
+        let recorded = present.filter { journal.contains("\"output\":\"\($0)\"") }
+        #expect(recorded.count >= after - 2, "journal records \(recorded.count) of \(present.count) present")
+        func identity(_ name: String) -> [AnyHashable] {
+            let a = (try? FileManager.default.attributesOfItem(atPath: out.join(name))) ?? [:]
+            return [a[.systemFileNumber] as? Int ?? -1, a[.modificationDate] as? Date ?? Date.distantPast]
+        }
+        let before = recorded.map(identity)
+
+        let resumed = try kiln(["resume", out.path, "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(recorded.map(identity) == before, "resume rewrote an output the journal recorded as finished")
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+
+    @Test func sigtermExpiresWithinTheGracePeriod() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "2", "--grace", "3"])
+        #expect(child.waitUntil { fileEvents(child) >= 2 })
+        child.send(SIGTERM)
+        let signalled = ContinuousClock.now
+        let r = try child.wait()
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect((ContinuousClock.now - signalled).seconds < 3 + 1)
+        #expect((Events(r.stdoutLines).named("stopping").first ?? [:])[string: "reason"].contains("system"))
+        #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+
+    @Test func aStalledJobExpiresAndIsResumable() throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                          "--stall-timeout", "1", "--jobs", "2"],
+                         environment: ["KILN_TEST_STALL_AFTER": "2"], timeout: .seconds(60))
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect((Events(r.stdoutLines).named("stopping").first ?? [:])[string: "reason"].contains("no progress"))
+        #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+
+    @Test func statusAndCancelFromAnotherProcess() throws {
+        let out = try TemporaryDirectory()
+        // The stall hook holds the job mid-way, so its state can be read at leisure.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(child.waitUntil { fileEvents(child) >= 3 })
+        var status: [String: Any] = [:]
+        #expect(child.waitUntil(timeout: .seconds(10)) {
+            let r = try? kiln(["status", out.path, "--json"])
+            status = (try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+            return status["completed"] as? Int == 3 && (status["fraction"] as? Double ?? 0) > 0
+        }, "status: \(status)")
+        #expect(status["state"] as? String == "running")
+        #expect(status["pid"] as? Int == Int(child.pid))
+        #expect(status["total"] as? Int == LargeImages.count)
+        #expect(status["written"] as? Int == 3)
+        #expect(!status[string: "device"].isEmpty)
+        let fraction = status["fraction"] as? Double ?? 0
+        #expect(fraction > 0.05 && fraction < 0.5, "fraction \(fraction)")
+
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        let r = try child.wait(timeout: .seconds(30))
+        #expect(r.status == 75)
+        let after = try kiln(["status", out.path, "--json"])
+        let stopped = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(stopped["state"] as? String == "stopped")
+        #expect(stopped["pid"] is NSNull)
+        #expect(try kiln(["cancel", out.path]).status == 64, "nothing left to cancel")
+    }
+
+    @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {
+        let slots = try TemporaryDirectory()
+        let env = ["KILN_RUNTIME_DIR": slots.path]
+        let first = try TemporaryDirectory(), second = try TemporaryDirectory(), third = try TemporaryDirectory()
+        let holder = try startKiln(["export", LargeImages.directory, "--output", first.path, "--progress", "json",
+                                    "--jobs", "1", "--stall-timeout", "600", "--device", "cpu"],
+                                   environment: env.merging(["KILN_TEST_STALL_AFTER": "1"]) { $1 })
+        #expect(holder.waitUntil { fileEvents(holder) >= 1 })
+
+        let refused = try kiln(["export", Paths.sampleData, "--output", second.path, "--progress", "json",
+                                "--strategy", "fail", "--device", "cpu"], environment: env)
+        #expect(refused.status == 69, "\(refused.stderr)")
+        #expect(refused.elapsed < .seconds(1), "took \(refused.elapsed)")
+        #expect(Paths.pngs(in: second.path).isEmpty)
+
+        let waiter = try startKiln(["export", Paths.sampleData, "--output", third.path, "--progress", "json",
+                                    "--device", "cpu"], environment: env)
+        #expect(waiter.waitUntil(timeout: .seconds(10)) { waiter.stdoutSoFar.contains("\"event\":\"queued\"") })
+        usleep(300_000)
+        #expect(Paths.pngs(in: third.path).isEmpty, "a queued job does not start")
+        let queued = Events(waiter.stdoutSoFar.split(separator: "\n").map(String.init)).named("queued")
+        #expect(queued.first?["position"] as? Int == 1)
+
+        #expect(try kiln(["cancel", first.path]).status == 0)
+        #expect(try holder.wait(timeout: .seconds(30)).status == 75)
+        let r = try waiter.wait(timeout: .seconds(60))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Paths.pngs(in: third.path).count == Paths.pngs(in: Paths.sampleData).count)
+    }
+
+    @Test func theJSONStreamIsCompleteAndRateLimited() throws {
+        let out = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: out.join("in"), withIntermediateDirectories: true)
+        let inputs = Array(Paths.pngs(in: LargeImages.directory).prefix(8)).map { LargeImages.directory + "/" + $0 }
+            + [Paths.pngSuite + "/xs1n0g01.png"]
+        let r = try kiln(["export"] + inputs + ["--output", out.join("out"), "--jobs", "1"])  // not a TTY: JSON by default
+        #expect(r.status == 1)
+        let lines = r.stdoutLines
+        let events = Events(lines)
+        #expect(events.all.count == lines.count, "every line parses")
+        #expect(events.all.first?["event"] as? String == "start")
+        #expect(events.all.last?["event"] as? String == "end")
+        let files = events.named("file")
+        #expect(files.count == inputs.count)
+        #expect(Set(files.compactMap { $0["input"] as? String }) == Set(inputs))
+        let end = events.all.last ?? [:]
+        #expect(end["written"] as? Int == Paths.pngs(in: out.join("out")).count)
+        #expect(end["failed"] as? Int == 1)
+        #expect(end["exitCode"] as? Int == 1)
+        let progress = events.named("progress").count
+        #expect(Double(progress) <= 2 * r.elapsed.seconds + 1, "\(progress) progress events in \(r.elapsed)")
+    }
+}
