@@ -6,6 +6,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     case invalidParameter(String)
     /// The watermark file cannot be read or decoded.
     case unreadableWatermark(path: String, reason: String)
+    /// A recipe file cannot be read or is not a valid recipe; the message names the place and the problem.
+    case invalidRecipe(path: String, problem: String)
     /// The crop rectangle does not meet the image.
     case cropOutsideImage(crop: String, width: Int, height: Int)
 
@@ -13,6 +15,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidParameter(let message): message
         case .unreadableWatermark(let path, let reason): "cannot read the watermark \(path): \(reason)"
+        case .invalidRecipe(let path, let problem): "invalid recipe \(path): \(problem)"
         case .cropOutsideImage(let crop, let width, let height): "the crop \(crop) lies outside the \(width)×\(height) image"
         }
     }

@@ -1,14 +1,182 @@
 import ArgumentParser
+import Foundation
 import Render
 
+extension Resize.Fit: ExpressibleByArgument {}
+extension Resize.Filter: ExpressibleByArgument {}
+extension Flip.Axis: ExpressibleByArgument {}
+extension Watermark.Position: ExpressibleByArgument {}
+
 /// The operation flags of SPEC §4.2, `--recipe`, and `--level`.
+///
+/// Flags apply in SPEC §4.2's table order (crop, rotate, flip, resize, adjust,
+/// blur, sharpen, grayscale, watermark), which is what the same operations
+/// listed in that order in a recipe give, byte for byte. A recipe excludes the
+/// operation flags; `--level`, when given, overrides the recipe's `output.level`.
 struct OperationOptions: ParsableArguments {
-    @Option(help: "PNG compression level, 0-9 (default 6).")
+    @Option(help: "PNG compression level, 0-9 (default 6; overrides a recipe's output.level).")
     var level: Int?
+
+    @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); excludes the operation flags.",
+                               valueName: "file"))
+    var recipe: String?
+
+    @Option(help: ArgumentHelp("Keep the rectangle X,Y,W,H (clipped to the image).", valueName: "x,y,w,h"))
+    var crop: String?
+
+    @Option(help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"))
+    var rotate: Int?
+
+    @Option(help: "Mirror: h (left-right) or v (top-bottom).")
+    var flip: Flip.Axis?
+
+    @Option(help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha).", valueName: "WxH"))
+    var resize: String?
+
+    @Option(help: "How --resize meets its box: inside (default), cover, fill.")
+    var fit: Resize.Fit?
+
+    @Option(help: "Resampling filter for --resize: lanczos3 (default), bilinear, nearest.")
+    var filter: Resize.Filter?
+
+    @Flag(help: "Let --resize enlarge images (by default it only shrinks).")
+    var upscale = false
+
+    @Option(help: ArgumentHelp("Add to every color channel (0 = none).", valueName: "f"))
+    var brightness: Double?
+
+    @Option(help: ArgumentHelp("Contrast multiplier (1 = none).", valueName: "f"))
+    var contrast: Double?
+
+    @Option(help: ArgumentHelp("Saturation multiplier (1 = none).", valueName: "f"))
+    var saturation: Double?
+
+    @Option(help: ArgumentHelp("Exposure change in stops (0 = none).", valueName: "stops"))
+    var exposure: Double?
+
+    @Option(help: ArgumentHelp("Gamma (1 = none; above 1 brightens).", valueName: "g"))
+    var gamma: Double?
+
+    @Option(help: ArgumentHelp("Gaussian blur of this standard deviation in pixels.", valueName: "sigma"))
+    var blur: Double?
+
+    @Option(help: ArgumentHelp("Unsharp mask: amount, blur sigma (default 1), threshold 0-1 (default 0).",
+                               valueName: "amount[,sigma[,threshold]]"))
+    var sharpen: String?
+
+    @Flag(help: "Convert to grayscale (Rec. 709 luma).")
+    var grayscale = false
+
+    @Option(help: ArgumentHelp("Draw this PNG over each image.", valueName: "file"))
+    var watermark: String?
+
+    @Option(help: "Watermark position: tl, tr, bl, br (default), center.")
+    var watermarkPosition: Watermark.Position?
+
+    @Option(help: ArgumentHelp("Watermark opacity 0-1 (default 1).", valueName: "f"))
+    var watermarkOpacity: Double?
+
+    @Option(help: ArgumentHelp("Watermark distance from the edges in pixels (default 16).", valueName: "px"))
+    var watermarkMargin: Int?
+
+    @Option(help: ArgumentHelp("Watermark width relative to the image's (default 0.2).", valueName: "f"))
+    var watermarkScale: Double?
 
     /// The job's render plan; throws a `ValidationError` naming the problem (exit 64).
     func resolve() throws -> RenderPlan {
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
-        return RenderPlan(operations: [], level: level ?? 6)
+        let plan: RenderPlan
+        if let recipe {
+            let given = flagsGiven
+            guard given.isEmpty else {
+                throw ValidationError("--recipe cannot be combined with operation flags (\(given.joined(separator: ", ")))")
+            }
+            do {
+                let loaded = try Recipe.load(contentsOf: recipe)
+                plan = RenderPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        } else {
+            plan = RenderPlan(operations: try operationsFromFlags(), level: level ?? 6)
+        }
+        do {
+            // Checks every parameter and that watermark files decode, before the job starts.
+            _ = try RenderPipeline(operations: plan.operations)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        return plan
+    }
+
+    /// The operation flags present, as typed.
+    private var flagsGiven: [String] {
+        let flags: [(String, Bool)] = [
+            ("--crop", crop != nil), ("--rotate", rotate != nil), ("--flip", flip != nil), ("--resize", resize != nil),
+            ("--fit", fit != nil), ("--filter", filter != nil), ("--upscale", upscale),
+            ("--brightness", brightness != nil), ("--contrast", contrast != nil), ("--saturation", saturation != nil),
+            ("--exposure", exposure != nil), ("--gamma", gamma != nil), ("--blur", blur != nil),
+            ("--sharpen", sharpen != nil), ("--grayscale", grayscale), ("--watermark", watermark != nil),
+            ("--watermark-position", watermarkPosition != nil), ("--watermark-opacity", watermarkOpacity != nil),
+            ("--watermark-margin", watermarkMargin != nil), ("--watermark-scale", watermarkScale != nil),
+        ]
+        return flags.filter(\.1).map(\.0)
+    }
+
+    /// The flags' operations in SPEC §4.2's table order.
+    private func operationsFromFlags() throws -> [Render.Operation] {
+        var operations: [Render.Operation] = []
+        if let crop {
+            let numbers = try Self.numbers(crop, flag: "--crop", count: 4...4, as: Int.self)
+            operations.append(.crop(Crop(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])))
+        }
+        if let rotate { operations.append(.rotate(Rotate(degrees: rotate))) }
+        if let flip { operations.append(.flip(Flip(axis: flip))) }
+        if let resize {
+            let (width, height) = try Self.box(resize)
+            operations.append(.resize(Resize(width: width, height: height, fit: fit ?? .inside, filter: filter ?? .lanczos3,
+                                             upscale: upscale)))
+        } else if fit != nil || filter != nil || upscale {
+            throw ValidationError("--fit, --filter and --upscale need --resize")
+        }
+        if [brightness, contrast, saturation, exposure, gamma].contains(where: { $0 != nil }) {
+            operations.append(.adjust(Adjust(brightness: brightness ?? 0, contrast: contrast ?? 1, saturation: saturation ?? 1,
+                                             exposure: exposure ?? 0, gamma: gamma ?? 1)))
+        }
+        if let blur { operations.append(.blur(Blur(sigma: blur))) }
+        if let sharpen {
+            let numbers = try Self.numbers(sharpen, flag: "--sharpen", count: 1...3, as: Double.self)
+            operations.append(.sharpen(Sharpen(amount: numbers[0], sigma: numbers.count > 1 ? numbers[1] : 1,
+                                               threshold: numbers.count > 2 ? numbers[2] : 0)))
+        }
+        if grayscale { operations.append(.grayscale) }
+        if let watermark {
+            operations.append(.watermark(Watermark(file: watermark, position: watermarkPosition ?? .br,
+                                                   opacity: watermarkOpacity ?? 1, margin: watermarkMargin ?? 16,
+                                                   scale: watermarkScale ?? 0.2)))
+        } else if watermarkPosition != nil || watermarkOpacity != nil || watermarkMargin != nil || watermarkScale != nil {
+            throw ValidationError("--watermark-position, --watermark-opacity, --watermark-margin and --watermark-scale need --watermark")
+        }
+        return operations
+    }
+
+    /// Comma-separated numbers, `count` of them.
+    private static func numbers<T: LosslessStringConvertible>(_ text: String, flag: String, count: ClosedRange<Int>,
+                                                              as: T.Type) throws -> [T] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { T(String($0).trimmingCharacters(in: .whitespaces)) }
+        guard count.contains(parts.count), parts.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("\(flag) expects \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)") comma-separated numbers, not '\(text)'")
+        }
+        return parts.map { $0! }
+    }
+
+    /// `WxH`, `Wx` or `xH`.
+    private static func box(_ text: String) throws -> (Int?, Int?) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, parts.contains(where: { !$0.isEmpty }),
+              parts.allSatisfy({ $0.isEmpty || Int($0) != nil }) else {
+            throw ValidationError("--resize expects WxH, Wx or xH, not '\(text)'")
+        }
+        return (Int(parts[0]), Int(parts[1]))
     }
 }

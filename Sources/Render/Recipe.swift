@@ -1,0 +1,67 @@
+import Foundation
+
+/// A recipe file (SPEC §4.2): `{"operations":[…],"output":{"level":6}}`,
+/// operations applied in the order listed. Watermark paths are relative to
+/// the recipe's directory.
+public struct Recipe: Sendable, Equatable, Codable {
+    /// Output settings.
+    public struct Output: Sendable, Equatable, Codable {
+        /// PNG compression level, 0–9; nil: the default.
+        public var level: Int?
+    }
+
+    /// The operations, in order.
+    public var operations: [Operation]
+    /// Output settings; nil: the defaults.
+    public var output: Output?
+
+    /// Reads and checks the recipe at `path`; throws `RenderError.invalidRecipe` naming the problem
+    /// (unreadable file, bad JSON, unknown op, missing field, wrong type, value out of range).
+    public static func load(contentsOf path: String) throws(RenderError) -> Recipe {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .invalidRecipe(path: path, problem: "cannot read the file (\(error.localizedDescription))")
+        }
+        var recipe: Recipe
+        do {
+            recipe = try JSONDecoder().decode(Recipe.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalidRecipe(path: path, problem: describe(error))
+        } catch {
+            throw .invalidRecipe(path: path, problem: "\(error)")
+        }
+        if let level = recipe.output?.level, !(0...9).contains(level) {
+            throw .invalidRecipe(path: path, problem: "output.level must be 0-9, not \(level)")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        recipe.operations = recipe.operations.map { operation in
+            guard case .watermark(var watermark) = operation, !watermark.file.hasPrefix("/") else { return operation }
+            watermark.file = directory.appendingPathComponent(watermark.file).standardized.path
+            return .watermark(watermark)
+        }
+        return recipe
+    }
+
+    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected Int", ….
+    private static func describe(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the top level" : text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(place(context.codingPath + [key])): missing"
+        case .typeMismatch(let type, let context):
+            return "\(place(context.codingPath)): wrong type, expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(place(context.codingPath)): missing value, expected \(type)"
+        case .dataCorrupted(let context):
+            let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
+            return "\(place(context.codingPath)): \(reason ?? context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

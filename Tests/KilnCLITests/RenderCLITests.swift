@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// SPEC §4.2 through the CLI: the same operations as flags or as a recipe give
+/// byte-identical outputs on each device; bad recipes exit 64 naming the problem.
+/// SampleData's images are 96×64, so the resize needs `--upscale` to act.
+@Suite struct RenderCLITests {
+    static let flags = ["--resize", "800x", "--upscale", "--saturation", "1.2", "--sharpen", "0.5",
+                        "--watermark", Paths.sampleData + "/watermark.png"]
+    /// The same operations in the table's order; the watermark path is relative to the recipe's directory.
+    static let recipe = """
+        {"operations":[{"op":"resize","width":800,"upscale":true},{"op":"adjust","saturation":1.2},
+        {"op":"sharpen","amount":0.5},{"op":"watermark","file":"watermark.png"}],"output":{"level":6}}
+        """
+
+    @Test(arguments: ["cpu", "vulkan"])
+    func flagsAndRecipeGiveIdenticalOutputs(_ device: String) throws {
+        let work = try TemporaryDirectory()
+        let recipeDirectory = work.join("recipe")
+        try FileManager.default.createDirectory(atPath: recipeDirectory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/watermark.png", toPath: recipeDirectory + "/watermark.png")
+        try Self.recipe.write(toFile: recipeDirectory + "/recipe.json", atomically: true, encoding: .utf8)
+
+        let byFlags = try kiln(["export", Paths.sampleData, "--output", work.join("flags"), "--device", device,
+                                "--progress", "none"] + Self.flags)
+        #expect(byFlags.status == 0, "\(byFlags.stderr)")
+        let byRecipe = try kiln(["export", Paths.sampleData, "--output", work.join("recipe-out"), "--device", device,
+                                 "--progress", "none", "--recipe", recipeDirectory + "/recipe.json"])
+        #expect(byRecipe.status == 0, "\(byRecipe.stderr)")
+
+        let names = Paths.pngs(in: work.join("flags"))
+        #expect(names == Paths.pngs(in: Paths.sampleData))
+        for name in names {
+            let a = FileManager.default.contents(atPath: work.join("flags/" + name))
+            let b = FileManager.default.contents(atPath: work.join("recipe-out/" + name))
+            #expect(a != nil && a == b, "\(device): \(name) differs between flags and recipe")
+        }
+        #expect(try pngcheckFailures(names.map { work.join("flags/" + $0) }).isEmpty)
+    }
+
+    @Test(arguments: [
+        (#"{"operations":[{"op":"blurr","sigma":1}]}"#, "unknown op \"blurr\""),
+        (#"{"operations":[{"op":"blur"}]}"#, "operations[0].sigma: missing"),
+        (#"{"operations":[{"op":"crop","x":0,"y":0,"width":"ten","height":5}]}"#, "operations[0].width: wrong type"),
+        (#"{"operations":[{"op":"rotate","degrees":45}]}"#, "degrees must be 90, 180 or 270"),
+        (#"{"operations":[{"op":"watermark","file":"missing.png"}]}"#, "missing.png"),
+        (#"{"operations":[]"#, "not valid JSON"),
+    ])
+    func badRecipesExit64NamingTheProblem(_ text: String, _ named: String) throws {
+        let work = try TemporaryDirectory()
+        try text.write(toFile: work.join("recipe.json"), atomically: true, encoding: .utf8)
+        let r = try kiln(["export", Paths.sampleData, "--output", work.join("out"), "--recipe", work.join("recipe.json")])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains(named), "stderr should name \(named): \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.join("out")), "nothing written")
+    }
+
+    @Test func flagsBesideRecipeAndUnreadableRecipeExit64() throws {
+        let work = try TemporaryDirectory()
+        let beside = try kiln(["export", Paths.sampleData, "--output", work.join("out"),
+                               "--recipe", Paths.sampleData + "/recipe.json", "--blur", "2"])
+        #expect(beside.status == 64)
+        #expect(beside.stderr.contains("--blur"), "\(beside.stderr)")
+        let missing = try kiln(["export", Paths.sampleData, "--output", work.join("out"), "--recipe", work.join("none.json")])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("none.json"), "\(missing.stderr)")
+    }
+}
