@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Times the render stage alone, for Scripts/bench.
+        .executableTarget(name: "kiln-bench", dependencies: ["Render", "Compute", "PNGCodec"]),
         // A tiny program the lifecycle tests send signals to.
         .executableTarget(name: "LifecycleProbe", dependencies: ["ContinuedProcessing"]),
 

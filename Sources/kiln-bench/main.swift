@@ -1,0 +1,68 @@
+// kiln-bench — times the render stage alone (decoded pixels in, pixels out),
+// for Scripts/bench. Decoding happens before the clock starts.
+//
+//   kiln-bench synthesize WIDTH HEIGHT OUT.png     deterministic RGBA test image
+//   kiln-bench time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS
+//       prints "seconds: t1 t2 …" (one warm-up render first, not timed)
+import Compute
+import Foundation
+import PNGCodec
+import Render
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("kiln-bench: \(message)\n".utf8))
+    exit(64)
+}
+
+/// Smooth gradients, texture and a soft alpha ramp: resampling and blurring see real work, not flat color.
+func synthesize(width: Int, height: Int) -> PixelBuffer {
+    var bytes = [UInt8](repeating: 0, count: width * height * 4)
+    var state: UInt32 = 12345
+    for y in 0..<height {
+        for x in 0..<width {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            let noise = Int(state >> 28)
+            let i = (y * width + x) * 4
+            bytes[i] = UInt8((x * 255 / max(1, width - 1) + noise) & 255)
+            bytes[i + 1] = UInt8((y * 255 / max(1, height - 1)) ^ (x & 31))
+            bytes[i + 2] = UInt8(((x / 64 + y / 64) % 2) * 200 + noise)
+            bytes[i + 3] = UInt8(min(255, 128 + (x + y) * 255 / max(1, width + height)))
+        }
+    }
+    return PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "synthesize":
+    guard arguments.count == 4, let width = Int(arguments[2]), let height = Int(arguments[3]) else {
+        fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png")
+    }
+    let image = synthesize(width: width, height: height)
+    let png = try PNGEncoder.encode(image, options: .init(level: 1))
+    try Data(png).write(to: URL(fileURLWithPath: arguments[4]))
+case "time":
+    guard arguments.count == 6, let value = Double(arguments[4]), let runs = Int(arguments[6]) else {
+        fail("usage: kiln-bench time IN.png resize WIDTH|blur SIGMA cpu|vulkan RUNS")
+    }
+    let image = try PNGDecoder.decode(contentsOf: arguments[2], limits: .init())
+    let operation: Render.Operation = switch arguments[3] {
+    case "resize": .resize(Resize(width: Int(value), height: nil))
+    case "blur": .blur(Blur(sigma: value))
+    default: fail("unknown operation \(arguments[3])")
+    }
+    let preference = DevicePreference(rawValue: arguments[5]) ?? fail("unknown device \(arguments[5])")
+    let backend = try BackendSelector.choose(preference).backend
+    let pipeline = try RenderPipeline(operations: [operation])
+    _ = try pipeline.render(image, on: backend)
+    var seconds: [Double] = []
+    for _ in 0..<runs {
+        let start = ContinuousClock.now
+        _ = try pipeline.render(image, on: backend)
+        let elapsed = ContinuousClock.now - start
+        seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+    print("seconds: " + seconds.map { String(format: "%.4f", $0) }.joined(separator: " "))
+default:
+    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS")
+}
