@@ -54,6 +54,10 @@ struct JobRunner {
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
+        if preference == .cpu {
+            // `--device cpu` never loads Vulkan (SPEC §3); its request needs no GPU, so no probe is needed.
+            configuration.resourceProbe = { [] }
+        }
         let scheduler = TaskScheduler(permittedIdentifiers: [ExportSession.permittedIdentifier],
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)

@@ -14,7 +14,9 @@ final class ChildProcess {
         var signal: Int32?
         var stdout: String
         var stderr: String
-        /// Peak resident set size in KiB.
+        /// `ru_maxrss` in KiB. On Linux it carries the spawning process's memory across
+        /// `exec`, so it overstates a child spawned from a large process; measure
+        /// memory through `/usr/bin/time` instead.
         var maxRSSKiB: Int
         /// Whether the run was killed for exceeding its time limit.
         var timedOut: Bool
