@@ -51,7 +51,7 @@ case "time":
     case "blur": .blur(Blur(sigma: value))
     default: fail("unknown operation \(arguments[3])")
     }
-    let preference = DevicePreference(rawValue: arguments[5]) ?? fail("unknown device \(arguments[5])")
+    guard let preference = DevicePreference(rawValue: arguments[5]) else { fail("unknown device \(arguments[5])") }
     let backend = try BackendSelector.choose(preference).backend
     let pipeline = try RenderPipeline(operations: [operation])
     _ = try pipeline.render(image, on: backend)
