@@ -75,27 +75,23 @@ enum BlurKernel {
             unpremultiply ? Alpha.unpremultiply(pixel) : pixel
         }
 
-        /// Horizontal: the row, padded with its edge pixels, is accumulated one
-        /// weight at a time (a vectorizable multiply-add over the whole row).
+        /// Horizontal: each output pixel sums its window of the row (padded with
+        /// its edge pixels) in a register, pairing the taps at ±k, which share a weight.
         func blurRows(_ pixels: UnsafeBufferPointer<SIMD4<Float>>, width: Int, rows: Range<Int>,
                       output: UnsafeMutablePointer<SIMD4<Float>>) {
             let padded = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width + 2 * radius)
-            let sum = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width)
-            defer {
-                padded.deallocate()
-                sum.deallocate()
-            }
+            defer { padded.deallocate() }
+            let w = weights.baseAddress!
             for y in rows {
                 let line = pixels.baseAddress! + y * width
                 for i in 0..<padded.count { padded[i] = load(line[min(max(i - radius, 0), width - 1)]) }
-                for x in 0..<width { sum[x] = .zero }
-                for k in 0..<weights.count {
-                    let w = weights[k]
-                    let shifted = padded.baseAddress! + k
-                    for x in 0..<width { sum[x] += w * shifted[x] }
-                }
                 let out = output + y * width
-                for x in 0..<width { out[x] = finish(sum[x]) }
+                for x in 0..<width {
+                    let window = padded.baseAddress! + x
+                    var sum = w[radius] * window[radius]
+                    for k in 0..<radius { sum += w[k] * (window[k] + window[2 * radius - k]) }
+                    out[x] = finish(sum)
+                }
             }
         }
 
@@ -109,14 +105,18 @@ enum BlurKernel {
             for left in stride(from: 0, to: width, by: strip) {
                 let columns = min(strip, width - left)
                 for y in rows {
-                    for x in 0..<columns { sum[x] = .zero }
-                    for k in 0..<weights.count {
-                        let w = weights[k]
-                        let line = pixels.baseAddress! + min(max(y + k - radius, 0), height - 1) * width + left
+                    func row(_ offset: Int) -> UnsafePointer<SIMD4<Float>> {
+                        pixels.baseAddress! + min(max(y + offset, 0), height - 1) * width + left
+                    }
+                    let center = row(0), middle = weights[radius]
+                    for x in 0..<columns { sum[x] = middle * load(center[x]) }
+                    // The rows at ±k share a weight: one multiply for both.
+                    for k in 1...radius {
+                        let w = weights[radius - k], above = row(-k), below = row(k)
                         if premultiply {
-                            for x in 0..<columns { sum[x] += w * Alpha.premultiply(line[x]) }
+                            for x in 0..<columns { sum[x] += w * (Alpha.premultiply(above[x]) + Alpha.premultiply(below[x])) }
                         } else {
-                            for x in 0..<columns { sum[x] += w * line[x] }
+                            for x in 0..<columns { sum[x] += w * (above[x] + below[x]) }
                         }
                     }
                     let out = output + y * width + left
