@@ -16,6 +16,7 @@ struct JobRunner {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        MemoryPolicy.apply()
         let options = record.options
         // The device first: a missing required GPU must stop the job before anything is written.
         let preference = DevicePreference(rawValue: record.device) ?? .auto
