@@ -89,7 +89,9 @@ struct JobRunner {
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {
-            fail("the export task was not accepted: \(error)")
+            reporter.warning("the export task was not accepted: \(error)")
+            status.publish(.stopped)
+            reporter.end(job.counts, total: job.items.count, exitCode: KilnExitCode.unavailable.rawValue)
             throw KilnExitCode.unavailable
         }
         await observer.stop()
