@@ -1,3 +1,6 @@
+// The library's pthread-backed lock: TSan sees it (it does not see Synchronization.Mutex on Linux).
+@testable import ContinuedProcessing
+
 /// A thread-safe count, with the largest value it ever had (for concurrency limits).
 final class Counter: Sendable {
     private let state = Locked((value: 0, maximum: 0))

@@ -1,4 +1,4 @@
-import ContinuedProcessing
+@testable import ContinuedProcessing  // for the library's Locked
 /// Collects every event of one `events()` subscription, for assertions.
 final class EventRecorder: Sendable {
     private final class Storage: Sendable {

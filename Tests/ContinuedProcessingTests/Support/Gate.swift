@@ -1,3 +1,6 @@
+// The library's pthread-backed lock: TSan sees it (it does not see Synchronization.Mutex on Linux).
+@testable import ContinuedProcessing
+
 /// A latch a launch handler waits on until the test opens it.
 final class Gate: Sendable {
     private let isOpen = Locked(false)
