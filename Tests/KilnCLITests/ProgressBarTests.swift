@@ -93,4 +93,19 @@ import Testing
             #expect(try pane.waitFor { $0.contains("EXIT=75") })
         }
     }
+
+    /// After Ctrl-C the bar says it is stopping before the summary replaces it (read
+    /// from the raw stream, since the terminal shows it only for the moment it lasts).
+    @Test func barSaysItIsStopping() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "bar",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(child.waitUntil { child.stderrSoFar.contains("2/24") })
+        child.send(SIGINT)
+        let r = try child.wait(timeout: .seconds(30))
+        #expect(r.status == 75)
+        #expect(r.stderr.contains("stopping (cancelled): finishing the images in flight"), "\(r.stderr.suffix(600))")
+        #expect(r.stderr.hasSuffix("· stopped, resumable\n"), "ends with the summary line")
+    }
 }
