@@ -3,7 +3,9 @@
 // A workgroup is one 256-pixel run along the axis: it loads the run and its
 // apron (radius pixels each side) into shared memory once, so every source
 // pixel is read from device memory about once instead of 2·radius + 1 times.
-// Radii above `maxApron` read device memory directly.
+// Radii above `maxApron` read device memory directly. The weights
+// exp(−k²/2σ²), k = 0…radius, are computed once per workgroup into shared
+// memory (radii up to `maxWeights`, σ ≈ 341), not once per tap per pixel.
 // ints = (unused, radius, premultiply input, unpremultiply output); floats = (sigma)
 // CPU twin: Sources/Render/Kernels/BlurKernel.swift.
 #ifdef VERTICAL
@@ -20,6 +22,8 @@ layout(local_size_x = 256, local_size_y = 1) in;
 const int run = 256;
 const int maxApron = 64;
 shared vec4 window[run + 2 * maxApron];
+const int maxWeights = 1024;
+shared float weights[maxWeights + 1];
 
 void main() {
     ivec4 options = pass.ints[0];
@@ -35,7 +39,14 @@ void main() {
     int across = pass.tile.ACROSS + int(gl_WorkGroupID.ACROSS);
     int runStart = pass.tile.ALONG + int(gl_WorkGroupID.ALONG) * run;
     int runLength = vertical ? pass.tile.w : pass.tile.z;
+    float sigma = pass.floats[0].x;
     bool cached = radius <= maxApron;
+    bool tabulated = radius <= maxWeights;
+    if (tabulated) {
+        for (int k = int(gl_LocalInvocationID.ALONG); k <= radius; k += run) {
+            weights[k] = exp(-float(k * k) / (2.0 * sigma * sigma));
+        }
+    }
     if (cached) {
         // Stay inside the tile's footprint (what is bound), which the last run may overhang.
         int last = min(pass.tile.ALONG + runLength - 1 + radius, n - 1);
@@ -44,26 +55,43 @@ void main() {
             vec4 v = vertical ? load(across, j) : load(j, across);
             window[k] = options.z != 0 ? premultiply(v) : v;
         }
+    }
+    // radius is the same for the whole workgroup: uniform control flow.
+    if (tabulated) {
         barrier();
     }
     if (int(gl_GlobalInvocationID.ALONG) >= runLength) {
         return;
     }
-    float sigma = pass.floats[0].x;
-    vec4 sum = vec4(0.0);
-    float total = 0.0;
-    for (int k = -radius; k <= radius; k++) {
-        float w = exp(-float(k * k) / (2.0 * sigma * sigma));
-        vec4 v;
-        if (cached) {
-            v = window[along - runStart + radius + k];
-        } else {
-            int j = clamp(along + k, 0, n - 1);
-            v = vertical ? load(across, j) : load(j, across);
-            v = options.z != 0 ? premultiply(v) : v;
+    vec4 sum;
+    float total;
+    if (cached) {
+        // The common case: window and weights in shared memory; the taps at
+        // ±k share a weight (one multiply for both).
+        int center = along - runStart + radius;
+        float w0 = weights[0];
+        sum = w0 * window[center];
+        total = w0;
+        for (int k = 1; k <= radius; k++) {
+            float w = weights[k];
+            sum += w * (window[center - k] + window[center + k]);
+            total += 2.0 * w;
         }
-        sum += w * v;
-        total += w;
+    } else {
+        sum = vec4(0.0);
+        total = 0.0;
+        for (int k = -radius; k <= radius; k++) {
+            float w;
+            if (tabulated) {
+                w = weights[abs(k)];
+            } else {
+                w = exp(-float(k * k) / (2.0 * sigma * sigma));
+            }
+            int j = clamp(along + k, 0, n - 1);
+            vec4 v = vertical ? load(across, j) : load(j, across);
+            sum += w * (options.z != 0 ? premultiply(v) : v);
+            total += w;
+        }
     }
     sum /= total;
     ivec2 p = vertical ? ivec2(across, along) : ivec2(along, across);

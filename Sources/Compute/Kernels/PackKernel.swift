@@ -19,6 +19,7 @@ package enum PackKernel {
         let scale = scale(for: image.depth)
         let depth = image.depth
         let bytes = [UInt8](unsafeUninitializedCapacity: count * 4 * depth.bytesPerSample) { output, initialized in
+            HugePages.advise(output)
             image.pixels.withUnsafeBufferPointer { pixels in
                 // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
                 // Each chunk writes only its own pixels, so sharing the pointers is safe.
@@ -46,9 +47,13 @@ package enum PackKernel {
     @inline(__always)
     private static func quantize(_ value: Float, _ scale: Float) -> UInt32 {
         let clamped = value.isNaN ? 0 : Swift.min(Swift.max(value, 0), 1)
-        let level = (clamped * scale + 0.5).rounded(.down)
-        // An integer-valued float below 2^23, plus 2^23, holds that integer in its low
-        // mantissa bits: a conversion without Int(_:)'s range check, which blocks vectorizing.
-        return (level + 0x1p23).bitPattern & 0x7F_FFFF
+        let x = clamped * scale + 0.5
+        // x lies in 0.5…2^16 + 0.5: x + 2^23 is x rounded to an integer (to nearest,
+        // ties to even), plus 2^23, held in the low mantissa bits; one less where
+        // that rounded up makes it floor(x). Exactly `floor`, without a libm call
+        // (SSE2 has no floor instruction) or Int(_:)'s range check, so it vectorizes.
+        let rounded = x + 0x1p23
+        let level = rounded - 0x1p23 > x ? rounded - 1 : rounded
+        return level.bitPattern & 0x7F_FFFF
     }
 }

@@ -18,6 +18,7 @@ package enum UnpackKernel {
         let count = image.pixelCount
         let scale = scale(for: image.depth)
         let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { output, initialized in
+            HugePages.advise(output)
             image.bytes.withUnsafeBytes { bytes in
                 // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
                 // Each chunk writes only its own pixels, so sharing the pointers is safe.

@@ -14,7 +14,14 @@ enum Alpha {
     static func unpremultiply(_ c: SIMD4<Float>) -> SIMD4<Float> {
         let a = min(max(c.w, 0), 1)
         guard a >= transparent else { return .zero }
-        let color = c.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a)) / a
-        return SIMD4(color.x, color.y, color.z, a)
+        // Masked replaces rather than `clamped`, whose generic pointwise min/max
+        // do not inline into the kernels' loops.
+        let limit = SIMD4<Float>(repeating: a)
+        let zero = SIMD4<Float>(repeating: 0)
+        var color = c.replacing(with: zero, where: c .< zero)
+        color.replace(with: limit, where: color .> limit)
+        color /= limit
+        color.w = a
+        return color
     }
 }

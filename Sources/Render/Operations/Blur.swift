@@ -15,9 +15,8 @@ public struct Blur: Sendable, Equatable, Codable {
 
     func lower(into builder: inout PassBuilder) {
         let w = builder.width, h = builder.height
-        let rows = builder.add(BlurKernel.pass(builder.current, vertical: false, sigma: sigma, width: w, height: h,
-                                               premultiplyInput: true, unpremultiplyOutput: false))
-        builder.advance(BlurKernel.pass(rows, vertical: true, sigma: sigma, width: w, height: h,
-                                        premultiplyInput: false, unpremultiplyOutput: true))
+        let blurred = BlurKernel.add(builder.current, sigma: sigma, premultiplyInput: true, unpremultiplyOutput: true,
+                                     to: &builder)
+        builder.move(to: blurred, width: w, height: h)
     }
 }

@@ -31,10 +31,8 @@ public struct Sharpen: Sendable, Equatable, Codable {
 
     func lower(into builder: inout PassBuilder) {
         let w = builder.width, h = builder.height
-        let rows = builder.add(BlurKernel.pass(builder.current, vertical: false, sigma: sigma, width: w, height: h,
-                                               premultiplyInput: true, unpremultiplyOutput: false))
-        let blurred = builder.add(BlurKernel.pass(rows, vertical: true, sigma: sigma, width: w, height: h,
-                                                  premultiplyInput: false, unpremultiplyOutput: false))
+        let blurred = BlurKernel.add(builder.current, sigma: sigma, premultiplyInput: true, unpremultiplyOutput: false,
+                                     to: &builder)
         builder.advance(SharpenKernel.pass(builder.current, blurred: blurred, amount: amount, threshold: threshold,
                                            width: w, height: h))
     }
