@@ -43,6 +43,19 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// The keys of each op's recipe object besides `op` (SPEC §4.2); any other key is an error.
+    static let parameters: [String: [String]] = [
+        "crop": ["x", "y", "width", "height"],
+        "rotate": ["degrees"],
+        "flip": ["axis"],
+        "resize": ["width", "height", "fit", "filter", "upscale"],
+        "adjust": ["brightness", "contrast", "saturation", "exposure", "gamma"],
+        "blur": ["sigma"],
+        "sharpen": ["amount", "sigma", "threshold"],
+        "grayscale": [],
+        "watermark": ["file", "position", "opacity", "margin", "scale"],
+    ]
+
     private enum Key: String, CodingKey {
         case op
     }
@@ -50,6 +63,9 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let op = try container.decode(String.self, forKey: .op)
+        if let parameters = Self.parameters[op] {
+            try decoder.rejectUnknownKeys(known: ["op"] + parameters)
+        }
         switch op {
         case "crop": self = .crop(try Crop(from: decoder))
         case "rotate": self = .rotate(try Rotate(from: decoder))
@@ -107,5 +123,26 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? name
+    }
+}
+
+/// Any key of a JSON object, for finding the ones a type does not know.
+struct AnyCodingKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// Throws `DecodingError.dataCorrupted` at this object, naming its first key
+    /// (in sorted order) that is not in `known`: a misspelled key must not be
+    /// silently ignored (`{"op":"blur","sigma":2,"sigmaa":3}`).
+    func rejectUnknownKeys(known: [String]) throws {
+        let keys = try container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
+        guard let unknown = keys.filter({ !known.contains($0) }).sorted().first else { return }
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: codingPath,
+            debugDescription: "unknown key \"\(unknown)\" (known: \(known.joined(separator: ", ")))"))
     }
 }

@@ -8,12 +8,33 @@ public struct Recipe: Sendable, Equatable, Codable {
     public struct Output: Sendable, Equatable, Codable {
         /// PNG compression level, 0–9; nil: the default.
         public var level: Int?
+
+        private enum CodingKeys: String, CodingKey {
+            case level
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(known: ["level"])
+            level = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .level)
+        }
     }
 
     /// The operations, in order.
     public var operations: [Operation]
     /// Output settings; nil: the defaults.
     public var output: Output?
+
+    private enum CodingKeys: String, CodingKey {
+        case operations, output
+    }
+
+    /// Decodes a recipe; unknown keys (here, in `output` or in an operation) are errors.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(known: ["operations", "output"])
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([Operation].self, forKey: .operations)
+        output = try container.decodeIfPresent(Output.self, forKey: .output)
+    }
 
     /// Reads and checks the recipe at `path`; throws `RenderError.invalidRecipe` naming the problem
     /// (unreadable file, bad JSON, unknown op, missing field, wrong type, value out of range).

@@ -45,6 +45,11 @@ import Testing
         (#"{"operations":[{"op":"rotate","degrees":45}]}"#, "degrees must be 90, 180 or 270"),
         (#"{"operations":[{"op":"watermark","file":"missing.png"}]}"#, "missing.png"),
         (#"{"operations":[]"#, "not valid JSON"),
+        (#"{"operations":[{"op":"blur","sigma":2,"sigmaa":3}]}"#, #"operations[0]: unknown key "sigmaa""#),
+        (#"{"operations":[{"op":"grayscale"},{"op":"resize","width":10,"fitt":"cover"}]}"#,
+         #"operations[1]: unknown key "fitt""#),
+        (#"{"operations":[{"op":"blur","sigma":2}],"outputs":{"level":1}}"#, #"the top level: unknown key "outputs""#),
+        (#"{"operations":[{"op":"blur","sigma":2}],"output":{"level":1,"lvl":2}}"#, #"output: unknown key "lvl""#),
     ])
     func badRecipesExit64NamingTheProblem(_ text: String, _ named: String) throws {
         let work = try TemporaryDirectory()
