@@ -53,10 +53,12 @@ let package = Package(
         // A tiny program the lifecycle tests send signals to.
         .executableTarget(name: "LifecycleProbe", dependencies: ["ContinuedProcessing"]),
 
+        // Helpers shared by the test targets (forged PNG bytes, a seeded generator).
+        .target(name: "KilnTestSupport", path: "Tests/Support"),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec"]),
-        .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec"]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "KilnTestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Compute
 import Devices
+import KilnTestSupport
 import Testing
 
 @Suite("Device-lost fault injection")

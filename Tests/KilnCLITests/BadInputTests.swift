@@ -1,33 +1,14 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 import Testing
 
 /// Hostile inputs through the CLI: never a crash, never a hang, never an output
 /// for a failed input, never a large allocation for a huge declared size.
 @Suite struct BadInputTests {
-    /// CRC-32 of PNG chunks (ISO 3309), so the test can forge valid chunks.
-    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-        }
-        return ~crc
-    }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(type.utf8) + data
-        return be32(UInt32(data.count)) + body + be32(crc32(body))
-    }
-
-    private static func be32(_ v: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
-
     @Test func hugeDeclaredSizeIsRefusedBeforeAnyLargeAllocation() throws {
         let dir = try TemporaryDirectory()
-        let ihdr = Self.be32(100_000) + Self.be32(100_000) + [8, 6, 0, 0, 0]
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-            + Self.chunk("IHDR", ihdr) + Self.chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
-            + Self.chunk("IEND", [])
+        let png = PNGBytes.minimalPNG(width: 100_000, height: 100_000)
         try Data(png).write(to: URL(fileURLWithPath: dir.join("huge.png")))
         // Peak RSS through GNU time, which forks kiln from its own small process: the
         // ru_maxrss of a child spawned straight from this (large) test runner would

@@ -22,19 +22,6 @@ struct Events {
     func files(_ status: String) -> [[String: Any]] { named("file").filter { $0["status"] as? String == status } }
 }
 
-/// A small deterministic generator (SplitMix64) so failures can be replayed from the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Runs `pngcheck -q` over files, returning the files it rejected (empty when all pass).
 func pngcheckFailures(_ files: [String]) throws -> [String] {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pngcheck") else {

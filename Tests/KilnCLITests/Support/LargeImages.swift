@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 
 /// A folder of photo-sized images made once per test process: smooth

@@ -1,22 +1,22 @@
 /// Helpers to build and take apart PNG byte streams in tests.
-enum PNGBytes {
+public enum PNGBytes {
     /// The 8-byte PNG signature.
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// A chunk with a correct CRC.
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    public static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
         return bigEndian(UInt32(data.count)) + typeBytes + data + bigEndian(crc32(typeBytes + data))
     }
 
     /// IHDR data for the given fields.
-    static func ihdr(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6,
+    public static func ihdr(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6,
                      interlace: UInt8 = 0) -> [UInt8] {
         chunk("IHDR", bigEndian(width) + bigEndian(height) + [bitDepth, colorType, 0, 0, interlace])
     }
 
     /// A whole PNG: signature, IHDR, one IDAT (a tiny valid zlib stream), IEND.
-    static func minimalPNG(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6) -> [UInt8] {
+    public static func minimalPNG(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 6) -> [UInt8] {
         // zlib stream of a single stored block holding one zero byte.
         let zlib: [UInt8] = [0x78, 0x01, 0x01, 0x01, 0x00, 0xFE, 0xFF, 0x00, 0x00, 0x01, 0x00, 0x01]
         return signature + ihdr(width: width, height: height, bitDepth: bitDepth, colorType: colorType)
@@ -24,20 +24,20 @@ enum PNGBytes {
     }
 
     /// One chunk's place in a stream.
-    struct Chunk {
-        var type: String
+    public struct Chunk {
+        public var type: String
         /// Offset of the length field.
-        var offset: Int
+        public var offset: Int
         /// Length of the data.
-        var length: Int
+        public var length: Int
         /// Offset of the data.
-        var dataOffset: Int { offset + 8 }
+        public var dataOffset: Int { offset + 8 }
         /// Offset just past the CRC (the next chunk's offset).
-        var end: Int { offset + 12 + length }
+        public var end: Int { offset + 12 + length }
     }
 
     /// The chunks of a well-formed stream.
-    static func chunks(of png: [UInt8]) -> [Chunk] {
+    public static func chunks(of png: [UInt8]) -> [Chunk] {
         var result: [Chunk] = []
         var offset = 8
         while offset + 12 <= png.count {
@@ -50,41 +50,26 @@ enum PNGBytes {
     }
 
     /// Recomputes the CRC of the chunk at `chunk.offset` (after editing its data).
-    static func fixCRC(_ png: inout [UInt8], _ chunk: Chunk) {
+    public static func fixCRC(_ png: inout [UInt8], _ chunk: Chunk) {
         let crc = crc32(Array(png[(chunk.offset + 4)..<(chunk.dataOffset + chunk.length)]))
         png.replaceSubrange((chunk.end - 4)..<chunk.end, with: bigEndian(crc))
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
+    public static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
-    static func readBigEndian(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    public static func readBigEndian(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// CRC-32 as PNG defines it (ISO 3309), bitwise: tests only hash small chunks.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc ^= UInt32(byte)
             for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return ~crc
-    }
-}
-
-/// A small seeded generator (SplitMix64), so failures are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
