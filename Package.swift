@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec"]),
+        .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "KilnTestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import KilnTestSupport
 import Render
 import Testing
 

@@ -1,4 +1,5 @@
 import Compute
+import KilnTestSupport
 import Render
 import Testing
 

@@ -1,4 +1,5 @@
 import Compute
+import KilnTestSupport
 import PNGCodec
 import Render
 import Testing

@@ -1,24 +1,6 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
-
-/// A small seedable generator (SplitMix64), so a failing random image can be
-/// reproduced from the seed printed with the failure. (Test targets cannot
-/// share code; ComputeTests has the same one.)
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random images of every canonical format: 8 and 16 bits, with alpha and opaque.
 enum TestImages {
