@@ -111,8 +111,13 @@ public final class ExportJob: Sendable {
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
         let work = remaining
-        let weights = work.map { Int64((try? PNGDecoder.readHeader(contentsOf: $0.input)).map { $0.width * $0.height } ?? 1) }
-        let donePixels = Int64(items.count - work.count)  // earlier runs' items weigh one unit each
+        // Weights come from the headers (a few bytes per file); an unreadable one weighs one pixel.
+        func pixels(_ item: ExportItem) -> Int64 {
+            Int64((try? PNGDecoder.readHeader(contentsOf: item.input)).map { $0.width * $0.height } ?? 1)
+        }
+        let weights = work.map(pixels)
+        // Items an earlier run finished count as done, by their pixels, so a resumed job's fraction starts where it stopped.
+        let donePixels = items.filter { finishedBefore[$0.output] != nil }.map(pixels).reduce(0, +)
         let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
         let next = Atomic<Int>(0)
         let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
