@@ -140,7 +140,7 @@ struct JobRunner {
         let count = record.items.count
         let title = record.title ?? "Exporting \(count) image\(count == 1 ? "" : "s")"
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }
-        let parts = record.options.plan.operations.map { "\($0)" } + ["PNG level \(record.options.plan.level)", device]
+        let parts = record.options.plan.operations.map(\.summary) + ["PNG level \(record.options.plan.level)", device]
         return (title, parts.joined(separator: " · "))
     }
 

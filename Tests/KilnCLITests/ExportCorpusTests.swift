@@ -66,4 +66,20 @@ import Testing
         }
         #expect(sizes[0] > sizes[3], "level 0 (stored) should be larger than level 9: \(sizes)")
     }
+
+    /// The derived title and subtitle say what the job does, in a few words (SPEC §5 bar, issue 6).
+    @Test func titleAndSubtitleSummarizeTheJob() throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", out.path, "--recipe", Paths.sampleData + "/recipe.json",
+                          "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let start = Events(r.stdoutLines).named("start").first ?? [:]
+        #expect(start[string: "title"] == "Exporting \(Paths.pngs(in: Paths.sampleData).count) images")
+        #expect(start[string: "subtitle"] == "fit 800×? · saturation 1.2 · sharpen 0.5 · watermark br · PNG level 6 · CPU (--device cpu)")
+        let custom = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("c"), "--title", "Holiday",
+                               "--subtitle", "for the web", "--device", "cpu", "--progress", "json"])
+        let customStart = Events(custom.stdoutLines).named("start").first ?? [:]
+        #expect(customStart[string: "title"] == "Holiday")
+        #expect(customStart[string: "subtitle"] == "for the web · CPU (--device cpu)")
+    }
 }
