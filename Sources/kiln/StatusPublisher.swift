@@ -22,18 +22,17 @@ final class StatusPublisher: Sendable {
 
     /// Publishes now.
     func publish(_ state: LiveStatus.State, fraction: Double? = nil, queuePosition: Int? = nil) {
-        let counts = job.counts
-        let total = job.items.count
-        let fraction = last.withLock { last -> Double in
+        // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
+        last.withLock { last in
             if let fraction { last.fraction = fraction }
             last.at = .now
-            return state == .finished ? 1 : last.fraction
+            let counts = job.counts
+            journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
+                                       total: job.items.count, completed: counts.completed, written: counts.written,
+                                       skipped: counts.skipped, failed: counts.failed,
+                                       fraction: state == .finished ? 1 : last.fraction,
+                                       queuePosition: queuePosition, updated: Date().timeIntervalSince1970))
         }
-        journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
-                                   total: total,
-                                   completed: counts.completed, written: counts.written, skipped: counts.skipped,
-                                   failed: counts.failed, fraction: fraction, queuePosition: queuePosition,
-                                   updated: Date().timeIntervalSince1970))
     }
 
     /// Publishes if the last publication is at least half a second old.

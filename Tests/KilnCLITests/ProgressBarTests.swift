@@ -21,7 +21,7 @@ import Testing
         func tmux(_ args: [String]) throws -> ChildProcess.Outcome {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
                 Issue.record("tmux is missing: run Scripts/setup")
-                return ChildProcess.Outcome(status: 1, signal: nil, stdout: "", stderr: "", maxRSSKiB: 0,
+                return ChildProcess.Outcome(status: 1, signal: nil, stdout: "", stderr: "",
                                             timedOut: false, elapsed: .zero)
             }
             return try ProcessRunner.run("/usr/bin/tmux", ["-L", socket] + args, environment: ["TERM": "xterm-256color"])

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Runs programs with `posix_spawn` + `wait4`, so tests see the exit status,
-/// whether a signal killed the process, and its peak memory (`ru_maxrss`) —
-/// which `Foundation.Process` does not report. Output goes through files, so
-/// a chatty child can never block on a full pipe, and tests can read what a
-/// running child printed so far.
+/// Runs programs with `posix_spawn` + `wait4`, so tests see the exit status and
+/// whether a signal killed the process. (Not its memory: Linux carries the
+/// spawner's `ru_maxrss` across `exec`; tests measure through GNU `time`.)
+/// Output goes through files, so a chatty child can never block on a full pipe,
+/// and tests can read what a running child printed so far.
 final class ChildProcess {
     /// What a finished run looked like.
     struct Outcome {
@@ -14,10 +14,6 @@ final class ChildProcess {
         var signal: Int32?
         var stdout: String
         var stderr: String
-        /// `ru_maxrss` in KiB. On Linux it carries the spawning process's memory across
-        /// `exec`, so it overstates a child spawned from a large process; measure
-        /// memory through `/usr/bin/time` instead.
-        var maxRSSKiB: Int
         /// Whether the run was killed for exceeding its time limit.
         var timedOut: Bool
         /// Wall time from spawn to exit.
@@ -81,11 +77,10 @@ final class ChildProcess {
     func wait(timeout: Duration = .seconds(300)) throws -> Outcome {
         if let outcome { return outcome }
         var status: Int32 = 0
-        var usage = rusage()
         var timedOut = false
         let deadline = ContinuousClock.now + timeout
         while true {
-            let r = wait4(pid, &status, WNOHANG, &usage)
+            let r = wait4(pid, &status, WNOHANG, nil)
             if r == pid { break }
             if r < 0 && errno != EINTR { throw RunnerError.wait(errno) }
             if ContinuousClock.now > deadline && !timedOut {
@@ -96,13 +91,12 @@ final class ChildProcess {
         }
         let signaled = (status & 0x7f) != 0 && (status & 0x7f) != 0x7f
         let result = Outcome(status: signaled ? nil : (status >> 8) & 0xff, signal: signaled ? status & 0x7f : nil,
-                             stdout: stdoutSoFar, stderr: stderrSoFar, maxRSSKiB: usage.ru_maxrss,
+                             stdout: stdoutSoFar, stderr: stderrSoFar,
                              timedOut: timedOut, elapsed: ContinuousClock.now - started)
         outcome = result
         return result
     }
 
-    private var exited = false
     private func hasExited() -> Bool {
         // Peek without reaping: a zombie's /proc state is "Z".
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
