@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 import Testing
 
@@ -6,6 +7,7 @@ import Testing
 /// conformance corpus and the project's SampleData.
 @Suite struct ExportCorpusTests {
     @Test func pngSuiteExportWritesValidFilesAndReportsCorruptOnes() throws {
+        _ = try Fixtures.pngSuiteFiles()  // a missing fixture fails here, by name
         let out = try TemporaryDirectory()
         let r = try kiln(["export", Paths.pngSuite, "--output", out.path, "--progress", "json"])
         #expect(r.status == 1, "stderr: \(r.stderr)")
@@ -20,7 +22,7 @@ import Testing
         // The 14 failures are exactly the x*.png files, each with a reason.
         let failed = events.files("failed")
         let failedNames = Set(failed.compactMap { ($0["input"] as? String).map { ($0 as NSString).lastPathComponent } })
-        #expect(failedNames == Set(Paths.pngs(in: Paths.pngSuite).filter { $0.hasPrefix("x") }))
+        #expect(failedNames == Set(try Fixtures.corruptPngSuiteFiles()))
         for event in failed {
             let error = event["error"] as? String ?? ""
             #expect(error.count > 8, "vague error for \(event["input"] ?? "?"): \(error)")

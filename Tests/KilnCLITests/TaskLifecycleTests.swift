@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// `kiln export` as a continued-processing task (SPEC §2 Lifecycle, §5 job
@@ -167,7 +168,7 @@ import Testing
         let out = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: out.join("in"), withIntermediateDirectories: true)
         let inputs = Array(Paths.pngs(in: LargeImages.directory).prefix(8)).map { LargeImages.directory + "/" + $0 }
-            + [Paths.pngSuite + "/xs1n0g01.png"]
+            + [try Fixtures.pngSuitePath("xs1n0g01.png")]
         let r = try kiln(["export"] + inputs + ["--output", out.join("out"), "--jobs", "1"])  // not a TTY: JSON by default
         #expect(r.status == 1)
         let lines = r.stdoutLines

@@ -1,35 +1,28 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 
-/// The PngSuite conformance images, read in place from `<repo>/../shared/corpus/pngsuite` (SPEC §7).
+/// The PngSuite conformance images kept in the repository (`Tests/Fixtures/PngSuite`,
+/// SPEC §7); every listing is checked against its manifest first (``Fixtures``).
 enum Corpus {
-    /// The repository root, from this file's location.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The PngSuite folder.
-    static let pngSuite = repositoryRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/corpus/pngsuite")
+    static let pngSuite = URL(fileURLWithPath: Fixtures.pngSuite)
 
     /// File names of every `.png` in PngSuite, sorted.
-    static func allFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: pngSuite.path)
-            .filter { $0.hasSuffix(".png") }
-            .sorted()
-    }
+    static func allFiles() throws -> [String] { try Fixtures.pngSuiteFiles() }
 
     /// The 161 valid files (all but `x*.png`).
-    static func validFiles() throws -> [String] { try allFiles().filter { !$0.hasPrefix("x") } }
+    static func validFiles() throws -> [String] { try Fixtures.validPngSuiteFiles() }
 
     /// The 14 deliberately corrupt files.
-    static func corruptFiles() throws -> [String] { try allFiles().filter { $0.hasPrefix("x") } }
+    static func corruptFiles() throws -> [String] { try Fixtures.corruptPngSuiteFiles() }
 
     /// Full path of a PngSuite file.
     static func path(_ name: String) -> String { pngSuite.appendingPathComponent(name).path }
 
-    /// The bytes of a PngSuite file.
+    /// The bytes of a PngSuite file (a missing or empty one throws ``MissingFixture``).
     static func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: pngSuite.appendingPathComponent(name)))
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Fixtures.pngSuitePath(name))))
     }
 }
 

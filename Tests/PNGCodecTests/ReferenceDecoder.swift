@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 
 /// Canonical samples of every valid PngSuite file according to pypng, an
@@ -23,7 +24,7 @@ enum ReferenceDecoder {
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("kiln-pngref-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let script = Corpus.repositoryRoot.appendingPathComponent("Scripts/pngref.py").path
+        let script = URL(fileURLWithPath: Fixtures.repository).appendingPathComponent("Scripts/pngref.py").path
         let run: ProcessResult
         do {
             run = try ProcessResult.run("/usr/bin/env", ["python3", script, Corpus.pngSuite.path, output.path])

@@ -1,6 +1,7 @@
 import Foundation
+import KilnTestSupport
 
-/// Where the tests find the repository, the shared corpus and the built `kiln`.
+/// Where the tests find the repository, its fixtures and the built `kiln`.
 enum Paths {
     /// The repository root (this file is Tests/KilnCLITests/Support/Paths.swift).
     static let repository: String = {
@@ -9,8 +10,8 @@ enum Paths {
         return url.path
     }()
 
-    /// `../shared/corpus/pngsuite` beside the checkout (SPEC §7; never copied in).
-    static let pngSuite = URL(fileURLWithPath: repository + "/../shared/corpus/pngsuite").standardized.path
+    /// PngSuite, kept in the repository (`Tests/Fixtures/PngSuite`).
+    static let pngSuite = Fixtures.pngSuite
 
     /// SampleData/ of the repository.
     static let sampleData = repository + "/SampleData"
