@@ -46,8 +46,11 @@ let package = Package(
                 "Devices",
                 "PNGCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
+        // Stamps kiln with the commit it was built from (`kiln --version`).
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         // Times the render stage alone, for Scripts/bench.
         .executableTarget(name: "kiln-bench", dependencies: ["Render", "Compute", "PNGCodec"]),
         // A tiny program the lifecycle tests send signals to.

@@ -15,6 +15,7 @@ struct Kiln: AsyncParsableCommand {
               or the job could not start at once under --strategy fail
           75  cancelled or expired; resumable
         """,
+        version: KilnVersion.description,
         subcommands: [ExportCommand.self, ResumeCommand.self, StatusCommand.self, CancelCommand.self, Devices.self]
     )
 }
