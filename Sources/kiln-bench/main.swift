@@ -4,6 +4,11 @@
 //   kiln-bench synthesize WIDTH HEIGHT OUT.png     deterministic RGBA test image
 //   kiln-bench time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS
 //       prints "seconds: t1 t2 …" (one warm-up render first, not timed)
+//   kiln-bench compare DIR_A DIR_B
+//       decodes every PNG of DIR_A and its namesake in DIR_B (recursively) and
+//       prints "files: N  max8: D  max16: D  failures: F"; exits 1 when a pair
+//       differs in size or by more than SPEC §4.3 allows (1 per 8-bit channel,
+//       256 per 16-bit channel), or when a file is missing from DIR_B
 import Compute
 import Foundation
 import PNGCodec
@@ -30,6 +35,52 @@ func synthesize(width: Int, height: Int) -> PixelBuffer {
         }
     }
     return PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes)
+}
+
+/// The largest difference between two decoded images' samples, or nil when their sizes or depths differ.
+func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int? {
+    guard a.width == b.width, a.height == b.height, a.depth == b.depth else { return nil }
+    var worst = 0
+    if a.depth == .eight {
+        for i in a.bytes.indices { worst = max(worst, abs(Int(a.bytes[i]) - Int(b.bytes[i]))) }
+    } else {
+        a.bytes.withUnsafeBytes { ra in
+            b.bytes.withUnsafeBytes { rb in
+                for offset in stride(from: 0, to: ra.count, by: 2) {
+                    let x = Int(ra.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                    let y = Int(rb.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                    worst = max(worst, abs(x - y))
+                }
+            }
+        }
+    }
+    return worst
+}
+
+/// Compares two output folders as SPEC §4.3 requires (see the header).
+func compare(_ left: String, _ right: String) -> Int32 {
+    let names = (FileManager.default.enumerator(atPath: left)?.allObjects as? [String] ?? [])
+        .filter { $0.lowercased().hasSuffix(".png") && !$0.hasPrefix(".kiln") }.sorted()
+    var worst8 = 0, worst16 = 0
+    var failures: [String] = []
+    for name in names {
+        do {
+            let a = try PNGDecoder.decode(contentsOf: left + "/" + name, limits: .init())
+            let b = try PNGDecoder.decode(contentsOf: right + "/" + name, limits: .init())
+            guard let difference = maxDifference(a, b) else {
+                failures.append("\(name): \(a.width)×\(a.height)/\(a.depth) vs \(b.width)×\(b.height)/\(b.depth)")
+                continue
+            }
+            if a.depth == .eight { worst8 = max(worst8, difference) } else { worst16 = max(worst16, difference) }
+            if difference > (a.depth == .eight ? 1 : 256) { failures.append("\(name): differs by \(difference)") }
+        } catch {
+            failures.append("\(name): \(error)")
+        }
+    }
+    if names.isEmpty { failures.append("no PNG files in \(left)") }
+    print("files: \(names.count)  max8: \(worst8)  max16: \(worst16)  failures: \(failures.count)")
+    failures.prefix(20).forEach { print("  \($0)") }
+    return failures.isEmpty ? 0 : 1
 }
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -63,6 +114,9 @@ case "time":
         seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
     print("seconds: " + seconds.map { String(format: "%.4f", $0) }.joined(separator: " "))
+case "compare":
+    guard arguments.count == 3 else { fail("usage: kiln-bench compare DIR_A DIR_B") }
+    exit(compare(arguments[2], arguments[3]))
 default:
-    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS")
+    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS | compare DIR_A DIR_B")
 }
