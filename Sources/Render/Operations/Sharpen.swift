@@ -1,6 +1,7 @@
 /// `sharpen`: an unsharp mask — `amount` times the difference from a
-/// Gaussian blur of `sigma` is added where that difference is at least
-/// `threshold` (0…1 scale); premultiplied color, alpha kept.
+/// Gaussian blur of `sigma` is added; differences below `threshold` (0…1
+/// scale) are left alone, those above twice it get the full amount, with a
+/// linear ramp between; premultiplied color, alpha kept.
 public struct Sharpen: Sendable, Equatable, Codable {
     /// Strength; 0 = none.
     public var amount: Double

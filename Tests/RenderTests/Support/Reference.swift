@@ -146,8 +146,10 @@ enum Reference {
         for i in out.pixels.indices {
             let o = premultiply(image.pixels[i])
             var c = o
-            for k in 0..<3 where abs(o[k] - blurred.pixels[i][k]) >= threshold {
-                c[k] = o[k] + amount * (o[k] - blurred.pixels[i][k])
+            for k in 0..<3 {
+                let difference = o[k] - blurred.pixels[i][k]
+                let weight = threshold > 0 ? min(1, max(0, abs(difference) / threshold - 1)) : 1
+                c[k] = o[k] + amount * difference * weight
             }
             out.pixels[i] = unpremultiply(c)
         }
