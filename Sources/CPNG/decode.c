@@ -3,6 +3,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +14,19 @@
 #define TYPE_IHDR CHUNK_TYPE('I', 'H', 'D', 'R')
 #define TYPE_IDAT CHUNK_TYPE('I', 'D', 'A', 'T')
 #define TYPE_IEND CHUNK_TYPE('I', 'E', 'N', 'D')
+#define TYPE_PLTE CHUNK_TYPE('P', 'L', 'T', 'E')
 
 /* Largest ancillary chunk libpng may hold in memory; larger ones are errors. */
 #define MAX_CHUNK_BYTES ((png_alloc_size_t)32 << 20)
 /* Most ancillary chunks libpng may keep (a flood of tiny chunks is an attack too). */
 #define MAX_CACHED_CHUNKS 1000
 
+/* Most bytes of ancillary chunks one decoder keeps (CPNG_KEEP_CHUNKS). */
+#define MAX_KEPT_BYTES ((size_t)64 << 20)
+
 /* Ancillary chunks the canonical buffer does not use (gamma, colour and sBIT
- * are ignored by contract): skipped unparsed, after their CRC check. */
+ * are ignored by contract): skipped unparsed after their CRC check, or, with
+ * CPNG_KEEP_CHUNKS, kept raw for the caller. */
 static const png_byte ignored_chunks[] =
     "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0"
     "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
@@ -52,6 +58,22 @@ struct cpng_decoder {
     /* First warning raised inside IDAT: libpng treats some data errors
      * (bad Adler-32, extra data) as "benign"; we do not. */
     char data_warning[160];
+    /* CPNG_* flags given at open. */
+    int flags;
+    /* Where the stream is, for the location of kept chunks. */
+    int seen_plte;
+    int seen_idat;
+    /* Kept ancillary chunks (CPNG_KEEP_CHUNKS): entries whose data points into
+     * `arena` by offset until cpng_decoder_chunks resolves them. */
+    cpng_chunk *kept;
+    size_t *kept_offsets;
+    size_t kept_count;
+    size_t kept_capacity;
+    uint8_t *arena;
+    size_t arena_size;
+    size_t arena_capacity;
+    /* Ancillary chunks left out, one line each. */
+    char chunk_warnings[1024];
 };
 
 static uint32_t read_be32(const uint8_t *p) {
@@ -112,6 +134,8 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
     if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR && count == 8) {
         d->chunk_length = read_be32(dst);
         d->chunk_type = read_be32(dst + 4);
+        if (d->chunk_type == TYPE_PLTE) d->seen_plte = 1;
+        if (d->chunk_type == TYPE_IDAT) d->seen_idat = 1;
     } else if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_DATA && d->chunk_type == TYPE_IHDR && count == 13) {
         memcpy(d->ihdr, dst, 13);
         d->have_ihdr = 1;
@@ -173,11 +197,81 @@ static void error_callback(png_structp png, png_const_charp message) {
     png_longjmp(png, 1);
 }
 
+/* Appends one line to the list of ancillary chunks left out (bounded). */
+static void note_dropped_chunk(cpng_decoder *d, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void note_dropped_chunk(cpng_decoder *d, const char *format, ...) {
+    size_t used = strlen(d->chunk_warnings);
+    if (used + 2 >= sizeof d->chunk_warnings) return;
+    if (used > 0) d->chunk_warnings[used++] = '\n';
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(d->chunk_warnings + used, sizeof d->chunk_warnings - used, format, arguments);
+    va_end(arguments);
+}
+
 static void warning_callback(png_structp png, png_const_charp message) {
     cpng_decoder *d = png_get_error_ptr(png);
-    if (d->chunk_type == TYPE_IDAT && d->data_warning[0] == '\0') {
-        snprintf(d->data_warning, sizeof d->data_warning, "%s", message);
+    if (d->chunk_type == TYPE_IDAT) {
+        if (d->data_warning[0] == '\0') snprintf(d->data_warning, sizeof d->data_warning, "%s", message);
+    } else if (d->flags & CPNG_KEEP_CHUNKS) {
+        /* Outside IDAT, libpng warns only about an ancillary chunk it discards
+         * (bad CRC, too large); the message starts with the chunk's name. */
+        note_dropped_chunk(d, "%s", message);
     }
+}
+
+/* Copies one ancillary chunk into the decoder's arena (CPNG_KEEP_CHUNKS). */
+static int keep_chunk(cpng_decoder *d, const png_unknown_chunk *chunk) {
+    char name[5];
+    memcpy(name, chunk->name, 4);
+    name[4] = '\0';
+    if (d->arena_size + chunk->size > MAX_KEPT_BYTES || d->kept_count >= MAX_CACHED_CHUNKS) {
+        note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata", name, MAX_CACHED_CHUNKS,
+                           MAX_KEPT_BYTES >> 20);
+        return 1;
+    }
+    if (d->kept_count == d->kept_capacity) {
+        size_t capacity = d->kept_capacity > 0 ? d->kept_capacity * 2 : 16;
+        cpng_chunk *kept = realloc(d->kept, capacity * sizeof *kept);
+        if (kept != NULL) d->kept = kept;
+        size_t *offsets = realloc(d->kept_offsets, capacity * sizeof *offsets);
+        if (offsets != NULL) d->kept_offsets = offsets;
+        if (kept == NULL || offsets == NULL) return 0;
+        d->kept_capacity = capacity;
+    }
+    if (d->arena_size + chunk->size > d->arena_capacity) {
+        size_t capacity = d->arena_capacity > 0 ? d->arena_capacity : 4096;
+        while (d->arena_size + chunk->size > capacity) capacity *= 2;
+        uint8_t *arena = realloc(d->arena, capacity);
+        if (arena == NULL) return 0;
+        d->arena = arena;
+        d->arena_capacity = capacity;
+    }
+    if (chunk->size > 0) memcpy(d->arena + d->arena_size, chunk->data, chunk->size);
+    cpng_chunk *entry = &d->kept[d->kept_count];
+    memcpy(entry->name, name, 5);
+    entry->data = NULL;
+    entry->size = chunk->size;
+    entry->location = d->seen_idat ? CPNG_AFTER_IDAT : d->seen_plte ? CPNG_BEFORE_IDAT : CPNG_BEFORE_PLTE;
+    d->kept_offsets[d->kept_count++] = d->arena_size;
+    d->arena_size += chunk->size;
+    return 1;
+}
+
+/* libpng hands every chunk it treats as unknown here (CPNG_KEEP_CHUNKS). */
+static int user_chunk_callback(png_structp png, png_unknown_chunkp chunk) {
+    cpng_decoder *d = png_get_user_chunk_ptr(png);
+    if ((chunk->name[0] & 0x20) == 0) {
+        /* An unknown critical chunk: the image cannot be understood. */
+        char name[5];
+        memcpy(name, chunk->name, 4);
+        name[4] = '\0';
+        cpng_status_fail(d->status, CPNG_MALFORMED, name, "unknown critical chunk %s", name);
+        return -1;
+    }
+    if (keep_chunk(d, chunk)) return 1;
+    cpng_status_fail(d->status, CPNG_NO_MEMORY, NULL, "out of memory keeping the metadata");
+    return -1;
 }
 
 /* Explains a signature mismatch; `count` bytes (1...8) were read. */
@@ -229,7 +323,14 @@ static int read_header(cpng_decoder *d, cpng_info *out) {
     png_set_chunk_malloc_max(d->png, MAX_CHUNK_BYTES);
     png_set_chunk_cache_max(d->png, MAX_CACHED_CHUNKS);
     png_set_crc_action(d->png, PNG_CRC_ERROR_QUIT, PNG_CRC_WARN_DISCARD);
-    png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, IGNORED_CHUNK_COUNT);
+    if (d->flags & CPNG_KEEP_CHUNKS) {
+        /* Every ancillary chunk but tRNS goes raw through user_chunk_callback. */
+        png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_ALWAYS, NULL, 0);
+        png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_ALWAYS, ignored_chunks, IGNORED_CHUNK_COUNT);
+        png_set_read_user_chunk_fn(d->png, d, user_chunk_callback);
+    } else {
+        png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, IGNORED_CHUNK_COUNT);
+    }
     png_set_read_fn(d->png, d, read_callback);
     png_set_sig_bytes(d->png, 8);
     png_read_info(d->png, d->info);
@@ -247,8 +348,10 @@ static int read_header(cpng_decoder *d, cpng_info *out) {
     return CPNG_OK;
 }
 
-static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, cpng_info *info, cpng_status *status) {
+static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, int flags, cpng_info *info,
+                                  cpng_status *status) {
     memset(info, 0, sizeof *info);
+    d->flags = flags;
     d->status = status;
     d->max_dimension = max_dimension < PNG_UINT_31_MAX ? max_dimension : PNG_UINT_31_MAX;
     if (check_signature(d) != CPNG_OK) goto fail;
@@ -265,7 +368,7 @@ fail:
     return NULL;
 }
 
-cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension,
+cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension, int flags,
                                        cpng_info *info, cpng_status *status) {
     cpng_status_clear(status);
     cpng_decoder *d = calloc(1, sizeof *d);
@@ -275,10 +378,10 @@ cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t m
     }
     d->data = data;
     d->size = data != NULL ? size : 0;
-    return open_decoder(d, max_dimension, info, status);
+    return open_decoder(d, max_dimension, flags, info, status);
 }
 
-cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, cpng_info *info,
+cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, int flags, cpng_info *info,
                                      cpng_status *status) {
     cpng_status_clear(status);
     cpng_decoder *d = calloc(1, sizeof *d);
@@ -292,7 +395,7 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, c
         free(d);
         return NULL;
     }
-    return open_decoder(d, max_dimension, info, status);
+    return open_decoder(d, max_dimension, flags, info, status);
 }
 
 /* Sets up the transforms to canonical RGBA and reads every row (every pass).
@@ -357,8 +460,24 @@ int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cp
     return read_image(decoder, pixels, size);
 }
 
+size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t capacity) {
+    if (decoder == NULL) return 0;
+    for (size_t i = 0; i < decoder->kept_count && i < capacity && out != NULL; i++) {
+        out[i] = decoder->kept[i];
+        out[i].data = decoder->arena + decoder->kept_offsets[i];
+    }
+    return decoder->kept_count;
+}
+
+const char *cpng_decoder_chunk_warnings(const cpng_decoder *decoder) {
+    return decoder != NULL ? decoder->chunk_warnings : "";
+}
+
 void cpng_decoder_close(cpng_decoder *decoder) {
     if (decoder == NULL) return;
+    free(decoder->kept);
+    free(decoder->kept_offsets);
+    free(decoder->arena);
     if (decoder->png != NULL) png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
     if (decoder->file != NULL) fclose(decoder->file);
     free(decoder);

@@ -117,9 +117,39 @@ static void pack_row(const uint8_t *src, uint8_t *dst, uint32_t width, int bit_d
     }
 }
 
+/* The caller's ancillary chunks and tIME, handed to libpng before png_write_info. */
+typedef struct metadata {
+    const cpng_chunk *chunks;
+    size_t count;
+    int64_t time;
+} metadata;
+
+/* Registers the chunks with libpng, which writes each at its location. */
+static void set_metadata(png_structp png, png_infop info, const metadata *m) {
+    if (m->count > 0) {
+        png_unknown_chunk *list = png_malloc(png, m->count * sizeof *list);
+        for (size_t i = 0; i < m->count; i++) {
+            memcpy(list[i].name, m->chunks[i].name, 4);
+            list[i].name[4] = 0;
+            list[i].data = (png_byte *)m->chunks[i].data;
+            list[i].size = m->chunks[i].size;
+            list[i].location = (png_byte)m->chunks[i].location;
+        }
+        /* Write every listed chunk, safe-to-copy or not: the caller chose them. */
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, NULL, 0);
+        png_set_unknown_chunks(png, info, list, (int)m->count);  /* copies the list and the data */
+        png_free(png, list);
+    }
+    if (m->time != 0) {
+        png_time stamp;
+        png_convert_from_time_t(&stamp, (time_t)m->time);
+        png_set_tIME(png, info, &stamp);
+    }
+}
+
 /* Writes the whole stream; runs under encode_stream's setjmp. */
 static void write_png(encoder *e, const uint8_t *pixels, uint32_t width, uint32_t height, int bit_depth,
-                      int color_type, int level, int filters) {
+                      int color_type, int level, int filters, const metadata *m) {
     png_structp png = e->png;
     png_set_write_fn(png, e, write_callback, flush_callback);
     png_set_IHDR(png, e->info, width, height, bit_depth, color_type, PNG_INTERLACE_NONE,
@@ -127,6 +157,7 @@ static void write_png(encoder *e, const uint8_t *pixels, uint32_t width, uint32_
     png_set_compression_level(png, level);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, filters == CPNG_FILTERS_ADAPTIVE ? PNG_ALL_FILTERS : PNG_FILTER_NONE);
     png_set_compression_buffer_size(png, IDAT_BYTES);
+    set_metadata(png, e->info, m);
     png_write_info(png, e->info);
 
     size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
@@ -139,9 +170,9 @@ static void write_png(encoder *e, const uint8_t *pixels, uint32_t width, uint32_
 
 /* Entry point for write_png; owns the setjmp. */
 static int encode_stream(encoder *e, const uint8_t *pixels, uint32_t width, uint32_t height, int bit_depth,
-                         int color_type, int level, int filters) {
+                         int color_type, int level, int filters, const metadata *m) {
     if (setjmp(png_jmpbuf(e->png))) return e->status->code;
-    write_png(e, pixels, width, height, bit_depth, color_type, level, filters);
+    write_png(e, pixels, width, height, bit_depth, color_type, level, filters, m);
     return CPNG_OK;
 }
 
@@ -155,7 +186,8 @@ static int valid_arguments(const void *pixels, uint32_t width, uint32_t height, 
 }
 
 int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
-                int filters, cpng_buffer *output, cpng_status *status) {
+                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
+                cpng_status *status) {
     cpng_status_clear(status);
     memset(output, 0, sizeof *output);
     if (!valid_arguments(pixels, width, height, bit_depth, color_type, level, filters)) {
@@ -175,7 +207,8 @@ int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_dep
     if (e == NULL || e->row == NULL || e->info == NULL) {
         cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory creating the libpng writer");
     } else {
-        encode_stream(e, pixels, width, height, bit_depth, color_type, level, filters);
+        metadata m = {chunks, chunks != NULL ? chunk_count : 0, time};
+        encode_stream(e, pixels, width, height, bit_depth, color_type, level, filters, &m);
     }
     if (e != NULL) {
         if (e->png != NULL) png_destroy_write_struct(&e->png, &e->info);

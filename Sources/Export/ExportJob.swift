@@ -25,6 +25,8 @@ public final class ExportJob: Sendable {
     private let state: Mutex<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let stopReason = Mutex<String?>(nil)
+    /// Notable metadata drops already reported: each is said once per job.
+    private let reportedDrops = Mutex<Set<String>>([])
 
     /// Running totals of a job, safe to read while it runs.
     public struct Counts: Sendable, Equatable {
@@ -147,6 +149,18 @@ public final class ExportJob: Sendable {
         return counts
     }
 
+    /// Warnings for one image: every damaged chunk the decoder left out, and
+    /// each notable drop (a colour profile that no longer fits) the first time
+    /// this job meets it.
+    private func metadataWarnings(_ metadata: PNGMetadata, _ dropped: [DroppedChunk], input: String) -> [String] {
+        var warnings = metadata.warnings.map { "\(input): \($0)" }
+        for drop in dropped where drop.isNotable {
+            let first = reportedDrops.withLock { $0.insert(drop.description).inserted }
+            if first { warnings.append("\(input): \(drop) (said once: later images alike are treated the same)") }
+        }
+        return warnings
+    }
+
     private func stallUntilStopped() {
         while !isStopped { usleep(20_000) }
     }
@@ -164,14 +178,18 @@ public final class ExportJob: Sendable {
             result.status = .skipped
         } else {
             do {
-                let decoded = try PNGDecoder.decode(contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
+                let (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
+                    contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
                 result.pixels = decoded.pixelCount
                 tracker.advance(progressItem, to: .decoded)
                 guard !isStopped else { return nil }
                 let rendered = try renderer.render(decoded)
                 tracker.advance(progressItem, to: .rendered)
                 guard !isStopped else { return nil }
-                let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
+                let encoded = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level), metadata: metadata,
+                                                     keep: options.plan.metadata, time: options.started)
+                let bytes = encoded.bytes
+                result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
                 guard !isStopped else { return nil }
                 try hooks.critical("write \(item.output)") {
                     try output.write(bytes, to: item.output, replace: options.overwrite)

@@ -20,6 +20,15 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var maxPixels: Int = 268_000_000
     /// How many images are processed at once.
     public var jobs: Int = ExportOptions.defaultJobs
+    /// When the job was started (seconds since 1970, UTC): the time an output's
+    /// tIME chunk states. Recorded, so a resumed job writes the same bytes;
+    /// `SOURCE_DATE_EPOCH` sets it for reproducible outputs.
+    public var started: Int64 = ExportOptions.now
+
+    /// `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention), else the current time.
+    public static var now: Int64 {
+        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } ?? Int64(Date().timeIntervalSince1970)
+    }
 
     /// One job per online core.
     public static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }

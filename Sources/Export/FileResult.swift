@@ -22,4 +22,7 @@ public struct FileResult: Sendable, Equatable {
     public var pixels: Int = 0
     /// Bytes written (0 unless written).
     public var bytesWritten: Int = 0
+    /// What a person should know although the output was written (a damaged
+    /// ancillary chunk left out, a colour profile dropped), each naming the input.
+    public var warnings: [String] = []
 }

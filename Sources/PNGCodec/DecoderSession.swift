@@ -7,19 +7,23 @@ struct DecoderSession: ~Copyable {
     /// The source's header.
     let header: PNGHeader
 
-    /// Opens a decoder over memory that must stay valid for the session's life.
-    init(memory: UnsafeRawBufferPointer, limits: PNGDecoder.Limits) throws {
+    /// Opens a decoder over memory that must stay valid for the session's life;
+    /// with `keepMetadata`, ancillary chunks are kept for ``metadata()``.
+    init(memory: UnsafeRawBufferPointer, limits: PNGDecoder.Limits, keepMetadata: Bool = false) throws {
         var info = cpng_info()
         var status = cpng_status()
-        let handle = cpng_decoder_open_memory(memory.baseAddress, memory.count, limits.maxDimension, &info, &status)
+        let handle = cpng_decoder_open_memory(memory.baseAddress, memory.count, limits.maxDimension,
+                                              keepMetadata ? CPNG_KEEP_CHUNKS : 0, &info, &status)
         try self.init(handle: handle, info: info, status: status, limits: limits)
     }
 
-    /// Opens a decoder streaming the file at `path`.
-    init(path: String, limits: PNGDecoder.Limits) throws {
+    /// Opens a decoder streaming the file at `path`; with `keepMetadata`,
+    /// ancillary chunks are kept for ``metadata()``.
+    init(path: String, limits: PNGDecoder.Limits, keepMetadata: Bool = false) throws {
         var info = cpng_info()
         var status = cpng_status()
-        let handle = cpng_decoder_open_file(path, limits.maxDimension, &info, &status)
+        let handle = cpng_decoder_open_file(path, limits.maxDimension, keepMetadata ? CPNG_KEEP_CHUNKS : 0,
+                                            &info, &status)
         try self.init(handle: handle, info: info, status: status, limits: limits)
     }
 
@@ -40,6 +44,34 @@ struct DecoderSession: ~Copyable {
 
     /// Checks `limits`, then allocates the canonical buffer and decodes into it.
     consuming func decodePixels(limits: PNGDecoder.Limits) throws -> PixelBuffer {
+        try readPixels(limits: limits)
+    }
+
+    /// Decodes the pixels, then collects the ancillary chunks kept while reading
+    /// (the session must have been opened with `keepMetadata`).
+    consuming func decodeWithMetadata(limits: PNGDecoder.Limits) throws -> (PixelBuffer, PNGMetadata) {
+        let pixels = try readPixels(limits: limits)
+        return (pixels, metadata())
+    }
+
+    /// The ancillary chunks kept while reading, damaged compressed ones dropped with a warning.
+    private func metadata() -> PNGMetadata {
+        var raw = [cpng_chunk](repeating: cpng_chunk(), count: cpng_decoder_chunks(handle, nil, 0))
+        _ = cpng_decoder_chunks(handle, &raw, raw.count)
+        let chunks = raw.map { chunk in
+            var name = chunk.name
+            let type = withUnsafeBytes(of: &name) { String(decoding: $0.prefix(4), as: UTF8.self) }
+            let data = chunk.size > 0 ? [UInt8](UnsafeBufferPointer(start: chunk.data, count: chunk.size)) : []
+            return PNGChunk(type: type, data: data, placement: PNGChunk.Placement(rawValue: Int(chunk.location)) ?? .afterImageData)
+        }
+        let lines = String(cString: cpng_decoder_chunk_warnings(handle)).split(separator: "\n").map(String.init)
+        var metadata = PNGMetadata(chunks: chunks, sourceColorType: header.colorType, sourceBitDepth: header.bitDepth,
+                                   warnings: lines.map { "\($0); the chunk is left out" })
+        metadata.dropDamagedChunks()
+        return metadata
+    }
+
+    private func readPixels(limits: PNGDecoder.Limits) throws -> PixelBuffer {
         try limits.check(header)
         let depth = header.decodedDepth
         let count = header.width * header.height * 4 * depth.bytesPerSample

@@ -56,6 +56,33 @@ public enum PNGDecoder {
         return (header, try session.decodePixels(limits: limits))
     }
 
+    /// Decodes the PNG file at `path` and also returns what it declared and
+    /// its ancillary information (``PNGMetadata``: colour profile, text, EXIF,
+    /// resolution, …). A damaged ancillary chunk is left out of the metadata
+    /// and named in its `warnings`; it never fails the image.
+    /// - Throws: `PNGError`.
+    public static func decodeWithMetadata(contentsOf path: String, limits: Limits = Limits()) throws
+        -> (header: PNGHeader, pixels: PixelBuffer, metadata: PNGMetadata)
+    {
+        let session = try DecoderSession(path: path, limits: limits, keepMetadata: true)
+        let header = session.header
+        let (pixels, metadata) = try session.decodeWithMetadata(limits: limits)
+        return (header, pixels, metadata)
+    }
+
+    /// As ``decodeWithMetadata(contentsOf:limits:)``, from PNG bytes in memory.
+    /// - Throws: `PNGError`.
+    public static func decodeWithMetadata(_ bytes: [UInt8], limits: Limits = Limits()) throws
+        -> (header: PNGHeader, pixels: PixelBuffer, metadata: PNGMetadata)
+    {
+        try bytes.withUnsafeBytes { memory in
+            let session = try DecoderSession(memory: memory, limits: limits, keepMetadata: true)
+            let header = session.header
+            let (pixels, metadata) = try session.decodeWithMetadata(limits: limits)
+            return (header, pixels, metadata)
+        }
+    }
+
     /// Reads only the header (the chunks up to the first IDAT) of PNG bytes.
     /// Does not apply `Limits` beyond libpng's per-side bound, so callers can
     /// report the size of an image too large to decode.

@@ -1,4 +1,5 @@
 import Foundation
+import PNGCodec
 
 /// A recipe file (SPEC §4.2): `{"operations":[…],"output":{"level":6}}`,
 /// operations applied in the order listed. Watermark paths are relative to
@@ -8,14 +9,57 @@ public struct Recipe: Sendable, Equatable, Codable {
     public struct Output: Sendable, Equatable, Codable {
         /// PNG compression level, 0–9; nil: the default.
         public var level: Int?
+        /// What ancillary information outputs keep; nil: everything.
+        public var metadata: Metadata?
 
         private enum CodingKeys: String, CodingKey {
-            case level
+            case level, metadata
         }
 
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(known: ["level"])
-            level = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Int.self, forKey: .level)
+            try decoder.rejectUnknownKeys(known: ["level", "metadata"])
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            level = try container.decodeIfPresent(Int.self, forKey: .level)
+            metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
+        }
+    }
+
+    /// `output.metadata`: `{"strip":true}` (keep only what defines colour) or
+    /// `{"keep":["icc","exif","text","phys","time","other"]}`, as `--strip`
+    /// and `--keep` on the command line.
+    public struct Metadata: Sendable, Equatable, Codable {
+        /// The kinds kept.
+        public var selection: MetadataSelection
+
+        private enum CodingKeys: String, CodingKey {
+            case strip, keep
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(known: ["strip", "keep"])
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let strip = try container.decodeIfPresent(Bool.self, forKey: .strip)
+            let keep = try container.decodeIfPresent([String].self, forKey: .keep)
+            switch (strip, keep) {
+            case (.some, .some):
+                throw DecodingError.dataCorruptedError(forKey: .keep, in: container,
+                                                       debugDescription: "give either strip or keep, not both")
+            case (let strip?, nil):
+                selection = strip ? .strip : .all
+            case (nil, let keep?):
+                switch MetadataSelection.parse(keep.joined(separator: ",")) {
+                case .success(let parsed): selection = parsed
+                case .failure(let unknown):
+                    throw DecodingError.dataCorruptedError(forKey: .keep, in: container, debugDescription: unknown.description)
+                }
+            case (nil, nil):
+                selection = .all
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(MetadataSelection.names.filter { selection.contains($0.kind) }.map(\.name), forKey: .keep)
         }
     }
 

@@ -1,14 +1,31 @@
+import PNGCodec
+
 /// What a job renders: the operations in order, and the output settings a recipe may carry.
-/// Codable (the job's journal records it): `{"operations":[…],"level":6}`.
+/// Codable (the job's journal records it): `{"operations":[…],"level":6,"metadata":63}`.
 public struct RenderPlan: Sendable, Equatable, Codable {
     /// The operations, applied in this order.
     public var operations: [Operation]
     /// PNG compression level, 0–9.
     public var level: Int
+    /// The kinds of ancillary information (colour profile, text, EXIF, …) outputs keep.
+    public var metadata: MetadataSelection
 
     /// A plan.
-    public init(operations: [Operation] = [], level: Int = 6) {
+    public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all) {
         self.operations = operations
         self.level = level
+        self.metadata = metadata
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case operations, level, metadata
+    }
+
+    /// Decodes a plan; a journal written before `metadata` existed keeps everything.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([Operation].self, forKey: .operations)
+        level = try container.decode(Int.self, forKey: .level)
+        metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
     }
 }

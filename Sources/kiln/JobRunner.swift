@@ -84,7 +84,10 @@ struct JobRunner {
         request.strategy = settings.strategy == .fail ? .fail : .queue
         if preference == .gpu { request.requiredResources = .gpu }
         var hooks = ExportJob.Hooks()
-        hooks.onResult = { reporter.file($0) }
+        hooks.onResult = { result in
+            result.warnings.forEach(reporter.warning)
+            reporter.file(result)
+        }
         hooks.stallAfter = ProcessInfo.processInfo.environment["KILN_TEST_STALL_AFTER"].flatMap(Int.init)
         do {
             _ = try await session.run(request, hooks: hooks)

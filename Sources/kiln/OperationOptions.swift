@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PNGCodec
 import Render
 
 extension Resize.Fit: ExpressibleByArgument {}
@@ -16,6 +17,14 @@ extension Watermark.Position: ExpressibleByArgument {}
 struct OperationOptions: ParsableArguments {
     @Option(help: "PNG compression level, 0-9 (default 6; overrides a recipe's output.level).")
     var level: Int?
+
+    @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")
+    var strip = false
+
+    @Option(help: ArgumentHelp(
+        "Keep only these kinds of metadata: icc, exif, text, phys, time, other, all or none, comma-separated (default all; overrides a recipe's output.metadata).",
+        valueName: "list"))
+    var keep: String?
 
     @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); excludes the operation flags.",
                                valueName: "file"))
@@ -85,6 +94,15 @@ struct OperationOptions: ParsableArguments {
     /// The job's render plan; throws a `ValidationError` naming the problem (exit 64).
     func resolve() throws -> RenderPlan {
         if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
+        var metadata: MetadataSelection?
+        if strip { metadata = .strip }
+        if let keep {
+            guard !strip else { throw ValidationError("--strip and --keep cannot be combined") }
+            switch MetadataSelection.parse(keep) {
+            case .success(let selection): metadata = selection
+            case .failure(let unknown): throw ValidationError("--keep: \(unknown)")
+            }
+        }
         let plan: RenderPlan
         if let recipe {
             let given = flagsGiven
@@ -93,12 +111,13 @@ struct OperationOptions: ParsableArguments {
             }
             do {
                 let loaded = try Recipe.load(contentsOf: recipe)
-                plan = RenderPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6)
+                plan = RenderPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
+                                  metadata: metadata ?? loaded.output?.metadata?.selection ?? .all)
             } catch {
                 throw ValidationError(error.description)
             }
         } else {
-            plan = RenderPlan(operations: try operationsFromFlags(), level: level ?? 6)
+            plan = RenderPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all)
         }
         do {
             // Checks every parameter and that watermark files decode, before the job starts.

@@ -51,7 +51,35 @@ typedef struct cpng_info {
     int has_trns;        /* a valid tRNS chunk was present */
 } cpng_info;
 
+/* ---- Ancillary chunks (metadata) --------------------------------------- */
+
+/* Where an ancillary chunk stands in the stream (libpng's location bits). */
+#define CPNG_BEFORE_PLTE 0x01 /* after IHDR, before any PLTE */
+#define CPNG_BEFORE_IDAT 0x02 /* after PLTE, before IDAT */
+#define CPNG_AFTER_IDAT 0x08  /* after the image data, before IEND */
+
+/* One ancillary chunk, raw: its type, its data (CRC checked), its place. */
+typedef struct cpng_chunk {
+    char name[5];
+    const uint8_t *data;
+    size_t size;
+    int location; /* CPNG_BEFORE_PLTE, CPNG_BEFORE_IDAT or CPNG_AFTER_IDAT */
+} cpng_chunk;
+
+/*
+ * Checks a zlib stream (the compressed part of iCCP, zTXt, iTXt) without
+ * keeping its output: returns 0 when it inflates completely to at most
+ * `max_output` bytes, 1 when the data is damaged, 2 when it inflates to more.
+ * The first `head_size` bytes of the output go to `head` (may be NULL);
+ * `*total` (may be NULL) receives how many bytes were produced.
+ */
+int cpng_inflate_check(const uint8_t *data, size_t size, size_t max_output, uint8_t *head, size_t head_size,
+                       size_t *total);
+
 /* ---- Decoding --------------------------------------------------------- */
+
+/* Flags for cpng_decoder_open_*. */
+#define CPNG_KEEP_CHUNKS 1 /* keep ancillary chunks for cpng_decoder_chunks (else skip them) */
 
 /* An open decoder positioned after the header (IHDR ... first IDAT). */
 typedef struct cpng_decoder cpng_decoder;
@@ -62,11 +90,11 @@ typedef struct cpng_decoder cpng_decoder;
  * user limits): a larger IHDR fails with CPNG_TOO_LARGE before any image-sized
  * allocation. Returns NULL on failure, with `status` saying why.
  */
-cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension,
+cpng_decoder *cpng_decoder_open_memory(const void *data, size_t size, uint32_t max_dimension, int flags,
                                        cpng_info *info, cpng_status *status);
 
 /* As cpng_decoder_open_memory, streaming the file at `path` instead. */
-cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension,
+cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, int flags,
                                      cpng_info *info, cpng_status *status);
 
 /*
@@ -77,6 +105,20 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension,
  * truncation or corruption is an error too. Returns CPNG_OK or a failure code.
  */
 int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status);
+
+/*
+ * With CPNG_KEEP_CHUNKS, after cpng_decoder_read_image succeeded: the ancillary
+ * chunks read (every one but tRNS, which the pixels already carry), in stream
+ * order. Fills up to `capacity` entries of `out` (may be NULL) and returns the
+ * count. The data stays valid until cpng_decoder_close.
+ */
+size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t capacity);
+
+/*
+ * Ancillary chunks the decoder had to leave out (bad CRC, over the limits),
+ * one line each ("iCCP: CRC error"), or "" when none.
+ */
+const char *cpng_decoder_chunk_warnings(const cpng_decoder *decoder);
 
 /* Frees the decoder (and closes its file). NULL is allowed. */
 void cpng_decoder_close(cpng_decoder *decoder);
@@ -107,10 +149,14 @@ void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth,
 /*
  * Encodes canonical RGBA pixels as a non-interlaced PNG of `color_type`
  * (GRAY, GRAY_ALPHA, RGB or RGBA; channels not in it are dropped, gray taken
- * from red) at `bit_depth` 8 or 16, zlib `level` 0-9 and `filters`. The stream
- * is appended to `output` (empty on entry); on failure `output` is freed.
+ * from red) at `bit_depth` 8 or 16, zlib `level` 0-9 and `filters`, with the
+ * `chunk_count` ancillary `chunks` written raw at their locations (the caller
+ * decides which are still true of the output) and, when `time` is non-zero, a
+ * tIME chunk saying `time` (seconds since 1970, UTC). The stream is appended
+ * to `output` (empty on entry); on failure `output` is freed.
  */
-int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth,
-                int color_type, int level, int filters, cpng_buffer *output, cpng_status *status);
+int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
+                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
+                cpng_status *status);
 
 #endif

@@ -1,0 +1,186 @@
+import CPNG
+
+/// The ancillary information of a PNG (colour, text, EXIF, resolution, …),
+/// carried raw from a decoded file to the encoded output.
+///
+/// Reading keeps every ancillary chunk but tRNS (the pixels carry it) and
+/// checks the compressed ones (iCCP, zTXt, compressed iTXt): a damaged chunk
+/// costs that chunk, never the image, and is named in ``warnings``. Writing
+/// (``PNGEncoder/encode(_:options:metadata:keep:time:)``) keeps what is still
+/// true of the output and says what it left out and why.
+public struct PNGMetadata: Sendable, Equatable {
+    /// The chunks, in stream order.
+    public var chunks: [PNGChunk]
+    /// The source's colour type, to tell which format-bound chunks still hold.
+    public var sourceColorType: PNGColorType
+    /// The source's bit depth.
+    public var sourceBitDepth: Int
+    /// Ancillary chunks that were left out while reading, one sentence each
+    /// ("iCCP: the compressed profile is damaged").
+    public var warnings: [String]
+
+    /// Metadata.
+    public init(chunks: [PNGChunk], sourceColorType: PNGColorType, sourceBitDepth: Int, warnings: [String] = []) {
+        self.chunks = chunks
+        self.sourceColorType = sourceColorType
+        self.sourceBitDepth = sourceBitDepth
+        self.warnings = warnings
+    }
+
+    /// The colour space of the ICC profile in iCCP ("RGB ", "GRAY", …), if there is one.
+    public var profileColorSpace: String? {
+        guard let chunk = chunks.first(where: { $0.type == "iCCP" }) else { return nil }
+        return Self.inspectProfile(chunk.data).colorSpace
+    }
+
+    /// Largest inflated size accepted for a compressed chunk (a profile or a text).
+    static let maxInflatedBytes = 64 << 20
+
+    /// Drops damaged compressed chunks, naming each in `warnings`.
+    mutating func dropDamagedChunks() {
+        chunks.removeAll { chunk in
+            guard let problem = Self.problem(with: chunk) else { return false }
+            warnings.append("\(chunk.type): \(problem); the chunk is left out")
+            return true
+        }
+    }
+
+    /// Why a chunk cannot be kept, or nil when it is sound.
+    static func problem(with chunk: PNGChunk) -> String? {
+        let data = chunk.data
+        switch chunk.type {
+        case "iCCP":
+            return inspectProfile(data).problem
+        case "zTXt":
+            guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 1 < data.count else {
+                return "no keyword or compression method"
+            }
+            guard data[nul + 1] == 0 else { return "unknown compression method \(data[nul + 1])" }
+            return inflateProblem(data[(nul + 2)...], what: "text")
+        case "iTXt":
+            guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 2 < data.count else {
+                return "no keyword or compression flag"
+            }
+            let compressed = data[nul + 1], method = data[nul + 2]
+            guard compressed == 0 || compressed == 1, method == 0 else { return "unknown compression flag or method" }
+            guard compressed == 1 else { return nil }
+            // Language tag and translated keyword, each NUL-terminated, precede the text.
+            guard let language = data[(nul + 3)...].firstIndex(of: 0),
+                  let translated = data[(language + 1)...].firstIndex(of: 0) else {
+                return "no language tag or translated keyword"
+            }
+            return inflateProblem(data[(translated + 1)...], what: "text")
+        default:
+            return nil
+        }
+    }
+
+    /// The profile's colour space, or why iCCP is unusable.
+    static func inspectProfile(_ data: [UInt8]) -> (colorSpace: String?, problem: String?) {
+        guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 1 < data.count else {
+            return (nil, "no profile name or compression method")
+        }
+        guard data[nul + 1] == 0 else { return (nil, "unknown compression method \(data[nul + 1])") }
+        var head = [UInt8](repeating: 0, count: 128)
+        var total = 0
+        let result = data[(nul + 2)...].withUnsafeBufferPointer { compressed in
+            cpng_inflate_check(compressed.baseAddress, compressed.count, maxInflatedBytes, &head, head.count, &total)
+        }
+        switch result {
+        case 0: break
+        case 2: return (nil, "the profile inflates to more than \(maxInflatedBytes >> 20) MiB")
+        default: return (nil, "the compressed profile is damaged")
+        }
+        // An ICC header is 128 bytes; bytes 16-19 name the data colour space, 36-39 hold "acsp".
+        guard total >= 128, head[36...39].elementsEqual("acsp".utf8) else {
+            return (nil, "the profile is not an ICC profile")
+        }
+        return (String(decoding: head[16...19], as: UTF8.self), nil)
+    }
+
+    /// Why a zlib stream does not inflate, or nil.
+    private static func inflateProblem(_ compressed: ArraySlice<UInt8>, what: String) -> String? {
+        let result = compressed.withUnsafeBufferPointer { bytes in
+            cpng_inflate_check(bytes.baseAddress, bytes.count, maxInflatedBytes, nil, 0, nil)
+        }
+        switch result {
+        case 0: return nil
+        case 2: return "the compressed \(what) inflates to more than \(maxInflatedBytes >> 20) MiB"
+        default: return "the compressed \(what) is damaged"
+        }
+    }
+}
+
+/// An ancillary chunk an output leaves out, and why.
+public struct DroppedChunk: Sendable, Equatable, CustomStringConvertible {
+    /// The chunk type.
+    public var type: String
+    /// Why it no longer holds for the output.
+    public var reason: String
+    /// Whether a person should be told (a colour profile lost); the other
+    /// drops are the documented rules of ``PNGMetadata/chunks(forOutput:bitDepth:keep:)``.
+    public var isNotable: Bool
+
+    /// "iCCP left out: …".
+    public var description: String { "\(type) left out: \(reason)" }
+}
+
+extension PNGMetadata {
+    /// The chunks to write for an output of `colorType` at `bitDepth`, keeping
+    /// the kinds in `keep`, and those left out because they no longer hold:
+    /// - sBIT, bKGD and sPLT describe the source's format: kept only when the
+    ///   output has the same colour type and bit depth; hIST needs a palette,
+    ///   which outputs never have;
+    /// - an ICC profile must match the output: an RGB profile cannot tag a
+    ///   gray output (e.g. after `--grayscale`), nor a gray one an RGB output;
+    /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
+    ///   only when safe to copy (PNG spec §5.4).
+    public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection)
+        -> (chunks: [PNGChunk], dropped: [DroppedChunk])
+    {
+        let outputIsGray = colorType == .gray || colorType == .grayAlpha
+        let sameFormat = colorType == sourceColorType && bitDepth == sourceBitDepth
+        var kept: [PNGChunk] = []
+        var dropped: [DroppedChunk] = []
+        for chunk in chunks {
+            guard let kind = MetadataSelection.kind(of: chunk), keep.contains(kind) else { continue }
+            switch chunk.type {
+            case "hIST":
+                dropped.append(DroppedChunk(type: chunk.type, reason: "the output has no palette", isNotable: false))
+                continue
+            case "sBIT", "bKGD", "sPLT":
+                guard sameFormat else {
+                    dropped.append(DroppedChunk(type: chunk.type, reason: "the output's colour type or bit depth differs from the source's",
+                                                isNotable: false))
+                    continue
+                }
+            case "iCCP":
+                let space = Self.inspectProfile(chunk.data).colorSpace
+                if (space == "GRAY") != outputIsGray {
+                    let profile = space == "GRAY" ? "a gray" : "an \(space?.trimmingSpaces ?? "RGB")"
+                    dropped.append(DroppedChunk(
+                        type: chunk.type,
+                        reason: "\(profile) colour profile cannot describe a \(outputIsGray ? "gray" : "colour") output",
+                        isNotable: true))
+                    continue
+                }
+            default:
+                break
+            }
+            kept.append(chunk)
+        }
+        return (kept, dropped)
+    }
+
+    /// Whether the source had a tIME chunk (the output then gets one saying when it was made).
+    public var hasTime: Bool { chunks.contains { $0.type == "tIME" } }
+}
+
+extension String {
+    /// Without trailing spaces ("RGB " → "RGB").
+    fileprivate var trimmingSpaces: String {
+        var text = self
+        while text.hasSuffix(" ") { text.removeLast() }
+        return text
+    }
+}
