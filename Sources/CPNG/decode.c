@@ -72,6 +72,11 @@ struct cpng_decoder {
     uint8_t *arena;
     size_t arena_size;
     size_t arena_capacity;
+    /* The chunk being read was kept, or libpng warned about it: whichever
+     * comes second (libpng checks the CRC around the user callback) makes
+     * sure a chunk with a warning is not kept. */
+    int kept_current;
+    int warned_current;
     /* Ancillary chunks left out, one line each. */
     char chunk_warnings[1024];
 };
@@ -134,6 +139,8 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
     if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR && count == 8) {
         d->chunk_length = read_be32(dst);
         d->chunk_type = read_be32(dst + 4);
+        d->kept_current = 0;
+        d->warned_current = 0;
         if (d->chunk_type == TYPE_PLTE) d->seen_plte = 1;
         if (d->chunk_type == TYPE_IDAT) d->seen_idat = 1;
     } else if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_DATA && d->chunk_type == TYPE_IHDR && count == 13) {
@@ -216,12 +223,19 @@ static void warning_callback(png_structp png, png_const_charp message) {
     } else if (d->flags & CPNG_KEEP_CHUNKS) {
         /* Outside IDAT, libpng warns only about an ancillary chunk it discards
          * (bad CRC, too large); the message starts with the chunk's name. */
+        d->warned_current = 1;
+        if (d->kept_current) {
+            d->kept_current = 0;
+            d->kept_count--;
+            d->arena_size = d->kept_offsets[d->kept_count];
+        }
         note_dropped_chunk(d, "%s", message);
     }
 }
 
 /* Copies one ancillary chunk into the decoder's arena (CPNG_KEEP_CHUNKS). */
 static int keep_chunk(cpng_decoder *d, const png_unknown_chunk *chunk) {
+    if (d->warned_current) return 1; /* already reported and left out */
     char name[5];
     memcpy(name, chunk->name, 4);
     name[4] = '\0';
@@ -255,6 +269,7 @@ static int keep_chunk(cpng_decoder *d, const png_unknown_chunk *chunk) {
     entry->location = d->seen_idat ? CPNG_AFTER_IDAT : d->seen_plte ? CPNG_BEFORE_IDAT : CPNG_BEFORE_PLTE;
     d->kept_offsets[d->kept_count++] = d->arena_size;
     d->arena_size += chunk->size;
+    d->kept_current = 1;
     return 1;
 }
 

@@ -49,6 +49,51 @@ public enum PNGBytes {
         return result
     }
 
+    /// The data of every chunk of `type`, in order.
+    public static func data(of type: String, in png: [UInt8]) -> [[UInt8]] {
+        chunks(of: png).filter { $0.type == type }.map { Array(png[$0.dataOffset..<($0.dataOffset + $0.length)]) }
+    }
+
+    /// Inserts `chunk` (a whole chunk, from ``chunk(_:_:)``) right after IHDR.
+    public static func insertAfterHeader(_ chunk: [UInt8], into png: [UInt8]) -> [UInt8] {
+        var out = png
+        out.insert(contentsOf: chunk, at: 8 + 12 + 13)
+        return out
+    }
+
+    /// A zlib stream holding `data` in stored (uncompressed) deflate blocks:
+    /// enough to forge iCCP, zTXt and iTXt chunks without a compressor.
+    public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65535, data.count - offset)
+            let final: UInt8 = offset + count == data.count ? 1 : 0
+            out.append(final)
+            out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += data[offset..<(offset + count)]
+            offset += count
+        } while offset < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return out + bigEndian(b << 16 | a)
+    }
+
+    /// A minimal ICC profile header (128 bytes and an empty tag table) for the
+    /// colour space `space` ("RGB " or "GRAY"): what iCCP checks read.
+    public static func iccHeader(space: String) -> [UInt8] {
+        var profile = [UInt8](repeating: 0, count: 132)
+        profile.replaceSubrange(0..<4, with: bigEndian(132))
+        profile.replaceSubrange(12..<16, with: Array("mntr".utf8))
+        profile.replaceSubrange(16..<20, with: Array(space.utf8))
+        profile.replaceSubrange(20..<24, with: Array("XYZ ".utf8))
+        profile.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        return profile
+    }
+
     /// Recomputes the CRC of the chunk at `chunk.offset` (after editing its data).
     public static func fixCRC(_ png: inout [UInt8], _ chunk: Chunk) {
         let crc = crc32(Array(png[(chunk.offset + 4)..<(chunk.dataOffset + chunk.length)]))

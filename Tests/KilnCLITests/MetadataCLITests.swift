@@ -1,0 +1,137 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// Colour and metadata fidelity through `kiln export`: what the photographer
+/// put in the file comes out (defaults), `--strip` keeps only colour, a
+/// profile that cannot describe the output is dropped with a warning, and a
+/// damaged ancillary chunk costs that chunk with a warning, never the image.
+@Suite struct MetadataCLITests {
+    /// PngSuite's ancillary files (text, pHYs, sBIT, hIST, tIME, gamma, chromaticity) in a folder.
+    private func ancillaryInputs(_ dir: TemporaryDirectory) throws -> [String] {
+        let prefixes = ["ct", "cd", "cs", "ch", "cm", "g0", "g1", "g2", "ccw"]
+        let names = try Fixtures.validPngSuiteFiles().filter { name in prefixes.contains { name.hasPrefix($0) } }
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(atPath: try Fixtures.pngSuitePath(name), toPath: dir.join("in/" + name))
+        }
+        return names
+    }
+
+    /// The ancillary chunks of a PNG file, in order, without tIME.
+    private func ancillary(_ path: String) throws -> [(String, [UInt8])] {
+        let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return PNGBytes.chunks(of: png)
+            .filter { !["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "tIME"].contains($0.type) }
+            .map { ($0.type, Array(png[$0.dataOffset..<($0.dataOffset + $0.length)])) }
+    }
+
+    @Test func defaultsKeepEveryChunkThatStillHoldsAndStripKeepsColour() throws {
+        let dir = try TemporaryDirectory()
+        let names = try ancillaryInputs(dir)
+        let kept = try kiln(["export", dir.join("in"), "-o", dir.join("kept"), "--device", "cpu", "--progress", "json"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let stripped = try kiln(["export", dir.join("in"), "-o", dir.join("strip"), "--strip", "--device", "cpu",
+                                 "--progress", "json"])
+        #expect(stripped.status == 0, "\(stripped.stderr)")
+        var chunks = 0
+        for name in names {
+            let source = try ancillary(dir.join("in/" + name))
+            let output = try ancillary(dir.join("kept/" + name))
+            // Same chunks, same bytes, same order, except the format-bound ones of
+            // palette sources (outputs are never palette): hIST, sBIT, bKGD, sPLT.
+            let expected = source.filter { type, _ in
+                !["hIST", "sBIT", "bKGD", "sPLT"].contains(type) || !name.contains("3p")
+            }
+            #expect(output.map(\.0) == expected.map(\.0), "\(name)")
+            #expect(output.map(\.1) == expected.map(\.1), "\(name)")
+            chunks += output.count
+            // tIME: present exactly when the source had one.
+            let sourceHasTime = PNGBytes.data(of: "tIME", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("in/" + name))))).count
+            let outputHasTime = PNGBytes.data(of: "tIME", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("kept/" + name))))).count
+            #expect(sourceHasTime == outputHasTime, "\(name): tIME")
+            // Pixels as ever.
+            #expect(try PNGDecoder.decode(contentsOf: dir.join("kept/" + name)) == PNGDecoder.decode(contentsOf: dir.join("in/" + name)))
+            // --strip: only what defines colour.
+            let colour: Set = ["iCCP", "sRGB", "gAMA", "cHRM", "cICP", "mDCv", "cLLi"]
+            let strippedTypes = try ancillary(dir.join("strip/" + name)).map(\.0)
+            #expect(strippedTypes.allSatisfy(colour.contains), "\(name): \(strippedTypes)")
+            #expect(strippedTypes == source.map(\.0).filter(colour.contains), "\(name)")
+        }
+        print("kiln export kept \(chunks) ancillary chunks of \(names.count) PngSuite files")
+        let check = try ChildProcess("/usr/bin/pngcheck", ["-q"] + names.map { dir.join("kept/" + $0) }).wait()
+        #expect(check.status == 0, "pngcheck: \(check.stdout)")
+    }
+
+    /// An RGB image tagged with an RGB ICC profile and a zTXt caption.
+    private func taggedRGB(_ path: String, damage: String? = nil) throws {
+        var pixels: [UInt8] = []
+        for i in 0..<64 { pixels += [UInt8(i * 3), UInt8(255 - i * 2), UInt8(i), 255] }
+        var png = try PNGEncoder.encode(PixelBuffer(width: 8, height: 8, depth: .eight, bytes: pixels))
+        let caption: [UInt8] = Array("Title".utf8) + [0, 0] + PNGBytes.zlibStored(Array("A caption".utf8))
+        let profile: [UInt8] = Array("P3".utf8) + [0, 0] + PNGBytes.zlibStored(PNGBytes.iccHeader(space: "RGB "))
+        png = PNGBytes.insertAfterHeader(PNGBytes.chunk("zTXt", caption), into: png)
+        png = PNGBytes.insertAfterHeader(PNGBytes.chunk("iCCP", profile), into: png)
+        if let damage, let chunk = PNGBytes.chunks(of: png).first(where: { $0.type == damage }) {
+            png[chunk.dataOffset + chunk.length - 1] ^= 0xFF  // the zlib stream's Adler-32
+            PNGBytes.fixCRC(&png, chunk)
+        }
+        try Data(png).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func grayscaleDropsAnRGBProfileWithOneWarning() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try taggedRGB(dir.join("in/a.png"))
+        try taggedRGB(dir.join("in/b.png"))
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--grayscale", "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.count == 1, "said once for the job: \(warnings)")
+        #expect(warnings.first?.contains("iCCP") == true && warnings.first?.contains("gray output") == true, "\(warnings)")
+        for name in ["a.png", "b.png"] {
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/" + name))))
+            #expect(PNGBytes.data(of: "iCCP", in: output).isEmpty)
+            #expect(PNGBytes.data(of: "zTXt", in: output).count == 1, "the caption stays")
+            #expect(PNGBytes.data(of: "IHDR", in: output).first?[9] == 0, "a gray PNG")
+        }
+        let check = try ChildProcess("/usr/bin/pngcheck", ["-q", dir.join("out/a.png"), dir.join("out/b.png")]).wait()
+        #expect(check.status == 0, "pngcheck: \(check.stdout)")
+    }
+
+    @Test(arguments: ["iCCP", "zTXt"])
+    func aDamagedChunkIsAWarningAndTheImageIsWritten(type: String) throws {
+        let dir = try TemporaryDirectory()
+        try taggedRGB(dir.join("damaged.png"), damage: type)
+        let r = try kiln(["export", dir.join("damaged.png"), "-o", dir.join("out"), "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        let warnings = events.named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.count == 1 && warnings[0].contains("damaged.png") && warnings[0].contains(type), "\(warnings)")
+        #expect(events.files("written").count == 1)
+        let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/damaged.png"))))
+        #expect(PNGBytes.data(of: type, in: output).isEmpty)
+        #expect(PNGBytes.data(of: type == "iCCP" ? "zTXt" : "iCCP", in: output).count == 1)
+    }
+
+    @Test func recipeMetadataMatchesTheFlagsAndBadKindsAreUsageErrors() throws {
+        let dir = try TemporaryDirectory()
+        try taggedRGB(dir.join("in.png"))
+        try #"{"operations":[],"output":{"metadata":{"keep":["text"]}}}"#.write(toFile: dir.join("r.json"), atomically: true, encoding: .utf8)
+        let recipe = try kiln(["export", dir.join("in.png"), "-o", dir.join("recipe"), "--recipe", dir.join("r.json"), "--device", "cpu", "--progress", "none"])
+        let flags = try kiln(["export", dir.join("in.png"), "-o", dir.join("flags"), "--keep", "text", "--device", "cpu", "--progress", "none"])
+        #expect(recipe.status == 0 && flags.status == 0, "\(recipe.stderr) \(flags.stderr)")
+        let a = try Data(contentsOf: URL(fileURLWithPath: dir.join("recipe/in.png")))
+        #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.join("flags/in.png")))))
+        #expect(PNGBytes.chunks(of: [UInt8](a)).map(\.type) == ["IHDR", "zTXt", "IDAT", "IEND"])
+
+        let bad = try kiln(["export", dir.join("in.png"), "-o", dir.join("bad"), "--keep", "icc,colour"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("colour"), "\(bad.stderr)")
+        try #"{"operations":[],"output":{"metadata":{"strip":true,"keep":["icc"]}}}"#.write(toFile: dir.join("both.json"), atomically: true, encoding: .utf8)
+        let both = try kiln(["export", dir.join("in.png"), "-o", dir.join("both"), "--recipe", dir.join("both.json")])
+        #expect(both.status == 64, "\(both.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("bad/in.png")))
+    }
+}

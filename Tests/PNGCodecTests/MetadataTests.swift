@@ -1,0 +1,115 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// Ancillary information carried from a decoded PNG to its encoded output
+/// (`PNGMetadata`): kept where it still holds, dropped with a reason where it
+/// does not, and a damaged chunk costs that chunk, never the image.
+@Suite struct MetadataTests {
+    /// PngSuite's files with ancillary chunks: text, pHYs, sBIT, hIST, tIME, gAMA, cHRM.
+    static let ancillaryPrefixes = ["ct", "cd", "cs", "ch", "cm", "g0", "g1", "g2", "ccw"]
+
+    @Test func pngSuiteAncillaryChunksSurviveARoundTrip() throws {
+        let names = try Fixtures.validPngSuiteFiles().filter { name in Self.ancillaryPrefixes.contains { name.hasPrefix($0) } }
+        #expect(names.count >= 40, "expected PngSuite's ancillary files, found \(names)")
+        var carried = 0
+        for name in names {
+            let source = try Corpus.bytes(name)
+            let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(source)
+            #expect(metadata.warnings.isEmpty, "\(name): \(metadata.warnings)")
+            let encoded = try PNGEncoder.encode(pixels, metadata: metadata, time: 1_700_000_000)
+            let (_, roundTripped, written) = try PNGDecoder.decodeWithMetadata(encoded.bytes)
+            #expect(roundTripped == pixels, "\(name): pixels changed")
+            // Every chunk the source had is in the output with the same bytes,
+            // unless it was dropped with a reason (or is tIME, written anew).
+            let dropped = Set(encoded.dropped.map(\.type))
+            let expected = metadata.chunks.filter { $0.type != "tIME" && !dropped.contains($0.type) }
+            #expect(written.chunks.filter { $0.type != "tIME" } == expected, "\(name)")
+            #expect(written.hasTime == metadata.hasTime, "\(name): tIME")
+            carried += expected.count
+            for drop in encoded.dropped {
+                #expect(["hIST", "sBIT", "bKGD", "sPLT"].contains(drop.type), "\(name): unexpected drop \(drop)")
+            }
+        }
+        print("carried \(carried) ancillary chunks through \(names.count) PngSuite files")
+    }
+
+    @Test func tIMEStatesTheGivenTime() throws {
+        let source = try Corpus.bytes("cm0n0g04.png")
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(source)
+        let encoded = try PNGEncoder.encode(pixels, metadata: metadata, time: 1_700_000_000)
+        // 2023-11-14 22:13:20 UTC
+        #expect(PNGBytes.data(of: "tIME", in: encoded.bytes) == [[0x07, 0xE7, 11, 14, 22, 13, 20]])
+    }
+
+    @Test func selectionKeepsOnlyTheChosenKinds() throws {
+        let source = try Corpus.bytes("ctzn0g04.png")  // gAMA, tEXt, zTXt
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(source)
+        let stripped = try PNGEncoder.encode(pixels, metadata: metadata, keep: .strip).bytes
+        #expect(Set(PNGBytes.chunks(of: stripped).map(\.type)) == ["IHDR", "gAMA", "IDAT", "IEND"])
+        let textOnly = try PNGEncoder.encode(pixels, metadata: metadata, keep: .text).bytes
+        #expect(Set(PNGBytes.chunks(of: textOnly).map(\.type)) == ["IHDR", "tEXt", "zTXt", "IDAT", "IEND"])
+        #expect(throws: Never.self) { try MetadataSelection.parse("icc,exif,text,phys").get() }
+        #expect((try? MetadataSelection.parse("icc,colour").get()) == nil)
+    }
+
+    /// An 8-bit RGB image with an RGB profile, EXIF, pHYs and two private chunks.
+    static func taggedImage() throws -> [UInt8] {
+        let image = PixelBuffer(width: 4, height: 3, depth: .eight,
+                                bytes: (0..<12).flatMap { i -> [UInt8] in [UInt8(i * 20), UInt8(200 - i * 10), 7, 255] })
+        var png = try PNGEncoder.encode(image)
+        let iccp = Array("Display P3".utf8) + [0, 0] + PNGBytes.zlibStored(PNGBytes.iccHeader(space: "RGB "))
+        // Each goes right after IHDR, so they end up in the reverse of this order.
+        for chunk in [PNGBytes.chunk("prVt", [1, 2, 3]), PNGBytes.chunk("prVT", [4]),
+                      PNGBytes.chunk("pHYs", PNGBytes.bigEndian(2835) + PNGBytes.bigEndian(2835) + [1]),
+                      PNGBytes.chunk("eXIf", Array("MM\0*\0\0\0\u{8}\0\0".utf8)),
+                      PNGBytes.chunk("iCCP", iccp)] {
+            png = PNGBytes.insertAfterHeader(chunk, into: png)
+        }
+        return png
+    }
+
+    @Test func unknownChunksFollowTheSafeToCopyRule() throws {
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(try Self.taggedImage())
+        #expect(metadata.profileColorSpace == "RGB ")
+        let output = try PNGEncoder.encode(pixels, metadata: metadata).bytes
+        let types = PNGBytes.chunks(of: output).map(\.type)
+        #expect(types == ["IHDR", "iCCP", "eXIf", "pHYs", "prVt", "IDAT", "IEND"], "\(types)")
+    }
+
+    @Test func anRGBProfileIsDroppedFromAGrayOutput() throws {
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(try Self.taggedImage())
+        var gray = pixels
+        for i in stride(from: 0, to: gray.bytes.count, by: 4) { gray.bytes[i + 1] = gray.bytes[i]; gray.bytes[i + 2] = gray.bytes[i] }
+        let encoded = try PNGEncoder.encode(gray, metadata: metadata)
+        #expect(PNGBytes.data(of: "iCCP", in: encoded.bytes).isEmpty)
+        #expect(encoded.dropped.map(\.type) == ["iCCP"])
+        #expect(encoded.dropped.first?.isNotable == true)
+        #expect(encoded.dropped.first?.reason.contains("gray output") == true)
+    }
+
+    @Test(arguments: ["iCCP", "zTXt"])
+    func aDamagedCompressedChunkCostsOnlyThatChunk(type: String) throws {
+        var png = type == "iCCP" ? try Self.taggedImage() : try Corpus.bytes("ctzn0g04.png")
+        let chunk = try #require(PNGBytes.chunks(of: png).first { $0.type == type })
+        png[chunk.dataOffset + chunk.length - 2] ^= 0xFF  // the Adler-32 of the zlib stream
+        PNGBytes.fixCRC(&png, chunk)
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(png)
+        #expect(metadata.warnings.count == 1)
+        #expect(metadata.warnings.first?.hasPrefix("\(type): the compressed") == true, "\(metadata.warnings)")
+        #expect(pixels == (try PNGDecoder.decode(png)))
+        let output = try PNGEncoder.encode(pixels, metadata: metadata).bytes
+        #expect(PNGBytes.data(of: type, in: output).count == PNGBytes.data(of: type, in: png).count - 1)
+    }
+
+    @Test func anAncillaryChunkWithABadCRCIsLeftOutWithAWarning() throws {
+        var png = try Corpus.bytes("ct1n0g04.png")
+        let text = try #require(PNGBytes.chunks(of: png).first { $0.type == "tEXt" })
+        png[text.end - 1] ^= 0x01
+        let (_, _, metadata) = try PNGDecoder.decodeWithMetadata(png)
+        #expect(metadata.warnings.count == 1)
+        #expect(metadata.warnings.first?.contains("tEXt") == true, "\(metadata.warnings)")
+        #expect(metadata.chunks.filter { $0.type == "tEXt" }.count == PNGBytes.data(of: "tEXt", in: png).count - 1)
+    }
+}
