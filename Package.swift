@@ -28,6 +28,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(name: "PNGCodec", dependencies: ["CPNG"]),
+        // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
+        .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("z")]),
+        .target(name: "Color", dependencies: ["CColor", "PNGCodec"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
         // SPIR-V of Shaders/*.comp, committed as C arrays (Scripts/shaders regenerates them).
@@ -35,8 +38,8 @@ let package = Package(
         // Vulkan loader, instance and physical-device discovery and classification (SPEC §3); no imaging.
         .target(name: "Devices", dependencies: ["CVulkan"]),
         .target(name: "Compute", dependencies: ["Devices", "CVulkan", "CShaders", "PNGCodec"]),
-        .target(name: "Render", dependencies: ["Compute", "CVulkan", "CShaders", "PNGCodec"]),
-        .target(name: "Export", dependencies: ["ContinuedProcessing", "PNGCodec", "Compute", "Render"]),
+        .target(name: "Render", dependencies: ["Compute", "CVulkan", "CShaders", "PNGCodec", "Color"]),
+        .target(name: "Export", dependencies: ["ContinuedProcessing", "PNGCodec", "Compute", "Render", "Color"]),
         .executableTarget(
             name: "kiln",
             dependencies: [
@@ -45,6 +48,7 @@ let package = Package(
                 "Compute",
                 "Devices",
                 "PNGCodec",
+                "Color",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]

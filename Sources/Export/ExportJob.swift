@@ -1,3 +1,4 @@
+import Color
 import Compute
 import Foundation
 import PNGCodec
@@ -20,6 +21,8 @@ public final class ExportJob: Sendable {
     /// Where outputs go.
     public let output: OutputDirectory
     private let renderer: Renderer
+    /// Converts outputs to the plan's colour profile, when it names one.
+    private let colorConverter: ColorConverter?
     private let journal: Journal?
     private let finishedBefore: [String: FinishedRecord]
     private let state: Mutex<Counts>
@@ -73,6 +76,9 @@ public final class ExportJob: Sendable {
         self.items = items
         self.output = output
         self.renderer = renderer
+        // The CLI checked the profiles before the job started; a profile that
+        // vanished since (e.g. on resume) leaves colours as they are.
+        self.colorConverter = options.plan.color.flatMap { try? ColorConverter($0) }
         self.journal = journal
         self.finishedBefore = finishedBefore
         var counts = Counts()
@@ -178,18 +184,25 @@ public final class ExportJob: Sendable {
             result.status = .skipped
         } else {
             do {
-                let (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
+                var (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
                     contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
                 result.pixels = decoded.pixelCount
                 tracker.advance(progressItem, to: .decoded)
                 guard !isStopped else { return nil }
-                let rendered = try renderer.render(decoded)
+                var rendered = try renderer.render(decoded)
+                var colorWarnings: [String] = []
+                if let converter = colorConverter {
+                    colorWarnings = converter.convert(&rendered, metadata: &metadata)
+                }
                 tracker.advance(progressItem, to: .rendered)
                 guard !isStopped else { return nil }
+                // A converted image is always tagged with its new profile.
+                let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
                 let encoded = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level), metadata: metadata,
-                                                     keep: options.plan.metadata, time: options.started)
+                                                     keep: keep, time: options.started)
                 let bytes = encoded.bytes
                 result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
+                    + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }
                 try hooks.critical("write \(item.output)") {
                     try output.write(bytes, to: item.output, replace: options.overwrite)

@@ -62,7 +62,7 @@ public struct MetadataSelection: OptionSet, Sendable, Hashable, Codable {
     /// The kind a chunk type belongs to, or nil for a chunk never copied as
     /// it is (tRNS, written from the pixels; tIME, written anew; unknown
     /// unsafe-to-copy chunks).
-    static func kind(of chunk: PNGChunk) -> MetadataSelection? {
+    public static func kind(of chunk: PNGChunk) -> MetadataSelection? {
         switch chunk.type {
         case "iCCP", "sRGB", "gAMA", "cHRM", "cICP", "mDCv", "cLLi": .icc
         case "eXIf": .exif

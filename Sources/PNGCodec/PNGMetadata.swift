@@ -33,6 +33,24 @@ public struct PNGMetadata: Sendable, Equatable {
         return Self.inspectProfile(chunk.data).colorSpace
     }
 
+    /// The ICC profile of iCCP, inflated, if there is a sound one.
+    public var profileBytes: [UInt8]? {
+        guard let data = chunks.first(where: { $0.type == "iCCP" })?.data,
+              let nul = data.firstIndex(of: 0), nul + 2 <= data.count else { return nil }
+        let compressed = data[(nul + 2)...]
+        var total = 0
+        // Once for the size, once into a buffer of that size (the head is the whole profile).
+        let sized = compressed.withUnsafeBufferPointer {
+            cpng_inflate_check($0.baseAddress, $0.count, Self.maxInflatedBytes, nil, 0, &total)
+        }
+        guard sized == 0 else { return nil }
+        var profile = [UInt8](repeating: 0, count: total)
+        let filled = compressed.withUnsafeBufferPointer {
+            cpng_inflate_check($0.baseAddress, $0.count, Self.maxInflatedBytes, &profile, total, nil)
+        }
+        return filled == 0 ? profile : nil
+    }
+
     /// Largest inflated size accepted for a compressed chunk (a profile or a text).
     static let maxInflatedBytes = 64 << 20
 

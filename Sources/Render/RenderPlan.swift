@@ -1,3 +1,4 @@
+import Color
 import PNGCodec
 
 /// What a job renders: the operations in order, and the output settings a recipe may carry.
@@ -9,16 +10,20 @@ public struct RenderPlan: Sendable, Equatable, Codable {
     public var level: Int
     /// The kinds of ancillary information (colour profile, text, EXIF, …) outputs keep.
     public var metadata: MetadataSelection
+    /// The colour profile outputs are converted to and tagged with; nil: colours as they are.
+    public var color: ColorConversion?
 
     /// A plan.
-    public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all) {
+    public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all,
+                color: ColorConversion? = nil) {
         self.operations = operations
         self.level = level
         self.metadata = metadata
+        self.color = color
     }
 
     private enum CodingKeys: String, CodingKey {
-        case operations, level, metadata
+        case operations, level, metadata, color
     }
 
     /// Decodes a plan; a journal written before `metadata` existed keeps everything.
@@ -27,5 +32,6 @@ public struct RenderPlan: Sendable, Equatable, Codable {
         operations = try container.decode([Operation].self, forKey: .operations)
         level = try container.decode(Int.self, forKey: .level)
         metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
+        color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
     }
 }

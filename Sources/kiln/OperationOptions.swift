@@ -1,4 +1,5 @@
 import ArgumentParser
+import Color
 import Foundation
 import PNGCodec
 import Render
@@ -7,6 +8,7 @@ extension Resize.Fit: ExpressibleByArgument {}
 extension Resize.Filter: ExpressibleByArgument {}
 extension Flip.Axis: ExpressibleByArgument {}
 extension Watermark.Position: ExpressibleByArgument {}
+extension ColorConversion.Intent: ExpressibleByArgument {}
 
 /// The operation flags of SPEC §4.2, `--recipe`, and `--level`.
 ///
@@ -25,6 +27,19 @@ struct OperationOptions: ParsableArguments {
         "Keep only these kinds of metadata: icc, exif, text, phys, time, other, all or none, comma-separated (default all; overrides a recipe's output.metadata).",
         valueName: "list"))
     var keep: String?
+
+    @Option(help: ArgumentHelp(
+        "Convert every image to this colour profile and tag it: srgb, p3 or an ICC file (default: keep colours and profile as they are).",
+        valueName: "srgb|p3|file"))
+    var profile: String?
+
+    @Option(help: "Rendering intent of --profile: perceptual, relative (default, with black-point compensation), saturation or absolute.")
+    var intent: ColorConversion.Intent?
+
+    @Option(name: .customLong("input-profile"), help: ArgumentHelp(
+        "The profile of inputs without an embedded one, for --profile: srgb (default), p3 or an ICC file.",
+        valueName: "srgb|p3|file"))
+    var inputProfile: String?
 
     @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); excludes the operation flags.",
                                valueName: "file"))
@@ -103,7 +118,7 @@ struct OperationOptions: ParsableArguments {
             case .failure(let unknown): throw ValidationError("--keep: \(unknown)")
             }
         }
-        let plan: RenderPlan
+        var plan: RenderPlan
         if let recipe {
             let given = flagsGiven
             guard given.isEmpty else {
@@ -118,6 +133,18 @@ struct OperationOptions: ParsableArguments {
             }
         } else {
             plan = RenderPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all)
+        }
+        if let profile {
+            let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,
+                                             inputProfile: inputProfile.map(ColorConversion.Profile.init(argument:)) ?? .srgb)
+            do {
+                _ = try ColorConverter(conversion)  // both profiles readable and RGB, before the job starts
+            } catch {
+                throw ValidationError(error.description)
+            }
+            plan.color = conversion
+        } else if intent != nil || inputProfile != nil {
+            throw ValidationError("--intent and --input-profile only apply with --profile")
         }
         do {
             // Checks every parameter and that watermark files decode, before the job starts.

@@ -1,0 +1,101 @@
+/* Colour conversion with lcms2 (see ccolor.h). */
+#include "ccolor.h"
+
+#include <lcms2.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+/* lcms2 logs errors through a handler; the callers report failures themselves. */
+static void silent(cmsContext context, cmsUInt32Number code, const char *text) {
+    (void)context;
+    (void)code;
+    (void)text;
+}
+
+static void silence_errors(void) { cmsSetLogErrorHandler(silent); }
+
+ccolor_profile ccolor_profile_srgb(void) {
+    silence_errors();
+    return cmsCreate_sRGBProfile();
+}
+
+ccolor_profile ccolor_profile_display_p3(void) {
+    silence_errors();
+    /* The sRGB curve as ICC parametric type 4: Y = (aX+b)^g for X >= d, else cX. */
+    const cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
+    cmsToneCurve *curve = cmsBuildParametricToneCurve(NULL, 4, srgb);
+    if (curve == NULL) return NULL;
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    const cmsCIExyY white = {0.3127, 0.3290, 1.0};
+    const cmsCIExyYTRIPLE primaries = {{0.680, 0.320, 1.0}, {0.265, 0.690, 1.0}, {0.150, 0.060, 1.0}};
+    cmsHPROFILE profile = cmsCreateRGBProfile(&white, &primaries, curves);
+    cmsFreeToneCurve(curve);
+    if (profile != NULL) {
+        cmsMLU *description = cmsMLUalloc(NULL, 1);
+        if (description != NULL) {
+            cmsMLUsetASCII(description, "en", "US", "Display P3");
+            cmsWriteTag(profile, cmsSigProfileDescriptionTag, description);
+            cmsMLUfree(description);
+        }
+    }
+    return profile;
+}
+
+ccolor_profile ccolor_profile_open(const void *bytes, size_t size) {
+    silence_errors();
+    if (bytes == NULL || size == 0 || size > UINT32_MAX) return NULL;
+    return cmsOpenProfileFromMem(bytes, (cmsUInt32Number)size);
+}
+
+int ccolor_profile_is_rgb(ccolor_profile profile) {
+    return profile != NULL && cmsGetColorSpace(profile) == cmsSigRgbData;
+}
+
+int ccolor_profile_save(ccolor_profile profile, uint8_t *out, size_t *size) {
+    cmsUInt32Number needed = out != NULL ? (cmsUInt32Number)*size : 0;
+    if (!cmsSaveProfileToMem(profile, out, &needed)) return 0;
+    *size = needed;
+    return 1;
+}
+
+void ccolor_profile_close(ccolor_profile profile) {
+    if (profile != NULL) cmsCloseProfile(profile);
+}
+
+ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile output, int bit_depth, int intent,
+                                         int black_point_compensation) {
+    if (input == NULL || output == NULL) return NULL;
+    cmsUInt32Number format = bit_depth == 16 ? TYPE_RGBA_16 : TYPE_RGBA_8;
+    cmsUInt32Number flags = cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE;
+    if (black_point_compensation) flags |= cmsFLAGS_BLACKPOINTCOMPENSATION;
+    return cmsCreateTransform(input, format, output, format, (cmsUInt32Number)intent, flags);
+}
+
+void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pixel_count) {
+    /* lcms2 counts pixels in 32 bits: convert in pieces. */
+    uint8_t *p = pixels;
+    size_t bytes_per_pixel = (cmsGetTransformInputFormat(transform) == TYPE_RGBA_16) ? 8 : 4;
+    while (pixel_count > 0) {
+        cmsUInt32Number piece = pixel_count > (1u << 30) ? (1u << 30) : (cmsUInt32Number)pixel_count;
+        cmsDoTransform(transform, p, p, piece);
+        p += (size_t)piece * bytes_per_pixel;
+        pixel_count -= piece;
+    }
+}
+
+void ccolor_transform_close(ccolor_transform transform) {
+    if (transform != NULL) cmsDeleteTransform(transform);
+}
+
+int ccolor_compress(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size) {
+    uLongf bound = compressBound((uLong)size);
+    *out = malloc(bound);
+    if (*out == NULL) return 0;
+    if (compress2(*out, &bound, data, (uLong)size, Z_BEST_COMPRESSION) != Z_OK) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    *out_size = bound;
+    return 1;
+}

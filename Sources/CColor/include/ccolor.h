@@ -1,0 +1,53 @@
+/*
+ * CColor: a thin C shim over Little CMS 2 (lcms2) for colour conversion of
+ * canonical RGBA pixels (8 or 16 bits per channel, host-endian, straight
+ * alpha copied through). lcms2 reports errors through a handler, never by
+ * jumping, so Swift may call these directly; the shim exists because lcms2's
+ * pixel formats are function-like macros that Swift does not import.
+ * No global state beyond a silenced error handler; transforms are made with
+ * cmsFLAGS_NOCACHE, so one may run on several threads at once.
+ */
+#ifndef CCOLOR_H
+#define CCOLOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An lcms2 profile handle (cmsHPROFILE). */
+typedef void *ccolor_profile;
+/* An lcms2 transform handle (cmsHTRANSFORM). */
+typedef void *ccolor_transform;
+
+/* The sRGB profile (IEC 61966-2-1). */
+ccolor_profile ccolor_profile_srgb(void);
+/* Display P3: DCI-P3 primaries, D65 white, the sRGB transfer curve. */
+ccolor_profile ccolor_profile_display_p3(void);
+/* A profile from ICC bytes; NULL when lcms2 refuses them. */
+ccolor_profile ccolor_profile_open(const void *bytes, size_t size);
+/* 1 when the profile's data colour space is RGB. */
+int ccolor_profile_is_rgb(ccolor_profile profile);
+/* The profile as ICC bytes: with `out` NULL, `*size` receives the size needed. Returns 1 on success. */
+int ccolor_profile_save(ccolor_profile profile, uint8_t *out, size_t *size);
+void ccolor_profile_close(ccolor_profile profile);
+
+/* Rendering intents (ICC). */
+#define CCOLOR_PERCEPTUAL 0
+#define CCOLOR_RELATIVE 1
+#define CCOLOR_SATURATION 2
+#define CCOLOR_ABSOLUTE 3
+
+/*
+ * An RGB(A) → RGB(A) transform for canonical pixels of `bit_depth` 8 or 16,
+ * alpha copied; `black_point_compensation` non-zero to apply it. NULL when
+ * lcms2 cannot link the two profiles.
+ */
+ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile output, int bit_depth, int intent,
+                                         int black_point_compensation);
+/* Converts `pixel_count` canonical pixels in place. */
+void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pixel_count);
+void ccolor_transform_close(ccolor_transform transform);
+
+/* zlib-compresses `size` bytes (for iCCP); `*out` is malloc'ed, free it with free(). Returns 1 on success. */
+int ccolor_compress(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size);
+
+#endif

@@ -1,0 +1,143 @@
+import CColor
+import Foundation
+import PNGCodec
+
+/// Converts rendered images into a ``ColorConversion``'s target profile with
+/// lcms2 and tags them with it (an iCCP chunk replacing the source's colour
+/// chunks). Runs on the CPU, after the render operations, before encoding.
+/// Thread-safe: lcms2 transforms are built without a cache.
+public final class ColorConverter: @unchecked Sendable {
+    /// What it does.
+    public let conversion: ColorConversion
+    private let target: ccolor_profile
+    private let fallbackInput: ccolor_profile
+    /// The iCCP chunk every output gets.
+    private let tag: PNGChunk
+
+    /// Loads the profiles; throws ``ColorError`` naming a profile that cannot be used.
+    public init(_ conversion: ColorConversion) throws(ColorError) {
+        self.conversion = conversion
+        let target = try Self.open(conversion.target, role: "--profile")
+        guard let input = try? Self.open(conversion.inputProfile, role: "--input-profile") else {
+            ccolor_profile_close(target)
+            throw ColorError.unusableProfile(role: "--input-profile", name: conversion.inputProfile.description,
+                                             reason: "lcms2 cannot read it as an RGB profile")
+        }
+        self.target = target
+        self.fallbackInput = input
+        do {
+            tag = try Self.iccpChunk(target, name: Self.tagName(conversion.target))
+        } catch {
+            ccolor_profile_close(target)
+            ccolor_profile_close(input)
+            throw error
+        }
+    }
+
+    deinit {
+        ccolor_profile_close(target)
+        ccolor_profile_close(fallbackInput)
+    }
+
+    /// Converts `image` from its embedded profile (or the input profile) into
+    /// the target, and replaces the colour chunks of `metadata` by the target's
+    /// iCCP. Returns warnings (an embedded profile lcms2 refuses, a gray one).
+    public func convert(_ image: inout PixelBuffer, metadata: inout PNGMetadata) -> [String] {
+        var warnings: [String] = []
+        var source: ccolor_profile? = nil
+        if let embedded = metadata.profileBytes {
+            source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
+            if source == nil {
+                warnings.append("iCCP: lcms2 cannot read the embedded profile; converted from \(conversion.inputProfile) instead")
+            } else if ccolor_profile_is_rgb(source) == 0 {
+                warnings.append("iCCP: the embedded profile is not RGB; converted from \(conversion.inputProfile) instead")
+                ccolor_profile_close(source)
+                source = nil
+            }
+        }
+        defer { if let source { ccolor_profile_close(source) } }
+        let intent: Int32 = switch conversion.intent {
+        case .perceptual: CCOLOR_PERCEPTUAL
+        case .relative: CCOLOR_RELATIVE
+        case .saturation: CCOLOR_SATURATION
+        case .absolute: CCOLOR_ABSOLUTE
+        }
+        let transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(image.depth.rawValue), intent,
+                                                conversion.intent == .relative ? 1 : 0)
+        guard let transform else {
+            warnings.append("lcms2 cannot link the input profile to \(conversion.target); colours left as they were")
+            return warnings
+        }
+        defer { ccolor_transform_close(transform) }
+        let count = image.pixelCount
+        image.bytes.withUnsafeMutableBytes { ccolor_transform_apply(transform, $0.baseAddress, count) }
+        metadata.chunks.removeAll { MetadataSelection.kind(of: $0) == .icc }
+        metadata.chunks.insert(tag, at: 0)
+        return warnings
+    }
+
+    private static func open(_ profile: ColorConversion.Profile, role: String) throws(ColorError) -> ccolor_profile {
+        let handle: ccolor_profile?
+        switch profile {
+        case .srgb: handle = ccolor_profile_srgb()
+        case .displayP3: handle = ccolor_profile_display_p3()
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .unusableProfile(role: role, name: path, reason: "cannot read the file")
+            }
+            handle = data.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
+        }
+        guard let handle else {
+            throw .unusableProfile(role: role, name: profile.description, reason: "lcms2 cannot read it as an ICC profile")
+        }
+        guard ccolor_profile_is_rgb(handle) != 0 else {
+            ccolor_profile_close(handle)
+            throw .unusableProfile(role: role, name: profile.description, reason: "it is not an RGB profile")
+        }
+        return handle
+    }
+
+    private static func tagName(_ profile: ColorConversion.Profile) -> String {
+        switch profile {
+        case .srgb: "sRGB"
+        case .displayP3: "Display P3"
+        case .file(let path): String(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent.prefix(79))
+        }
+    }
+
+    /// The iCCP chunk for a profile: name, NUL, method 0, the zlib-compressed ICC bytes.
+    private static func iccpChunk(_ profile: ccolor_profile, name: String) throws(ColorError) -> PNGChunk {
+        var size = 0
+        guard ccolor_profile_save(profile, nil, &size) != 0, size > 0 else {
+            throw .unusableProfile(role: "--profile", name: name, reason: "lcms2 cannot serialize it")
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard ccolor_profile_save(profile, &bytes, &size) != 0 else {
+            throw .unusableProfile(role: "--profile", name: name, reason: "lcms2 cannot serialize it")
+        }
+        var compressed: UnsafeMutablePointer<UInt8>?
+        var compressedSize = 0
+        guard ccolor_compress(bytes, size, &compressed, &compressedSize) != 0, let compressed else {
+            throw .unusableProfile(role: "--profile", name: name, reason: "cannot compress it")
+        }
+        defer { free(compressed) }
+        let printable: [UInt8] = Array(name.utf8.filter { (32...126).contains($0) }.prefix(79))
+        var data: [UInt8] = printable.isEmpty ? Array("ICC".utf8) : printable
+        data += [0, 0]  // the keyword's NUL, compression method 0
+        data += UnsafeBufferPointer(start: compressed, count: compressedSize)
+        return PNGChunk(type: "iCCP", data: data, placement: .beforePalette)
+    }
+}
+
+/// A colour profile that cannot be used; names the flag, the profile and the reason.
+public enum ColorError: Error, Equatable, CustomStringConvertible {
+    /// `role` is the flag (`--profile`, `--input-profile`).
+    case unusableProfile(role: String, name: String, reason: String)
+
+    /// "--profile wide.icc: it is not an RGB profile".
+    public var description: String {
+        switch self {
+        case .unusableProfile(let role, let name, let reason): "\(role) \(name): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// `--profile`: colour conversion with lcms2, checked against libvips on a
+/// Display P3 image that libvips made. Scripts/setup installs vips; without it
+/// the comparison cannot be made and the test says so.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/vips"), "needs /usr/bin/vips (Scripts/setup installs it)"))
+struct ColorProfileCLITests {
+    /// A gradient-and-texture sRGB image converted to Display P3 by vips.
+    private func displayP3Image(_ dir: TemporaryDirectory) throws -> String {
+        var bytes: [UInt8] = []
+        for y in 0..<96 {
+            for x in 0..<128 { bytes += [UInt8(x * 2), UInt8(y * 2 + x % 7), UInt8(255 - x - y / 2), 255] }
+        }
+        try Data(try PNGEncoder.encode(PixelBuffer(width: 128, height: 96, depth: .eight, bytes: bytes)))
+            .write(to: URL(fileURLWithPath: dir.join("srgb.png")))
+        for arguments in [["icc_import", dir.join("srgb.png"), dir.join("srgb.v"), "--input-profile", "srgb"],
+                          ["icc_export", dir.join("srgb.v"), dir.join("in/p3.png"), "--output-profile", "p3"]] {
+            try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+            let r = try ChildProcess("/usr/bin/vips", arguments).wait(timeout: .seconds(60))
+            #expect(r.status == 0, "vips \(arguments[0]): \(r.stderr)")
+        }
+        return dir.join("in/p3.png")
+    }
+
+    @Test func p3ToSRGBMatchesLibvipsWithinTwoLevelsAndIsTagged() throws {
+        let dir = try TemporaryDirectory()
+        let input = try displayP3Image(dir)
+        let r = try kiln(["export", input, "-o", dir.join("out"), "--profile", "srgb", "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", input, dir.join("vips.png"), "srgb", "--intent", "relative"])
+            .wait(timeout: .seconds(60))
+        #expect(vips.status == 0, "\(vips.stderr)")
+        let ours = try PNGDecoder.decode(contentsOf: dir.join("out/p3.png"))
+        let theirs = try PNGDecoder.decode(contentsOf: dir.join("vips.png"))
+        let source = try PNGDecoder.decode(contentsOf: input)
+        #expect(ours.width == theirs.width && ours.height == theirs.height && ours.depth == theirs.depth)
+        let worst = zip(ours.bytes, theirs.bytes).map { abs(Int($0) - Int($1)) }.max() ?? .max
+        let moved = zip(ours.bytes, source.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst <= 2, "kiln vs vips: \(worst) levels apart")
+        #expect(moved > 4, "the conversion changed the pixels (by up to \(moved))")
+        print("P3 → sRGB: kiln vs vips icc_transform at most \(worst) levels apart (the conversion moved pixels by up to \(moved))")
+        // Tagged sRGB: one iCCP named sRGB whose profile is RGB.
+        let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/p3.png"))))
+        let iccp = PNGBytes.data(of: "iCCP", in: png)
+        #expect(iccp.count == 1 && iccp.first.map { Array($0.prefix(5)) } == Array("sRGB\0".utf8))
+        let (_, _, metadata) = try PNGDecoder.decodeWithMetadata(png)
+        #expect(metadata.profileColorSpace == "RGB ")
+    }
+
+    @Test func withoutProfileTheP3ProfileIsKeptByteForByte() throws {
+        let dir = try TemporaryDirectory()
+        let input = try displayP3Image(dir)
+        let r = try kiln(["export", input, "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let source = PNGBytes.data(of: "iCCP", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: input))))
+        let output = PNGBytes.data(of: "iCCP", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/p3.png")))))
+        #expect(source.count == 1 && output == source)
+    }
+
+    @Test func unusableProfilesAreUsageErrors() throws {
+        let dir = try TemporaryDirectory()
+        try "not a profile".write(toFile: dir.join("bad.icc"), atomically: true, encoding: .utf8)
+        for arguments in [["--profile", dir.join("bad.icc")], ["--profile", dir.join("missing.icc")],
+                          ["--profile", "srgb", "--intent", "sideways"], ["--intent", "perceptual"]] {
+            let r = try kiln(["export", Paths.sampleData, "-o", dir.join("out")] + arguments)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out/rgb8.png")))
+    }
+}
