@@ -1,6 +1,7 @@
 /* PNG decoding into the canonical RGBA buffer (see cpng.h). */
 #include "cpng.h"
 #include "status.h"
+#include "decoder.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,20 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK_TYPE(a, b, c, d) \
-    (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
-#define TYPE_IHDR CHUNK_TYPE('I', 'H', 'D', 'R')
-#define TYPE_IDAT CHUNK_TYPE('I', 'D', 'A', 'T')
-#define TYPE_IEND CHUNK_TYPE('I', 'E', 'N', 'D')
-#define TYPE_PLTE CHUNK_TYPE('P', 'L', 'T', 'E')
 
-/* Largest ancillary chunk libpng may hold in memory; larger ones are errors. */
-#define MAX_CHUNK_BYTES ((png_alloc_size_t)32 << 20)
-/* Most ancillary chunks libpng may keep (a flood of tiny chunks is an attack too). */
-#define MAX_CACHED_CHUNKS 1000
 
-/* Most bytes of ancillary chunks one decoder keeps (CPNG_KEEP_CHUNKS). */
-#define MAX_KEPT_BYTES ((size_t)64 << 20)
 
 /* Ancillary chunks the canonical buffer does not use (gamma, colour and sBIT
  * are ignored by contract): skipped unparsed after their CRC check, or, with
@@ -32,61 +21,14 @@ static const png_byte ignored_chunks[] =
     "sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt";
 #define IGNORED_CHUNK_COUNT ((int)(sizeof ignored_chunks / 5))
 
-struct cpng_decoder {
-    png_structp png;
-    png_infop info;
-    /* The source: either memory ... */
-    const uint8_t *data;
-    size_t size;
-    size_t offset;
-    /* ... or a file. */
-    FILE *file;
-    /* Where callbacks report: the caller's status, set by each entry point
-     * (callbacks only run inside one). */
-    cpng_status *status;
-    uint32_t max_dimension;
-    /* Header of the chunk being read, seen by the read callback. */
-    uint32_t chunk_type;
-    uint32_t chunk_length;
-    /* The raw IHDR fields, to explain an IHDR that libpng rejects. */
-    uint8_t ihdr[13];
-    int have_ihdr;
-    /* png_read_info finished: the first IDAT was reached. */
-    int reached_image;
-    /* cpng_decoder_read_image was called (libpng allows one attempt). */
-    int read_attempted;
-    /* First warning raised inside IDAT: libpng treats some data errors
-     * (bad Adler-32, extra data) as "benign"; we do not. */
-    char data_warning[160];
-    /* CPNG_* flags given at open. */
-    int flags;
-    /* Where the stream is, for the location of kept chunks. */
-    int seen_plte;
-    int seen_idat;
-    /* Kept ancillary chunks (CPNG_KEEP_CHUNKS): entries whose data points into
-     * `arena` by offset until cpng_decoder_chunks resolves them. */
-    cpng_chunk *kept;
-    size_t *kept_offsets;
-    size_t kept_count;
-    size_t kept_capacity;
-    uint8_t *arena;
-    size_t arena_size;
-    size_t arena_capacity;
-    /* The chunk being read was kept, or libpng warned about it: whichever
-     * comes second (libpng checks the CRC around the user callback) makes
-     * sure a chunk with a warning is not kept. */
-    int kept_current;
-    int warned_current;
-    /* Ancillary chunks left out, one line each. */
-    char chunk_warnings[1024];
-};
 
-static uint32_t read_be32(const uint8_t *p) {
+
+uint32_t cpng_read_be32(const uint8_t *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
 /* Reads up to `count` bytes from the source; sets *io_errno on a read error. */
-static size_t source_read(cpng_decoder *d, void *dst, size_t count, int *io_errno) {
+size_t cpng_source_read(cpng_decoder *d, void *dst, size_t count, int *io_errno) {
     *io_errno = 0;
     if (d->file != NULL) {
         size_t got = fread(dst, 1, count, d->file);
@@ -126,7 +68,7 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
     cpng_decoder *d = png_get_io_ptr(png);
     png_uint_32 io_state = png_get_io_state(png);
     int io_errno;
-    size_t got = source_read(d, dst, count, &io_errno);
+    size_t got = cpng_source_read(d, dst, count, &io_errno);
     if (got < count) {
         if (io_errno != 0) {
             cpng_status_fail(d->status, CPNG_IO, NULL, "read error: %s", strerror(io_errno));
@@ -137,8 +79,8 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
     }
     /* Track chunk headers (libpng reads each one as a single 8-byte read). */
     if ((io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR && count == 8) {
-        d->chunk_length = read_be32(dst);
-        d->chunk_type = read_be32(dst + 4);
+        d->chunk_length = cpng_read_be32(dst);
+        d->chunk_type = cpng_read_be32(dst + 4);
         d->kept_current = 0;
         d->warned_current = 0;
         if (d->chunk_type == TYPE_PLTE) d->seen_plte = 1;
@@ -151,7 +93,7 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
 
 /* Names the first invalid IHDR field, or returns 0 when the fields are valid. */
 static int describe_ihdr_problem(const uint8_t ihdr[13], char *out, size_t size) {
-    uint32_t width = read_be32(ihdr), height = read_be32(ihdr + 4);
+    uint32_t width = cpng_read_be32(ihdr), height = cpng_read_be32(ihdr + 4);
     int depth = ihdr[8], color = ihdr[9];
     if (width == 0 || width > PNG_UINT_31_MAX) {
         snprintf(out, size, "width %u is outside 1...2147483647", width);
@@ -186,9 +128,9 @@ static void classify_error(cpng_decoder *d, const char *message) {
     } else if (d->chunk_type == TYPE_IHDR && d->have_ihdr && describe_ihdr_problem(d->ihdr, detail, sizeof detail)) {
         cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "%s", detail);
     } else if (d->chunk_type == TYPE_IHDR && d->have_ihdr &&
-               (read_be32(d->ihdr) > d->max_dimension || read_be32(d->ihdr + 4) > d->max_dimension)) {
+               (cpng_read_be32(d->ihdr) > d->max_dimension || cpng_read_be32(d->ihdr + 4) > d->max_dimension)) {
         cpng_status_fail(d->status, CPNG_TOO_LARGE, "IHDR", "%u x %u exceeds the limit of %u pixels per side",
-                         read_be32(d->ihdr), read_be32(d->ihdr + 4), d->max_dimension);
+                         cpng_read_be32(d->ihdr), cpng_read_be32(d->ihdr + 4), d->max_dimension);
     } else if (!d->have_ihdr && d->chunk_type != TYPE_IHDR && d->chunk_type != 0) {
         cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "missing IHDR: the first chunk is %s", chunk);
     } else if (d->chunk_type == TYPE_IEND && !d->reached_image) {
@@ -205,8 +147,7 @@ static void error_callback(png_structp png, png_const_charp message) {
 }
 
 /* Appends one line to the list of ancillary chunks left out (bounded). */
-static void note_dropped_chunk(cpng_decoder *d, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void note_dropped_chunk(cpng_decoder *d, const char *format, ...) {
+void cpng_note_dropped_chunk(cpng_decoder *d, const char *format, ...) {
     size_t used = strlen(d->chunk_warnings);
     if (used + 2 >= sizeof d->chunk_warnings) return;
     if (used > 0) d->chunk_warnings[used++] = '\n';
@@ -229,18 +170,17 @@ static void warning_callback(png_structp png, png_const_charp message) {
             d->kept_count--;
             d->arena_size = d->kept_offsets[d->kept_count];
         }
-        note_dropped_chunk(d, "%s", message);
+        cpng_note_dropped_chunk(d, "%s", message);
     }
 }
 
-/* Copies one ancillary chunk into the decoder's arena (CPNG_KEEP_CHUNKS). */
-static int keep_chunk(cpng_decoder *d, const png_unknown_chunk *chunk) {
+int cpng_keep_chunk(cpng_decoder *d, const uint8_t type[4], const uint8_t *data, size_t size) {
     if (d->warned_current) return 1; /* already reported and left out */
     char name[5];
-    memcpy(name, chunk->name, 4);
+    memcpy(name, type, 4);
     name[4] = '\0';
-    if (d->arena_size + chunk->size > MAX_KEPT_BYTES || d->kept_count >= MAX_CACHED_CHUNKS) {
-        note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata", name, MAX_CACHED_CHUNKS,
+    if (d->arena_size + size > MAX_KEPT_BYTES || d->kept_count >= MAX_CACHED_CHUNKS) {
+        cpng_note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata", name, MAX_CACHED_CHUNKS,
                            MAX_KEPT_BYTES >> 20);
         return 1;
     }
@@ -253,22 +193,22 @@ static int keep_chunk(cpng_decoder *d, const png_unknown_chunk *chunk) {
         if (kept == NULL || offsets == NULL) return 0;
         d->kept_capacity = capacity;
     }
-    if (d->arena_size + chunk->size > d->arena_capacity) {
+    if (d->arena_size + size > d->arena_capacity) {
         size_t capacity = d->arena_capacity > 0 ? d->arena_capacity : 4096;
-        while (d->arena_size + chunk->size > capacity) capacity *= 2;
+        while (d->arena_size + size > capacity) capacity *= 2;
         uint8_t *arena = realloc(d->arena, capacity);
         if (arena == NULL) return 0;
         d->arena = arena;
         d->arena_capacity = capacity;
     }
-    if (chunk->size > 0) memcpy(d->arena + d->arena_size, chunk->data, chunk->size);
+    if (size > 0) memcpy(d->arena + d->arena_size, data, size);
     cpng_chunk *entry = &d->kept[d->kept_count];
     memcpy(entry->name, name, 5);
     entry->data = NULL;
-    entry->size = chunk->size;
+    entry->size = size;
     entry->location = d->seen_idat ? CPNG_AFTER_IDAT : d->seen_plte ? CPNG_BEFORE_IDAT : CPNG_BEFORE_PLTE;
     d->kept_offsets[d->kept_count++] = d->arena_size;
-    d->arena_size += chunk->size;
+    d->arena_size += size;
     d->kept_current = 1;
     return 1;
 }
@@ -284,7 +224,7 @@ static int user_chunk_callback(png_structp png, png_unknown_chunkp chunk) {
         cpng_status_fail(d->status, CPNG_MALFORMED, name, "unknown critical chunk %s", name);
         return -1;
     }
-    if (keep_chunk(d, chunk)) return 1;
+    if (cpng_keep_chunk(d, chunk->name, chunk->data, chunk->size)) return 1;
     cpng_status_fail(d->status, CPNG_NO_MEMORY, NULL, "out of memory keeping the metadata");
     return -1;
 }
@@ -311,7 +251,7 @@ static void report_bad_signature(cpng_status *status, const uint8_t *sig, size_t
 static int check_signature(cpng_decoder *d) {
     uint8_t sig[8];
     int io_errno;
-    size_t got = source_read(d, sig, sizeof sig, &io_errno);
+    size_t got = cpng_source_read(d, sig, sizeof sig, &io_errno);
     if (io_errno != 0) {
         cpng_status_fail(d->status, CPNG_IO, NULL, "read error: %s", strerror(io_errno));
     } else if (got == 0) {
@@ -329,8 +269,8 @@ static int read_header(cpng_decoder *d, cpng_info *out) {
     if (setjmp(png_jmpbuf(d->png))) {
         if (d->have_ihdr) {
             /* The declared size, so a TOO_LARGE caller can say how large. */
-            out->width = read_be32(d->ihdr);
-            out->height = read_be32(d->ihdr + 4);
+            out->width = cpng_read_be32(d->ihdr);
+            out->height = cpng_read_be32(d->ihdr + 4);
         }
         return d->status->code;
     }
@@ -363,6 +303,32 @@ static int read_header(cpng_decoder *d, cpng_info *out) {
     return CPNG_OK;
 }
 
+/* Creates libpng's reader and reads the header with it. */
+static int start_libpng(cpng_decoder *d, cpng_info *info) {
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, error_callback, warning_callback);
+    if (d->png != NULL) d->info = png_create_info_struct(d->png);
+    if (d->info == NULL) {
+        cpng_status_fail(d->status, CPNG_NO_MEMORY, NULL, "out of memory creating the libpng reader");
+        return d->status->code;
+    }
+    return read_header(d, info);
+}
+
+/* Back to just after the signature, forgetting what the fast path kept, so
+ * libpng reads the file from the start. Returns 0 when the source cannot seek. */
+static int rewind_for_libpng(cpng_decoder *d) {
+    cpng_fast_close(d);
+    d->kept_count = 0;
+    d->arena_size = 0;
+    d->chunk_warnings[0] = '\0';
+    d->seen_plte = d->seen_idat = 0;
+    d->chunk_type = d->chunk_length = 0;
+    d->kept_current = d->warned_current = 0;
+    if (d->file != NULL) return fseek(d->file, 8, SEEK_SET) == 0;
+    d->offset = 8;
+    return 1;
+}
+
 static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, int flags, cpng_info *info,
                                   cpng_status *status) {
     memset(info, 0, sizeof *info);
@@ -370,13 +336,13 @@ static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, int f
     d->status = status;
     d->max_dimension = max_dimension < PNG_UINT_31_MAX ? max_dimension : PNG_UINT_31_MAX;
     if (check_signature(d) != CPNG_OK) goto fail;
-    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d, error_callback, warning_callback);
-    if (d->png != NULL) d->info = png_create_info_struct(d->png);
-    if (d->info == NULL) {
-        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory creating the libpng reader");
+    if (!(flags & CPNG_LIBPNG_ONLY) && cpng_fast_open(d, info)) return d;
+    if (!rewind_for_libpng(d)) {
+        cpng_status_fail(status, CPNG_IO, NULL, "read error: cannot seek back to the start");
         goto fail;
     }
-    if (read_header(d, info) != CPNG_OK) goto fail;
+    memset(info, 0, sizeof *info);
+    if (start_libpng(d, info) != CPNG_OK) goto fail;
     return d;
 fail:
     cpng_decoder_close(d);
@@ -472,6 +438,19 @@ int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cp
     decoder->status = status;
     /* libpng's state after a failure is undefined: one attempt only. */
     decoder->read_attempted = 1;
+    if (decoder->fast != NULL) {
+        if (cpng_fast_read_image(decoder, pixels, size)) {
+            decoder->used_fast_path = 1;
+            return CPNG_OK;
+        }
+        /* Something the fast path does not take: libpng decodes (or words the error). */
+        cpng_info info;
+        if (!rewind_for_libpng(decoder)) {
+            cpng_status_fail(status, CPNG_IO, NULL, "read error: cannot seek back to the start");
+            return status->code;
+        }
+        if (start_libpng(decoder, &info) != CPNG_OK) return status->code;
+    }
     return read_image(decoder, pixels, size);
 }
 
@@ -484,12 +463,17 @@ size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t 
     return decoder->kept_count;
 }
 
+int cpng_decoder_used_fast_path(const cpng_decoder *decoder) {
+    return decoder != NULL && decoder->used_fast_path;
+}
+
 const char *cpng_decoder_chunk_warnings(const cpng_decoder *decoder) {
     return decoder != NULL ? decoder->chunk_warnings : "";
 }
 
 void cpng_decoder_close(cpng_decoder *decoder) {
     if (decoder == NULL) return;
+    cpng_fast_close(decoder);
     free(decoder->kept);
     free(decoder->kept_offsets);
     free(decoder->arena);

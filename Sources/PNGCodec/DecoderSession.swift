@@ -9,11 +9,14 @@ struct DecoderSession: ~Copyable {
 
     /// Opens a decoder over memory that must stay valid for the session's life;
     /// with `keepMetadata`, ancillary chunks are kept for ``metadata()``.
-    init(memory: UnsafeRawBufferPointer, limits: PNGDecoder.Limits, keepMetadata: Bool = false) throws {
+    /// `libpngOnly` skips the fast path (the tests' oracle).
+    init(memory: UnsafeRawBufferPointer, limits: PNGDecoder.Limits, keepMetadata: Bool = false,
+         libpngOnly: Bool = false) throws {
         var info = cpng_info()
         var status = cpng_status()
+        let flags = (keepMetadata ? CPNG_KEEP_CHUNKS : 0) | (libpngOnly ? CPNG_LIBPNG_ONLY : 0)
         let handle = cpng_decoder_open_memory(memory.baseAddress, memory.count, limits.maxDimension,
-                                              keepMetadata ? CPNG_KEEP_CHUNKS : 0, &info, &status)
+                                              flags, &info, &status)
         try self.init(handle: handle, info: info, status: status, limits: limits)
     }
 
@@ -45,6 +48,12 @@ struct DecoderSession: ~Copyable {
     /// Checks `limits`, then allocates the canonical buffer and decodes into it.
     consuming func decodePixels(limits: PNGDecoder.Limits) throws -> PixelBuffer {
         try readPixels(limits: limits)
+    }
+
+    /// As ``decodePixels(limits:)``, also saying whether the fast path decoded them.
+    consuming func decodePixelsReportingPath(limits: PNGDecoder.Limits) throws -> (PixelBuffer, fastPath: Bool) {
+        let pixels = try readPixels(limits: limits)
+        return (pixels, cpng_decoder_used_fast_path(handle) != 0)
     }
 
     /// Decodes the pixels, then collects the ancillary chunks kept while reading

@@ -83,6 +83,22 @@ public enum PNGDecoder {
         }
     }
 
+    /// Which decoder to use, for tests and benchmarks: both must give the same pixels.
+    enum Path {
+        /// The fast path where it applies, libpng otherwise (what every public entry point does).
+        case automatic
+        /// libpng alone (the oracle).
+        case libpng
+    }
+
+    /// Decodes PNG bytes with the chosen path, saying whether the fast path decoded them.
+    static func decode(_ bytes: [UInt8], limits: Limits = Limits(), path: Path) throws -> (PixelBuffer, fastPath: Bool) {
+        try bytes.withUnsafeBytes { memory in
+            try DecoderSession(memory: memory, limits: limits, libpngOnly: path == .libpng)
+                .decodePixelsReportingPath(limits: limits)
+        }
+    }
+
     /// Reads only the header (the chunks up to the first IDAT) of PNG bytes.
     /// Does not apply `Limits` beyond libpng's per-side bound, so callers can
     /// report the size of an image too large to decode.

@@ -80,8 +80,16 @@ int cpng_inflate_check(const uint8_t *data, size_t size, size_t max_output, uint
 
 /* Flags for cpng_decoder_open_*. */
 #define CPNG_KEEP_CHUNKS 1 /* keep ancillary chunks for cpng_decoder_chunks (else skip them) */
+#define CPNG_LIBPNG_ONLY 2 /* never the fast path (the tests' oracle) */
 
-/* An open decoder positioned after the header (IHDR ... first IDAT). */
+/*
+ * An open decoder positioned after the header (IHDR ... first IDAT).
+ *
+ * The common formats (gray, gray+alpha, RGB, RGBA at 8 or 16 bits, not
+ * interlaced, without tRNS or PLTE) take a fast path with ISA-L's inflate and
+ * a reader of its own; everything else, and anything unusual in those, is
+ * decoded by libpng, which also words every error.
+ */
 typedef struct cpng_decoder cpng_decoder;
 
 /*
@@ -119,6 +127,9 @@ size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t 
  * one line each ("iCCP: CRC error"), or "" when none.
  */
 const char *cpng_decoder_chunk_warnings(const cpng_decoder *decoder);
+
+/* 1 when the pixels came from the fast path (ISA-L inflate), 0 when from libpng. */
+int cpng_decoder_used_fast_path(const cpng_decoder *decoder);
 
 /* Frees the decoder (and closes its file). NULL is allowed. */
 void cpng_decoder_close(cpng_decoder *decoder);
