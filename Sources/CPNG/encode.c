@@ -1,5 +1,6 @@
 /* PNG encoding from the canonical RGBA buffer (see cpng.h). */
 #include "cpng.h"
+#include "rows.h"
 #include "status.h"
 
 #include <png.h>
@@ -26,18 +27,12 @@ void cpng_buffer_free(cpng_buffer *buffer) {
     buffer->capacity = 0;
 }
 
-static uint16_t load16(const uint8_t *p) {
-    uint16_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int *all_gray, int *all_opaque) {
     const uint8_t *p = pixels;
     int gray = 1, opaque = 1;
     if (bit_depth == 16) {
         for (size_t i = 0; i < pixel_count && (gray || opaque); i++, p += 8) {
-            uint16_t r = load16(p), g = load16(p + 2), b = load16(p + 4), a = load16(p + 6);
+            uint16_t r = cpng_load16(p), g = cpng_load16(p + 2), b = cpng_load16(p + 4), a = cpng_load16(p + 6);
             gray &= r == g && g == b;
             opaque &= a == 0xffff;
         }
@@ -90,33 +85,6 @@ static void flush_callback(png_structp png) {
     (void)png; /* memory output: nothing to flush */
 }
 
-/* Packs one canonical row into the output layout (16-bit samples big-endian). */
-static void pack_row(const uint8_t *src, uint8_t *dst, uint32_t width, int bit_depth, int color_type) {
-    /* Canonical channel indices kept by each color type, in output order. */
-    static const int gray[] = {0}, gray_alpha[] = {0, 3}, rgb[] = {0, 1, 2}, rgba[] = {0, 1, 2, 3};
-    const int *keep;
-    int count;
-    switch (color_type) {
-    case CPNG_COLOR_GRAY: keep = gray; count = 1; break;
-    case CPNG_COLOR_GRAY_ALPHA: keep = gray_alpha; count = 2; break;
-    case CPNG_COLOR_RGB: keep = rgb; count = 3; break;
-    default: keep = rgba; count = 4; break;
-    }
-    if (bit_depth == 16) {
-        for (uint32_t x = 0; x < width; x++, src += 8) {
-            for (int c = 0; c < count; c++) {
-                uint16_t v = load16(src + 2 * keep[c]);
-                *dst++ = (uint8_t)(v >> 8);
-                *dst++ = (uint8_t)v;
-            }
-        }
-    } else {
-        for (uint32_t x = 0; x < width; x++, src += 4) {
-            for (int c = 0; c < count; c++) *dst++ = src[keep[c]];
-        }
-    }
-}
-
 /* The caller's ancillary chunks and tIME, handed to libpng before png_write_info. */
 typedef struct metadata {
     const cpng_chunk *chunks;
@@ -162,7 +130,7 @@ static void write_png(encoder *e, const uint8_t *pixels, uint32_t width, uint32_
 
     size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
     for (uint32_t y = 0; y < height; y++) {
-        pack_row(pixels + (size_t)y * canonical_row, e->row, width, bit_depth, color_type);
+        cpng_pack_row(pixels + (size_t)y * canonical_row, e->row, width, bit_depth, color_type);
         png_write_row(png, e->row);
     }
     png_write_end(png, e->info);

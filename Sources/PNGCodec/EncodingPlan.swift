@@ -8,6 +8,11 @@ struct EncodingPlan {
     var bitDepth: Int
     var level: Int
     var adaptiveFilters: Bool
+    /// The ISA-L level of the fast path, or nil for libpng and zlib: levels
+    /// 1-6 take the fast path at ISA-L's level 1 (on W1 its levels 2 and 3
+    /// were no smaller, only slower), 0 (stored) and 7-9 (zlib's smallest
+    /// output) libpng, as does an explicit `.none` filter.
+    var fastLevel: Int?
 
     init(image: PixelBuffer, options: PNGEncoder.Options) throws {
         guard (0...9).contains(options.level) else {
@@ -24,6 +29,7 @@ struct EncodingPlan {
         case .none: adaptiveFilters = false
         case .adaptive: adaptiveFilters = true
         }
+        fastLevel = (1...6).contains(options.level) && adaptiveFilters ? 1 : nil
     }
 
     /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.

@@ -1,6 +1,12 @@
+import Dispatch
 import CPNG
 
 /// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6).
+///
+/// Levels 1-6 take the fast path: rows filtered with a per-row choice and
+/// deflated by ISA-L, a large image in independent segments on every core
+/// (joined into one zlib stream, each primed with the 32 KiB before it).
+/// Level 0 and levels 7-9 (zlib's smallest output) go through libpng.
 ///
 /// The output keeps the buffer's bit depth and picks the smallest exact color
 /// type: gray when every pixel has r == g == b, an alpha channel only when
@@ -81,16 +87,74 @@ public enum PNGEncoder {
             }
         }
         var raw: [cpng_chunk] = []
-        withRawChunks(0, &raw) { raw in
-            image.bytes.withUnsafeBytes { pixels in
-                _ = cpng_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                                Int32(plan.colorType.rawValue), Int32(plan.level),
-                                plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
-                                raw, raw.count, stamp, &output, &status)
+        if let fastLevel = plan.fastLevel {
+            let segments = try deflateSegments(image, plan: plan, level: fastLevel)
+            defer { for i in segments.indices { var segment = segments[i]; cpng_segment_free(&segment) } }
+            withRawChunks(0, &raw) { raw in
+                _ = cpng_fast_assemble(UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
+                                       Int32(plan.colorType.rawValue), segments, segments.count, raw, raw.count,
+                                       stamp, &output, &status)
+            }
+        } else {
+            withRawChunks(0, &raw) { raw in
+                image.bytes.withUnsafeBytes { pixels in
+                    _ = cpng_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
+                                    Int32(plan.colorType.rawValue), Int32(plan.level),
+                                    plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
+                                    raw, raw.count, stamp, &output, &status)
+                }
             }
         }
         guard status.code == CPNG_OK else { throw PNGError(status: status) }
         defer { cpng_buffer_free(&output) }
         return Encoded(bytes: Array(UnsafeBufferPointer(start: output.data, count: output.size)), dropped: dropped)
+    }
+}
+
+extension PNGEncoder {
+    /// Filtered bytes per segment: large enough that priming costs little, small
+    /// enough that an image spreads over the cores.
+    static let segmentBytes = 1 << 20
+
+    /// Deflates `image` in row segments, on several threads when it is large.
+    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, level: Int) throws -> [cpng_segment] {
+        let rowBytes = image.width * (plan.bitDepth / 8) * plan.colorType.channels + 1
+        let rowsPerSegment = max(1, segmentBytes / rowBytes)
+        let count = (image.height + rowsPerSegment - 1) / rowsPerSegment
+        let results = UnsafeMutableBufferPointer<(cpng_segment, cpng_status)>.allocate(capacity: count)
+        defer { results.deallocate() }
+        image.bytes.withUnsafeBytes { pixels in
+            // Each iteration writes only its own slot; the pixels are read-only.
+            nonisolated(unsafe) let results = results
+            nonisolated(unsafe) let pixels = pixels
+            let run: @Sendable (Int) -> Void = { index in
+                var segment = cpng_segment()
+                var status = cpng_status()
+                let first = index * rowsPerSegment, end = min(image.height, first + rowsPerSegment)
+                _ = cpng_fast_segment(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
+                                      Int32(plan.colorType.rawValue), UInt32(first), UInt32(end), Int32(level),
+                                      &segment, &status)
+                (results.baseAddress! + index).initialize(to: (segment, status))
+            }
+            if count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: count, execute: run) }
+        }
+        let segments = results.map(\.0)
+        if let failure = results.first(where: { $0.1.code != CPNG_OK }) {
+            for var segment in segments { cpng_segment_free(&segment) }
+            throw PNGError(status: failure.1)
+        }
+        return segments
+    }
+}
+
+extension PNGColorType {
+    /// Samples per pixel in the file.
+    var channels: Int {
+        switch self {
+        case .gray, .palette: 1
+        case .grayAlpha: 2
+        case .rgb: 3
+        case .rgba: 4
+        }
     }
 }

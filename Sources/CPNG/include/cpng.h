@@ -170,4 +170,36 @@ int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_dep
                 int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
                 cpng_status *status);
 
+/* ---- Fast encoding (ISA-L) ------------------------------------------- */
+
+/* A piece of the zlib stream: raw deflate data for a range of rows. */
+typedef struct cpng_segment {
+    uint8_t *data;    /* malloc'ed; free with cpng_segment_free */
+    size_t size;
+    uint32_t adler;   /* Adler-32 of the segment's filtered bytes */
+    size_t raw_size;  /* how many filtered bytes it holds */
+} cpng_segment;
+
+/*
+ * Filters rows [first_row, end_row) of canonical pixels as `color_type` at
+ * `bit_depth` (8 or 16), choosing each row's filter, and deflates them with
+ * ISA-L at `level` 1-3, primed with the 32 KiB of filtered data before
+ * first_row. Segments of one image are independent (run them on several
+ * threads) and, in row order, form one deflate stream.
+ */
+int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
+                      uint32_t first_row, uint32_t end_row, int level, cpng_segment *out, cpng_status *status);
+
+/* Frees a segment's data. */
+void cpng_segment_free(cpng_segment *segment);
+
+/*
+ * Writes the PNG: signature, IHDR, the ancillary `chunks` at their locations,
+ * tIME when `time` is non-zero, the zlib stream of the `count` segments (in
+ * row order) in IDAT chunks, IEND. The stream goes to `output` (empty on entry).
+ */
+int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_segment *segments,
+                       size_t count, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                       cpng_buffer *output, cpng_status *status);
+
 #endif

@@ -1,0 +1,312 @@
+/* The fast encoding path (see cpng.h): rows filtered with a per-row choice,
+ * deflated by ISA-L in independent segments (pigz-style: each primed with the
+ * 32 KiB of filtered data before it, ended by a sync flush) that can run on
+ * several cores, then assembled into one zlib stream and a PNG by hand. */
+#include "cpng.h"
+#include "rows.h"
+#include "status.h"
+
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+/* Bytes of compressed data per IDAT chunk. */
+#define IDAT_BYTES (1 << 20)
+/* Deflate's window: how much preceding data a segment is primed with. */
+#define WINDOW_BYTES 32768
+
+void cpng_segment_free(cpng_segment *segment) {
+    free(segment->data);
+    memset(segment, 0, sizeof *segment);
+}
+
+/* Makes room for `length` more bytes; 0 when memory runs out. */
+static int reserve(cpng_buffer *out, size_t length) {
+    if (length > out->capacity - out->size) {
+        size_t capacity = out->capacity > 0 ? out->capacity : 4096;
+        while (length > capacity - out->size) {
+            if (capacity > SIZE_MAX / 2) return 0;
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(out->data, capacity);
+        if (grown == NULL) return 0;
+        out->data = grown;
+        out->capacity = capacity;
+    }
+    return 1;
+}
+
+/* Appends to a growable buffer; 0 when memory runs out. */
+static int append(cpng_buffer *out, const void *data, size_t length) {
+    if (!reserve(out, length)) return 0;
+    if (length > 0) memcpy(out->data + out->size, data, length);
+    out->size += length;
+    return 1;
+}
+
+/* The filtered form of one stored row (filter byte first): the filter whose
+ * output has the smallest sum of absolute values as signed bytes (libpng's
+ * heuristic), which keeps deflate's matches long. `previous` is NULL for the
+ * image's first row. `work` holds 4 * count bytes. */
+static void filter_row(const uint8_t *row, const uint8_t *previous, size_t count, size_t bpp, uint8_t *out,
+                       uint8_t *work) {
+    uint8_t *sub = work, *up = work + count, *avg = work + 2 * count, *paeth = work + 3 * count;
+    uint32_t sums[5] = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < count; i++) {
+        int a = i >= bpp ? row[i - bpp] : 0;
+        int b = previous != NULL ? previous[i] : 0;
+        int c = (previous != NULL && i >= bpp) ? previous[i - bpp] : 0;
+        int x = row[i];
+        int p = b - c, q = a - c;
+        int pa = abs(p), pb = abs(q), pc = abs(p + q);
+        int predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
+        sub[i] = (uint8_t)(x - a);
+        up[i] = (uint8_t)(x - b);
+        avg[i] = (uint8_t)(x - ((a + b) >> 1));
+        paeth[i] = (uint8_t)(x - predictor);
+        sums[0] += (uint32_t)abs((int8_t)x);
+        sums[1] += (uint32_t)abs((int8_t)sub[i]);
+        sums[2] += (uint32_t)abs((int8_t)up[i]);
+        sums[3] += (uint32_t)abs((int8_t)avg[i]);
+        sums[4] += (uint32_t)abs((int8_t)paeth[i]);
+    }
+    int best = 0;
+    for (int f = 1; f < 5; f++) if (sums[f] < sums[best]) best = f;
+    const uint8_t *chosen = best == 0 ? row : work + (size_t)(best - 1) * count;
+    out[0] = (uint8_t)best;
+    memcpy(out + 1, chosen, count);
+}
+
+/* Per-segment scratch: packed rows (previous, current), one filtered row, filter work space. */
+typedef struct rows {
+    uint8_t *packed[2];
+    uint8_t *filtered;
+    uint8_t *work;
+    size_t stored_bytes;
+} rows;
+
+static int rows_init(rows *r, size_t stored_bytes) {
+    r->stored_bytes = stored_bytes;
+    r->packed[0] = malloc(stored_bytes);
+    r->packed[1] = malloc(stored_bytes);
+    r->filtered = malloc(stored_bytes + 1);
+    r->work = malloc(4 * stored_bytes);
+    return r->packed[0] && r->packed[1] && r->filtered && r->work;
+}
+
+static void rows_free(rows *r) {
+    free(r->packed[0]);
+    free(r->packed[1]);
+    free(r->filtered);
+    free(r->work);
+}
+
+/* Filters row y of the image into r->filtered, given that r->packed[(y + 1) % 2]
+ * holds row y - 1 packed (ignored for y == 0). */
+static void next_filtered(rows *r, const uint8_t *pixels, uint32_t width, uint32_t y, int bit_depth,
+                          int color_type, size_t canonical_row, size_t bpp) {
+    uint8_t *current = r->packed[y % 2], *previous = r->packed[(y + 1) % 2];
+    cpng_pack_row(pixels + (size_t)y * canonical_row, current, width, bit_depth, color_type);
+    filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->filtered, r->work);
+}
+
+static int isal_level_buffer_size(int level) {
+    switch (level) {
+    case 1: return ISAL_DEF_LVL1_DEFAULT;
+    case 2: return ISAL_DEF_LVL2_DEFAULT;
+    default: return ISAL_DEF_LVL3_DEFAULT;
+    }
+}
+
+/* Runs the deflater until it has taken all its input (and, when finishing, ended). */
+static int drain(struct isal_zstream *stream, cpng_buffer *out, int finishing) {
+    for (;;) {
+        if (!reserve(out, 65536)) return 0;
+        stream->next_out = out->data + out->size;
+        stream->avail_out = (uint32_t)(out->capacity - out->size > UINT32_MAX ? UINT32_MAX : out->capacity - out->size);
+        uint32_t before = stream->avail_out;
+        if (isal_deflate(stream) != COMP_OK) return 0;
+        out->size += before - stream->avail_out;
+        if (stream->avail_in == 0 && (!finishing || stream->internal_state.state == ZSTATE_END) &&
+            stream->avail_out > 0) {
+            return 1;
+        }
+    }
+}
+
+int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
+                      uint32_t first_row, uint32_t end_row, int level, cpng_segment *out, cpng_status *status) {
+    cpng_status_clear(status);
+    memset(out, 0, sizeof *out);
+    int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
+                 : color_type == CPNG_COLOR_RGB ? 3 : 4;
+    if (pixels == NULL || first_row >= end_row || end_row > height || (bit_depth != 8 && bit_depth != 16) ||
+        level < 1 || level > 3) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "bad segment %u..<%u of %u rows, depth %d, level %d",
+                         first_row, end_row, height, bit_depth, level);
+        return status->code;
+    }
+    size_t bpp = (size_t)channels * (size_t)(bit_depth / 8);
+    size_t stored = (size_t)width * bpp;
+    size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
+    rows r;
+    struct isal_zstream stream;
+    uint8_t *level_buffer = malloc((size_t)isal_level_buffer_size(level));
+    uint8_t *dictionary = malloc(WINDOW_BYTES);
+    cpng_buffer compressed = {0};
+    int ok = rows_init(&r, stored) && level_buffer != NULL && dictionary != NULL;
+    if (ok) {
+        isal_deflate_init(&stream);
+        stream.level = (uint32_t)level;
+        stream.level_buf = level_buffer;
+        stream.level_buf_size = (uint32_t)isal_level_buffer_size(level);
+        stream.gzip_flag = IGZIP_DEFLATE; /* raw deflate: the zlib wrapper is written at assembly */
+        stream.flush = NO_FLUSH;
+        /* Prime with the last 32 KiB of filtered data before this segment, re-filtered
+         * here (a row's filter depends only on it and the row above). */
+        if (first_row > 0) {
+            uint32_t back = (uint32_t)((WINDOW_BYTES + stored) / (stored + 1));
+            uint32_t start = first_row > back ? first_row - back : 0;
+            if (start > 0) cpng_pack_row((const uint8_t *)pixels + (size_t)(start - 1) * canonical_row,
+                                         r.packed[(start + 1) % 2], width, bit_depth, color_type);
+            size_t used = 0;
+            for (uint32_t y = start; y < first_row; y++) {
+                next_filtered(&r, pixels, width, y, bit_depth, color_type, canonical_row, bpp);
+                /* Keep a sliding window of the last WINDOW_BYTES filtered bytes. */
+                size_t n = stored + 1;
+                const uint8_t *src = r.filtered;
+                if (n >= WINDOW_BYTES) { src += n - WINDOW_BYTES; n = WINDOW_BYTES; used = 0; }
+                if (used + n > WINDOW_BYTES) {
+                    size_t drop = used + n - WINDOW_BYTES;
+                    memmove(dictionary, dictionary + drop, used - drop);
+                    used -= drop;
+                }
+                memcpy(dictionary + used, src, n);
+                used += n;
+            }
+            ok = isal_deflate_set_dict(&stream, dictionary, (uint32_t)used) == COMP_OK;
+        }
+        /* The segment's filtered rows in one buffer: ISA-L's higher levels
+         * compress far better given large inputs than row by row. */
+        size_t raw_size = (size_t)(end_row - first_row) * (stored + 1);
+        uint8_t *filtered = ok ? malloc(raw_size) : NULL;
+        ok = ok && filtered != NULL;
+        for (uint32_t y = first_row; ok && y < end_row; y++) {
+            next_filtered(&r, pixels, width, y, bit_depth, color_type, canonical_row, bpp);
+            memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);
+        }
+        uint32_t adler = ok ? isal_adler32(1, filtered, raw_size) : 1;
+        /* The image's last segment ends the deflate stream; the others end
+         * byte-aligned (sync flush) so they can be concatenated. */
+        int final = end_row == height;
+        for (size_t offset = 0; ok && offset < raw_size; offset += UINT32_MAX / 2) {
+            size_t piece = raw_size - offset < UINT32_MAX / 2 ? raw_size - offset : UINT32_MAX / 2;
+            int last = offset + piece == raw_size;
+            stream.next_in = filtered + offset;
+            stream.avail_in = (uint32_t)piece;
+            stream.end_of_stream = last && final;
+            stream.flush = last && !final ? SYNC_FLUSH : NO_FLUSH;
+            ok = drain(&stream, &compressed, last && final);
+        }
+        free(filtered);
+        out->adler = adler;
+        out->raw_size = raw_size;
+    }
+    if (ok) {
+        out->data = compressed.data;
+        out->size = compressed.size;
+    } else {
+        cpng_buffer_free(&compressed);
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory (or a deflate error) compressing rows %u..<%u",
+                         first_row, end_row);
+    }
+    if (r.packed[0] != NULL || r.work != NULL) rows_free(&r);
+    free(level_buffer);
+    free(dictionary);
+    return status->code;
+}
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Appends one chunk: length, type, data, CRC. */
+static int put_chunk(cpng_buffer *out, const char type[4], const uint8_t *data, size_t length) {
+    uint8_t head[8], tail[4];
+    put_be32(head, (uint32_t)length);
+    memcpy(head + 4, type, 4);
+    uint32_t crc = crc32_gzip_refl(0, head + 4, 4);
+    if (length > 0) crc = crc32_gzip_refl(crc, (unsigned char *)data, length);
+    put_be32(tail, crc);
+    return append(out, head, 8) && append(out, data, length) && append(out, tail, 4);
+}
+
+/* The caller's ancillary chunks standing at `location`. */
+static int put_chunks(cpng_buffer *out, const cpng_chunk *chunks, size_t count, int location) {
+    for (size_t i = 0; i < count; i++) {
+        if (chunks[i].location == location && !put_chunk(out, chunks[i].name, chunks[i].data, chunks[i].size)) return 0;
+    }
+    return 1;
+}
+
+int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_segment *segments,
+                       size_t count, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                       cpng_buffer *output, cpng_status *status) {
+    cpng_status_clear(status);
+    memset(output, 0, sizeof *output);
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    uint8_t ihdr[13];
+    put_be32(ihdr, width);
+    put_be32(ihdr + 4, height);
+    ihdr[8] = (uint8_t)bit_depth;
+    ihdr[9] = (uint8_t)color_type;
+    ihdr[10] = ihdr[11] = ihdr[12] = 0;
+    /* The zlib stream: header (deflate, 32 KiB window, "fast" level), segments, Adler-32 of all. */
+    size_t total = 2 + 4;
+    uint32_t adler = 1;
+    for (size_t i = 0; i < count; i++) {
+        total += segments[i].size;
+        adler = i == 0 ? segments[i].adler : (uint32_t)adler32_combine(adler, segments[i].adler, (z_off_t)segments[i].raw_size);
+    }
+    uint8_t *stream = malloc(total);
+    int ok = stream != NULL;
+    if (ok) {
+        stream[0] = 0x78;
+        stream[1] = 0x5e; /* FLEVEL 1 ("fast"), FCHECK so that 0x785e % 31 == 0 */
+        size_t at = 2;
+        for (size_t i = 0; i < count; i++) {
+            memcpy(stream + at, segments[i].data, segments[i].size);
+            at += segments[i].size;
+        }
+        put_be32(stream + at, adler);
+        ok = append(output, signature, 8) && put_chunk(output, "IHDR", ihdr, 13) &&
+             put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE) &&
+             put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
+        if (ok && time != 0) {
+            time_t seconds = (time_t)time;
+            struct tm utc;
+            gmtime_r(&seconds, &utc);
+            int year = utc.tm_year + 1900;
+            uint8_t stamp[7] = {(uint8_t)(year >> 8), (uint8_t)year, (uint8_t)(utc.tm_mon + 1), (uint8_t)utc.tm_mday,
+                                (uint8_t)utc.tm_hour, (uint8_t)utc.tm_min, (uint8_t)(utc.tm_sec > 60 ? 60 : utc.tm_sec)};
+            ok = put_chunk(output, "tIME", stamp, 7);
+        }
+        for (size_t offset = 0; ok && offset < total; offset += IDAT_BYTES) {
+            size_t piece = total - offset < IDAT_BYTES ? total - offset : IDAT_BYTES;
+            ok = put_chunk(output, "IDAT", stream + offset, piece);
+        }
+        ok = ok && put_chunks(output, chunks, chunk_count, CPNG_AFTER_IDAT) && put_chunk(output, "IEND", NULL, 0);
+    }
+    free(stream);
+    if (!ok) {
+        cpng_buffer_free(output);
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory assembling the PNG");
+    }
+    return status->code;
+}
