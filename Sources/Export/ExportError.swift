@@ -9,6 +9,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case badOutputDirectory(String, reason: String)
     /// A compression level outside 0–9.
     case badLevel(Int)
+    /// The `-` list of paths has an entry that cannot be a path; `place` is "line 3" (or "entry 3" in a NUL-separated list).
+    case badInputList(place: String, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "output directory \(dir): \(reason)"
         case .badLevel(let level):
             return "compression level \(level) is outside 0-9"
+        case .badInputList(let place, let reason):
+            return "standard input, \(place): the path \(reason); nothing was exported"
         }
     }
 }

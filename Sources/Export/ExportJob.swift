@@ -8,10 +8,13 @@ import Synchronization
 ///
 /// Each worker holds one image at a time, so memory is bounded by the job
 /// count and the largest image however long the batch is. A failure is
-/// confined to its item: it is reported and the batch goes on. ``stop()``
-/// is cooperative: workers check it between stages and abandon the image in
-/// hand (left for `kiln resume`); a write already under way completes,
-/// inside a critical section, with its journal record.
+/// confined to its item: it is reported and the batch goes on.
+///
+/// Stopping has two steps. ``finishInFlight()`` stops taking new images and
+/// lets the images in hand finish (what an expiring task does within its
+/// grace); ``stop()`` abandons them too: workers check it between stages and
+/// leave the image in hand for `kiln resume`. A write already under way
+/// completes, inside a critical section, with its journal record.
 public final class ExportJob: Sendable {
     /// The job's options.
     public let options: ExportOptions
@@ -24,6 +27,10 @@ public final class ExportJob: Sendable {
     private let finishedBefore: [String: FinishedRecord]
     private let state: Mutex<Counts>
     private let stopRequested = Atomic<Bool>(false)
+    private let drainRequested = Atomic<Bool>(false)
+    private let tracker = Mutex<PixelProgress?>(nil)
+    /// The totals earlier runs left (a resume counts them as done, but did not do them).
+    public let earlier: Counts
     private let stopReason = Mutex<String?>(nil)
 
     /// Running totals of a job, safe to read while it runs.
@@ -38,8 +45,23 @@ public final class ExportJob: Sendable {
         public var failed = 0
         /// Decoded pixels of items finished by this run.
         public var pixels = 0
+        /// Items this run has started and not yet finished.
+        public var inFlight = 0
         /// The input being worked on most recently.
         public var current: String?
+
+        /// No item finished yet.
+        public init() {}
+
+        /// These totals less `earlier` ones (e.g. what this run did, less what earlier runs had done).
+        public func since(_ earlier: Counts) -> Counts {
+            var counts = self
+            counts.completed -= earlier.completed
+            counts.written -= earlier.written
+            counts.skipped -= earlier.skipped
+            counts.failed -= earlier.failed
+            return counts
+        }
     }
 
     /// Hooks through which the job talks to whoever runs it.
@@ -83,19 +105,37 @@ public final class ExportJob: Sendable {
             case .failed: counts.failed += 1
             }
         }
+        earlier = counts
         state = Mutex(counts)
     }
 
     /// The totals so far.
     public var counts: Counts { state.withLock { $0 } }
 
+    /// The totals and the fraction done (weighted by pixels) as one consistent
+    /// snapshot: the fraction always includes every item the counts call finished.
+    public var snapshot: (counts: Counts, fraction: Double) {
+        // Counts first: an item is marked done in the progress before it is counted.
+        let counts = self.counts
+        return (counts, tracker.withLock { $0?.fraction } ?? 0)
+    }
+
     /// The items this run still has to do.
     public var remaining: [ExportItem] { items.filter { finishedBefore[$0.output] == nil } }
 
-    /// Asks the workers to stop after the stage in hand. Safe from any thread, any number of times.
+    /// Abandons the images in hand after the stage under way (and takes no new one).
+    /// Safe from any thread, any number of times.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
     }
+
+    /// Takes no new image; the images in hand finish. Safe from any thread, any number of times.
+    public func finishInFlight() {
+        drainRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Whether workers may start another image.
+    private var takesNewImages: Bool { !drainRequested.load(ordering: .relaxed) && !isStopped }
 
     /// Whether ``stop()`` was called or the job stopped itself (see ``stoppedBecause``).
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
@@ -119,20 +159,29 @@ public final class ExportJob: Sendable {
         // Items an earlier run finished count as done, by their pixels, so a resumed job's fraction starts where it stopped.
         let donePixels = items.filter { finishedBefore[$0.output] != nil }.map(pixels).reduce(0, +)
         let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
+        self.tracker.withLock { $0 = tracker }
         let next = Atomic<Int>(0)
         let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
-            while !isStopped {
+            while takesNewImages {
+                if let limit = hooks.stallAfter, counts.completed >= limit {
+                    stallWhileTakingImages()
+                    continue
+                }
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < work.count else { return }
-                if let limit = hooks.stallAfter, counts.completed >= limit { stallUntilStopped() }
-                state.withLock { $0.current = work[index].input }
+                state.withLock {
+                    $0.current = work[index].input
+                    $0.inFlight += 1
+                }
                 let item = tracker.begin(pixels: weights[index])
                 guard let result = process(work[index], inputs: inputs, tracker: tracker, item: item, hooks: hooks) else {
+                    state.withLock { $0.inFlight -= 1 }
                     return
                 }
                 tracker.finish(item)
                 state.withLock { counts in
+                    counts.inFlight -= 1
                     counts.completed += 1
                     counts.pixels += result.pixels
                     switch result.status {
@@ -147,8 +196,8 @@ public final class ExportJob: Sendable {
         return counts
     }
 
-    private func stallUntilStopped() {
-        while !isStopped { usleep(20_000) }
+    private func stallWhileTakingImages() {
+        while takesNewImages { usleep(20_000) }
     }
 
     /// The item's result, or nil when the job stopped before finishing it.

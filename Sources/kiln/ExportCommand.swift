@@ -29,14 +29,19 @@ struct ExportCommand: AsyncParsableCommand {
     @Argument(help: "PNG files, directories, or - for a list of paths on stdin.")
     var inputs: [String]
 
+    @Flag(name: [.customShort("0"), .customLong("null")],
+          help: "The - list is NUL-separated (find -print0, xargs -0), not one path per line.")
+    var nullSeparated = false
+
     @Option(name: [.short, .long], help: "The output directory (created if missing).")
     var output: String
 
     @Option(help: "Where to render: auto, gpu, vulkan or cpu.")
     var device: DevicePreference = .auto
 
-    @Option(help: "Images processed at once (default: the number of cores).")
-    var jobs: Int = ExportOptions.defaultJobs
+    // Optional, so the help states the default in words once (ArgumentParser would append the number).
+    @Option(parsing: .unconditional, help: "Images processed at once (default: the number of cores).")
+    var jobs: Int?
 
     @Option(help: "The title shown while exporting (default: \"Exporting N images\").")
     var title: String?
@@ -44,7 +49,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The subtitle shown while exporting (default: operations, level and device).")
     var subtitle: String?
 
-    @Option(name: .customLong("max-pixels"), help: "Reject images with more pixels than this before decoding them.")
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Reject images with more pixels than this before decoding them.")
     var maxPixels: Int = 268_000_000
 
     @Flag(help: "Replace existing outputs, and allow exporting into an input directory.")
@@ -60,26 +65,46 @@ struct ExportCommand: AsyncParsableCommand {
     var settings: RunSettings
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() async throws {
+        let reporter = settings.makeReporter()
         var options = ExportOptions(inputs: inputs, outputDirectory: output)
-        options.plan = try render.resolve()
+        do {
+            options.plan = try render.resolve()
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
         options.overwrite = overwrite
         options.recursive = recursive
         options.maxPixels = maxPixels
-        options.jobs = jobs
+        options.jobs = jobs ?? ExportOptions.defaultJobs
         do {
             try OutputSafety.check(options)
         } catch {
-            throw ValidationError("\(error)")
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
-        let items = InputCollector(options: options).collect()
+        var collector = InputCollector(options: options)
+        collector.nullSeparated = nullSeparated
+        let items: [ExportItem]
+        do {
+            items = try collector.collect()
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
+        guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
         let record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
-        try await JobRunner(record: record, resuming: false, settings: settings).run()
+        try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter).run()
+    }
+
+    /// Why nothing was found, and where to look instead.
+    private var noInputsMessage: String {
+        let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
+            + "(any case, hidden ones left out)\(hint)"
     }
 
     /// A short unique job id (time + random), also the task identifier suffix.

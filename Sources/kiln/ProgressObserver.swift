@@ -14,10 +14,14 @@ final class ProgressObserver: Sendable {
     private let events: AsyncStream<TaskEvent>
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
+    private let grace: Double
 
     /// Subscribes at once, so no event emitted after this returns is missed.
-    init(session: ExportSession, scheduler: TaskScheduler, reporter: any ExportReporter, status: StatusPublisher) {
+    /// `grace`: the seconds an expiring job has to finish its images in flight (shown when stopping).
+    init(session: ExportSession, scheduler: TaskScheduler, reporter: any ExportReporter, status: StatusPublisher,
+         grace: Double) {
         self.session = session
+        self.grace = grace
         self.reporter = reporter
         self.status = status
         events = scheduler.events()
@@ -29,7 +33,7 @@ final class ProgressObserver: Sendable {
             for await event in events where event.identifier == session.identifier {
                 if case .expiring(_, let reason) = event {
                     stopping.store(true, ordering: .relaxed)
-                    reporter.stopping(reason: Self.describe(reason))
+                    reporter.stopping(reason: Self.describe(reason), inFlight: session.job.counts.inFlight, grace: grace)
                 }
                 if event.isEnd { return }
             }
@@ -55,22 +59,22 @@ final class ProgressObserver: Sendable {
     }
 
     private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RateEstimator) {
-        guard let task = session.task else { return }
-        // Progress has no locking on Linux; reading a fraction while the job updates
-        // it can at worst see a value a moment old, which a 10 Hz display tolerates.
-        let fraction = task.progress.fractionCompleted
-        let counts = session.job.counts
+        guard session.task != nil else { return }
+        // Counts and fraction from one snapshot, so no display shows an image done that its fraction leaves out.
+        let (counts, fraction) = session.job.snapshot
         let elapsed = ContinuousClock.now - start
         let seconds = max(elapsed.seconds, 1e-3)
         let isStopping = stopping.load(ordering: .relaxed)
+        let remaining = estimator.update(fraction: fraction, elapsed: elapsed)
         let snapshot = ProgressSnapshot(
             fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
-            remaining: estimator.update(fraction: fraction, elapsed: elapsed),
+            // Stopping, the work left is no longer what the job will do: no estimate.
+            remaining: isStopping ? nil : remaining,
             megapixelsPerSecond: Double(counts.pixels) / 1e6 / seconds,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
             current: counts.current, stopping: isStopping)
         reporter.tick(snapshot)
-        status.publishIfDue(isStopping ? .stopping : .running, fraction: fraction)
+        status.publishIfDue(isStopping ? .stopping : .running)
     }
 
     private static func describe(_ reason: ExpirationReason) -> String {

@@ -58,6 +58,8 @@ public struct LiveStatus: Codable, Sendable, Equatable {
         case running
         /// Asked to stop; finishing what is in flight.
         case stopping
+        /// Stopped by job control (Ctrl-Z, SIGTSTP); `fg` continues it.
+        case suspended
         /// Stopped before the end; `kiln resume` continues.
         case stopped
         /// Every item finished.

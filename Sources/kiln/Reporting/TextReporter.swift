@@ -23,6 +23,7 @@ final class TextReporter: ExportReporter {
         var lastDraw: ContinuousClock.Instant?
         var drawnLines = 0
         var last: ProgressSnapshot?
+        var started = false
     }
 
     /// `showBar`: draw the live display; `quiet`: only failures and warnings.
@@ -34,6 +35,7 @@ final class TextReporter: ExportReporter {
 
     func start(total: Int, device: String, title: String, subtitle: String) {
         state.withLock {
+            $0.started = true
             $0.device = device
             $0.title = title
             $0.subtitle = subtitle
@@ -56,9 +58,18 @@ final class TextReporter: ExportReporter {
         printLine("kiln: warning: \(message)")
     }
 
-    func stopping(reason: String) {
-        state.withLock { $0.status = "stopping (\(reason)): finishing the images in flight…" }
-        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: stopping (\(reason))\n") }
+    func stopping(reason: String, inFlight: Int, grace: Double) {
+        let text = Self.stoppingText(reason: reason, inFlight: inFlight, grace: grace)
+        state.withLock { $0.status = text }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: \(text)\n") }
+    }
+
+    /// "stopping (cancelled): finishing the 2 images in flight (up to 5 s) · Ctrl-C again stops now".
+    static func stoppingText(reason: String, inFlight: Int, grace: Double) -> String {
+        let images = inFlight == 1 ? "the image" : "the \(inFlight) images"
+        let limit = String(format: "%g", grace)
+        let work = inFlight == 0 ? "no image in flight" : "finishing \(images) in flight (up to \(limit) s, then left for resume)"
+        return "stopping (\(reason)): \(work) · Ctrl-C again stops now"
     }
 
     func tick(_ snapshot: ProgressSnapshot) {
@@ -69,16 +80,28 @@ final class TextReporter: ExportReporter {
         if showBar { redraw(force: false) }
     }
 
-    func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32) {
-        let elapsed = state.withLock { s -> Duration? in
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32) {
+        let (elapsed, started) = state.withLock { s -> (Duration?, Bool) in
             erase(&s)
-            return s.last?.elapsed
+            return (s.last?.elapsed, s.started)
         }
-        guard !quiet else { return }
-        var summary = "kiln: \(counts.written) written, \(counts.skipped) skipped, \(counts.failed) failed of \(total)"
+        // A job refused before it started has said why; there is nothing to sum up.
+        guard !quiet, started else { return }
+        let now = counts.since(earlier)
+        var summary = "kiln: \(now.written) written, \(now.skipped) skipped, \(now.failed) failed"
+        if earlier.completed > 0 { summary += " (\(earlier.completed) done by earlier runs)" }
+        summary += " of \(total)"
         if let elapsed { summary += " in \(elapsed.clock)" }
         if exitCode == 75 { summary += " · stopped, resumable" }
         err.write(summary + "\n")
+    }
+
+    func error(_ message: String) {
+        // The last word before the summary: the display goes and is not drawn again.
+        state.withLock { s in
+            erase(&s)
+            err.write("kiln: \(message)\n")
+        }
     }
 
     // MARK: - Drawing
