@@ -41,7 +41,7 @@ final class ProgressObserver: Sendable {
         let poll = Task { [self] in
             let start = ContinuousClock.now
             let completedAtStart = session.job.counts.completed
-            var estimator = RateEstimator()
+            var estimator = RemainingTimeEstimator()
             while !Task.isCancelled {
                 tick(start: start, completedAtStart: completedAtStart, estimator: &estimator)
                 try? await Task.sleep(for: .milliseconds(100))
@@ -58,14 +58,14 @@ final class ProgressObserver: Sendable {
         }
     }
 
-    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RateEstimator) {
+    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RemainingTimeEstimator) {
         guard session.task != nil else { return }
         // Counts and fraction from one snapshot, so no display shows an image done that its fraction leaves out.
         let (counts, fraction) = session.job.snapshot
         let elapsed = ContinuousClock.now - start
         let seconds = max(elapsed.seconds, 1e-3)
         let isStopping = stopping.load(ordering: .relaxed)
-        let remaining = estimator.update(fraction: fraction, elapsed: elapsed)
+        let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds).map { Duration.seconds($0) }
         let snapshot = ProgressSnapshot(
             fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
             // Stopping, the work left is no longer what the job will do: no estimate.

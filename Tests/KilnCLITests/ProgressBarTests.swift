@@ -80,6 +80,24 @@ import Testing
         #expect(end.last == "EXIT=75")
     }
 
+    /// At any width, fields of the bar row are dropped whole: never a number cut mid-way.
+    @Test(arguments: [30, 45, 60])
+    func narrowTerminalsDropWholeFields(_ width: Int) throws {
+        let out = try TemporaryDirectory()
+        let pane = try Pane(width: width, command: command(out.path),
+                            environment: ["KILN_TEST_STALL_AFTER": "3", "KILN_RUNTIME_DIR": out.join("slots")])
+        #expect(try pane.waitFor { $0.joined().contains("3/24") }, "screen: \((try? pane.rows()) ?? [])")
+        usleep(600_000)
+        let rows = try pane.rows()
+        #expect(rows.allSatisfy { $0.count < width }, "rows fit \(width) columns: \(rows)")
+        let whole = try Regex(#"^(\[[█░]+\] )?(\d+%|\d+/\d+|\d+ failed|\d+\.\d (MPix|img)/s|ETA (–:––|\d+:\d\d(:\d\d)?)|\d+:\d\d(:\d\d)?|photo\d\d\.png)$"#)
+        let fields = (rows.last ?? "").components(separatedBy: " · ")
+        #expect(fields.count >= 2, "\(rows)")
+        for field in fields { #expect(field.wholeMatch(of: whole) != nil, "field cut: '\(field)' in \(rows)") }
+        try pane.tmux(["send-keys", "-t", "t", "C-c"])
+        #expect(try pane.waitFor { $0.contains("EXIT=75") })
+    }
+
     @Test func colourIsUsedUnlessNoColorIsSet() throws {
         for noColor in [false, true] {
             let out = try TemporaryDirectory()
