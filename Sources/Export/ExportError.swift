@@ -3,7 +3,7 @@
 /// Problems with one input are never thrown: they become a failed item and the
 /// rest of the batch goes on.
 public enum ExportError: Error, Equatable, CustomStringConvertible {
-    /// The output directory is one of the input directories (allowed only with `--overwrite`).
+    /// The output directory is one of the input directories.
     case outputIsInputDirectory(String)
     /// The output directory exists but is not a directory, or cannot be created.
     case badOutputDirectory(String, reason: String)
@@ -15,7 +15,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .outputIsInputDirectory(let dir):
-            return "output directory \(dir) is an input directory; pass --overwrite to export into it"
+            return "output directory \(dir) is an input directory: its outputs would replace the inputs, "
+                + "which kiln never does; choose another --output"
         case .badOutputDirectory(let dir, let reason):
             return "output directory \(dir): \(reason)"
         case .badLevel(let level):

@@ -25,6 +25,8 @@ public final class ExportJob: Sendable {
     private let renderer: Renderer
     private let journal: Journal?
     private let finishedBefore: [String: FinishedRecord]
+    private let earlierRecords: [String: FinishedRecord]
+    private let planDigest: String
     private let state: Mutex<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
@@ -39,8 +41,10 @@ public final class ExportJob: Sendable {
         public var completed = 0
         /// Outputs written.
         public var written = 0
-        /// Outputs skipped because they existed.
+        /// Outputs skipped because they existed as this very work.
         public var skipped = 0
+        /// Outputs kept because they existed but were made otherwise (see ``FileResult/Status/conflict``).
+        public var conflicts = 0
         /// Items that failed.
         public var failed = 0
         /// Decoded pixels of items finished by this run.
@@ -60,6 +64,7 @@ public final class ExportJob: Sendable {
             counts.written -= earlier.written
             counts.skipped -= earlier.skipped
             counts.failed -= earlier.failed
+            counts.conflicts -= earlier.conflicts
             return counts
         }
     }
@@ -86,10 +91,15 @@ public final class ExportJob: Sendable {
     }
 
     /// A job over `items`. Items recorded in `finishedBefore` (from the journal,
-    /// already verified) are counted as done and not redone.
+    /// already verified) are counted as done and not redone. `earlierRecords`
+    /// is what the folder's journal said before this run (any job's): it tells
+    /// an existing output made by this very work from one made otherwise.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
-                journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:]) {
+                journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
+                earlierRecords: [String: FinishedRecord] = [:]) {
         self.options = options
+        self.earlierRecords = earlierRecords
+        planDigest = Provenance.digest(of: options.plan)
         self.items = items
         self.output = output
         self.renderer = renderer
@@ -102,6 +112,7 @@ public final class ExportJob: Sendable {
             switch record.status {
             case .written: counts.written += 1
             case .skipped: counts.skipped += 1
+            case .conflict: counts.conflicts += 1
             case .failed: counts.failed += 1
             }
         }
@@ -187,6 +198,7 @@ public final class ExportJob: Sendable {
                     switch result.status {
                     case .written: counts.written += 1
                     case .skipped: counts.skipped += 1
+                    case .conflict: counts.conflicts += 1
                     case .failed: counts.failed += 1
                     }
                 }
@@ -205,12 +217,19 @@ public final class ExportJob: Sendable {
                          item progressItem: PixelProgress.Item, hooks: Hooks) -> FileResult? {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
+        var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
+        let made = Provenance(input: item.input, plan: planDigest)
+        let existing = options.overwrite ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
         } else if let existing = FileIdentity(path: destination), inputs.contains(existing) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
-        } else if output.exists(item.output) && !options.overwrite {
+        } else if case .identical(let earlier) = existing {
             result.status = .skipped
+            record = earlier  // carries what made it, so the next run knows it too
+        } else if case .conflict(let reason) = existing {
+            result.status = .conflict
+            result.error = reason
         } else {
             do {
                 let decoded = try PNGDecoder.decode(contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
@@ -222,14 +241,28 @@ public final class ExportJob: Sendable {
                 guard !isStopped else { return nil }
                 let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
                 guard !isStopped else { return nil }
-                try hooks.critical("write \(item.output)") {
-                    try output.write(bytes, to: item.output, replace: options.overwrite)
-                    try journal?.recordFinished(FinishedRecord(output: item.output, status: .written, size: bytes.count,
-                                                               crc32: CRC32.checksum(bytes), error: nil))
+                record = FinishedRecord(output: item.output, status: .written, size: bytes.count,
+                                        crc32: CRC32.checksum(bytes), error: nil, made: made)
+                if case .unrecorded(let present) = existing {
+                    // No record says what made it: what this work makes decides.
+                    if present == bytes {
+                        result.status = .skipped
+                        record.status = .skipped
+                    } else {
+                        result.status = .conflict
+                        result.error = "\(destination) exists and differs from what this export makes "
+                            + "(made by other options, or not by kiln); kept — --overwrite replaces it"
+                        record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
+                    }
+                } else {
+                    try hooks.critical("write \(item.output)") {
+                        try output.write(bytes, to: item.output, replace: options.overwrite)
+                        try journal?.recordFinished(record)
+                    }
+                    result.status = .written
+                    result.bytesWritten = bytes.count
+                    return result
                 }
-                result.status = .written
-                result.bytesWritten = bytes.count
-                return result
             } catch let stop as RenderStop {
                 stopReason.withLock { $0 = $0 ?? stop.description }
                 self.stop()
@@ -238,10 +271,42 @@ public final class ExportJob: Sendable {
                 result.error = "\(error)"
             }
         }
-        // Skips and failures are recorded too, so `kiln status` can count them;
-        // resume redoes failures (the input may have been fixed) but not skips.
-        try? journal?.recordFinished(FinishedRecord(output: item.output, status: result.status, size: 0, crc32: 0,
-                                                    error: result.error))
+        // Skips, conflicts and failures are recorded too, so `kiln status` can count them;
+        // resume redoes failures and conflicts (the input may have been fixed) but not skips.
+        record.status = result.status
+        record.error = result.error
+        try? journal?.recordFinished(record)
         return result
+    }
+
+    /// What sits at an item's output path before the work, when `--overwrite` is not given.
+    private enum Existing {
+        /// Nothing: the output is written.
+        case absent
+        /// The journal recorded this output as made by this very work, and it is unchanged.
+        case identical(FinishedRecord)
+        /// It was made otherwise (or changed since); the reason.
+        case conflict(String)
+        /// No record says what made it; its bytes (nil when it is not a regular file).
+        case unrecorded([UInt8])
+    }
+
+    private func existingOutput(_ item: ExportItem, made: Provenance?) -> Existing {
+        guard output.exists(item.output) else { return .absent }
+        let path = output.url(of: item.output)
+        guard let present = output.regularFileContents(item.output) else {
+            return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
+        }
+        guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
+            return .unrecorded(present)
+        }
+        guard present.count == earlier.size, CRC32.checksum(present) == earlier.crc32 else {
+            return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")
+        }
+        guard let made, madeBefore == made else {
+            let why = made.map { madeBefore.difference(to: $0) } ?? "its input cannot be read"
+            return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
+        }
+        return .identical(earlier)
     }
 }

@@ -39,6 +39,24 @@ public final class OutputDirectory: Sendable {
         return lstat(url(of: relative), &info) == 0
     }
 
+    /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
+    public func regularFileContents(_ relative: String) -> [UInt8]? {
+        let fd = open(url(of: relative), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            offset += n
+        }
+        return bytes
+    }
+
     /// Writes `bytes` as the output `relative`, atomically. Replaces an existing
     /// file only when `replace` is true.
     public func write(_ bytes: [UInt8], to relative: String, replace: Bool) throws(OutputError) {

@@ -58,6 +58,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Descend into subdirectories of directory inputs.")
     var recursive = false
 
+    @Flag(name: .customLong("keep-journal"),
+          help: "Keep OUTPUT/.kiln (the job's journal) after a run without failures; by default it is removed.")
+    var keepJournal = false
+
     @OptionGroup(title: "Operations")
     var render: OperationOptions
 
@@ -95,8 +99,9 @@ struct ExportCommand: AsyncParsableCommand {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
-        let record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
+        var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
+        record.keepJournal = keepJournal
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter).run()
     }
 

@@ -38,6 +38,7 @@ struct JobRunner {
         let journal = Journal(outputDirectory: options.outputDirectory)
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
+        let earlierRecords: [String: FinishedRecord]
         do {
             guard let taken = try JobLock(journal: journal) else {
                 let pid = journal.status().map { " (pid \($0.pid))" } ?? ""
@@ -46,6 +47,8 @@ struct JobRunner {
             }
             lock = taken
             finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
+            // Read before a new job's start forgets them: they say what made the outputs already there.
+            earlierRecords = journal.finished()
             if !resuming { try journal.start(record) }
         } catch let error as JournalError {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
@@ -55,7 +58,7 @@ struct JobRunner {
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
-                            journal: journal, finishedBefore: finishedBefore)
+                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords)
         let (title, subtitle) = displayTitles(device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
@@ -113,10 +116,13 @@ struct JobRunner {
 
         let counts = job.counts
         let code = !job.isComplete ? KilnExitCode.resumable
-            : counts.failed > 0 ? KilnExitCode.someFailed : KilnExitCode.success
+            : counts.failed + counts.conflicts > 0 ? KilnExitCode.someFailed : KilnExitCode.success
         if let reason = job.stoppedBecause { reporter.warning(reason) }
         status.publish(job.isComplete ? .finished : .stopped)
         let exit = stream.close(code)
+        // A folder published after a clean run holds only its outputs; a re-run still
+        // recognizes them by comparing what it would write (see ExportJob).
+        if code == KilnExitCode.success && record.keepJournal != true { journal.remove() }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
     }

@@ -36,7 +36,8 @@ struct StatusCommand: ParsableCommand {
         } else {
             let finished = journal.finished()
             let count = { (status: FileResult.Status) in finished.values.filter { $0.status == status }.count }
-            (written, skipped, failed, completed) = (count(.written), count(.skipped), count(.failed), finished.count)
+            (written, skipped, failed, completed) = (count(.written), count(.skipped),
+                                                        count(.failed) + count(.conflict), finished.count)
             fraction = state == .finished ? 1 : Double(completed) / Double(max(1, total))
         }
         if json {

@@ -28,7 +28,7 @@ final class StatusPublisher: Sendable {
             let (counts, fraction) = job.snapshot
             journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
                                        total: job.items.count, completed: counts.completed, written: counts.written,
-                                       skipped: counts.skipped, failed: counts.failed,
+                                       skipped: counts.skipped, failed: counts.failed + counts.conflicts,
                                        fraction: state == .finished ? 1 : fraction,
                                        queuePosition: queuePosition, updated: Date().timeIntervalSince1970))
         }

@@ -71,6 +71,7 @@ final class JSONReporter: ExportReporter {
         line.add("written", .int(now.written))
         line.add("skipped", .int(now.skipped))
         line.add("failed", .int(now.failed))
+        line.add("conflicts", .int(now.conflicts))
         line.add("earlier", .int(earlier.completed))
         line.add("exitCode", .int(Int(exitCode)))
         emit(line)

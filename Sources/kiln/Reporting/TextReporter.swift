@@ -51,8 +51,11 @@ final class TextReporter: ExportReporter {
     }
 
     func file(_ result: FileResult) {
-        guard result.status == .failed else { return }
-        printLine("kiln: \(result.input): \(result.error ?? "failed")")
+        switch result.status {
+        case .written, .skipped: return
+        case .conflict: printLine("kiln: \(result.input): conflict: \(result.error ?? "existing output kept")")
+        case .failed: printLine("kiln: \(result.input): \(result.error ?? "failed")")
+        }
     }
 
     func warning(_ message: String) {
@@ -90,6 +93,7 @@ final class TextReporter: ExportReporter {
         guard !quiet, started else { return }
         let now = counts.since(earlier)
         var summary = "kiln: \(now.written) written, \(now.skipped) skipped, \(now.failed) failed"
+        if now.conflicts > 0 { summary += ", \(now.conflicts) kept as conflicts (--overwrite replaces them)" }
         if earlier.completed > 0 { summary += " (\(earlier.completed) done by earlier runs)" }
         summary += " of \(total)"
         if let elapsed { summary += " in \(elapsed.clock)" }
