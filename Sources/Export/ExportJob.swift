@@ -1,6 +1,7 @@
 import Compute
 import Foundation
 import PNGCodec
+import Render
 import Synchronization
 
 /// Runs a planned batch: for each item, decode → render → encode → atomic
@@ -27,6 +28,9 @@ public final class ExportJob: Sendable {
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
     private let planDigest: String
+    /// The box of a resize that never enlarges, if the plan has one.
+    private let shrinkOnlyBox: (width: Int?, height: Int?)?
+    private let leftSmaller = Atomic<Int>(0)
     private let state: Mutex<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
@@ -100,6 +104,10 @@ public final class ExportJob: Sendable {
         self.options = options
         self.earlierRecords = earlierRecords
         planDigest = Provenance.digest(of: options.plan)
+        shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
+            guard case .resize(let resize) = operation, !resize.upscale else { return nil }
+            return (resize.width, resize.height)
+        }.last
         self.items = items
         self.output = output
         self.renderer = renderer
@@ -153,6 +161,10 @@ public final class ExportJob: Sendable {
 
     /// Why the job stopped on its own before the end (the required GPU failed), if it did.
     public var stoppedBecause: String? { stopReason.withLock { $0 } }
+
+    /// Images of this run that the resize left smaller than its box on every given axis,
+    /// because it never enlarges without `--upscale`.
+    public var imagesLeftSmallerThanTheBox: Int { leftSmaller.load(ordering: .relaxed) }
 
     /// Whether every item is finished.
     public var isComplete: Bool { counts.completed == items.count }
@@ -238,6 +250,10 @@ public final class ExportJob: Sendable {
                 guard !isStopped else { return nil }
                 let rendered = try renderer.render(decoded)
                 tracker.advance(progressItem, to: .rendered)
+                if let box = shrinkOnlyBox, box.width.map({ rendered.width < $0 }) ?? true,
+                   box.height.map({ rendered.height < $0 }) ?? true {
+                    leftSmaller.add(1, ordering: .relaxed)
+                }
                 guard !isStopped else { return nil }
                 let bytes = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level))
                 guard !isStopped else { return nil }

@@ -22,10 +22,10 @@ public final class OutputDirectory: Sendable {
         self.path = path
         stateDirectory = path + "/.kiln"
         temporaryDirectory = stateDirectory + "/tmp"
-        do {
-            try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        do throws(OutputError) {
+            try Self.makeDirectories(temporaryDirectory)
         } catch {
-            throw .badOutputDirectory(path, reason: Self.reason(error))
+            throw .badOutputDirectory(path, reason: error.description)
         }
         removeStaleTemporaries()
     }
@@ -128,8 +128,21 @@ public final class OutputDirectory: Sendable {
         }
     }
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    /// `mkdir -p`, failing with the directory that could not be made and the system's reason.
+    private static func makeDirectories(_ directory: String) throws(OutputError) {
+        if mkdir(directory, 0o755) == 0 { return }
+        var failure = errno
+        if failure == ENOENT {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != directory {
+                try makeDirectories(parent)
+                if mkdir(directory, 0o755) == 0 { return }
+                failure = errno
+            }
+        }
+        var info = stat()
+        if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
+        throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
     }
 }
 

@@ -10,17 +10,29 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export PNG images into an output directory.",
         discussion: """
         Inputs are files, directories (only their *.png files; subdirectories with \
-        --recursive), or - to read paths from standard input, one per line. Outputs \
-        mirror each input's relative path under --output with the extension .png. \
-        Inputs are never overwritten; existing outputs are skipped unless --overwrite. \
-        Every output is written to a temporary file and renamed into place.
+        --recursive), or - to read paths from standard input, one per line (with -0, \
+        NUL-separated, as find -print0 writes). A path with a control character is \
+        refused, naming its line. Outputs mirror each input's relative path under \
+        --output with the extension .png, each written to a temporary file and \
+        renamed into place. Inputs are never overwritten. An existing output made \
+        by this same work is skipped; one made otherwise (other options, a changed \
+        input, not by kiln) is kept and reported as a conflict (exit 1) unless \
+        --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \
+        failures unless --keep-journal.
 
-        The job runs as a continued-processing task: Ctrl-C (or `kiln cancel DIR`) \
-        and SIGTERM stop it gracefully, a second Ctrl-C stops at once; `kiln resume \
-        DIR` finishes it. Only one job uses the GPU at a time (and, by default, one \
-        the CPU: KILN_CPU_SLOTS sets how many); --strategy says whether to wait.
+        Operations apply in this order, whatever the order of the flags: crop, \
+        rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
+        gamma), blur, sharpen, grayscale, watermark; then PNG compression at --level.
 
-        Exit codes: 0 all written, 1 some inputs failed, 64 usage error, \
+        The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR` and \
+        SIGTERM stop taking new images and let the images in flight finish, for up \
+        to --grace seconds (then they are left for resume); a second Ctrl-C exits at \
+        once. `kiln resume DIR` finishes the job. Only one job uses the GPU at a time \
+        (and, by default, one the CPU: KILN_CPU_SLOTS sets how many); --strategy \
+        says whether to wait.
+
+        Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
+        (bad flag or value, unusable output directory, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
         --strategy fail, 75 cancelled or expired (resumable).
         """
@@ -52,7 +64,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Reject images with more pixels than this before decoding them.")
     var maxPixels: Int = 268_000_000
 
-    @Flag(help: "Replace existing outputs, and allow exporting into an input directory.")
+    @Flag(help: "Replace existing outputs made otherwise (never inputs).")
     var overwrite = false
 
     @Flag(help: "Descend into subdirectories of directory inputs.")
@@ -62,7 +74,7 @@ struct ExportCommand: AsyncParsableCommand {
           help: "Keep OUTPUT/.kiln (the job's journal) after a run without failures; by default it is removed.")
     var keepJournal = false
 
-    @OptionGroup(title: "Operations")
+    @OptionGroup(title: "Operations (applied in the order above, not the order given)")
     var render: OperationOptions
 
     @OptionGroup(title: "Running")

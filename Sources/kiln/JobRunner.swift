@@ -118,6 +118,11 @@ struct JobRunner {
         let code = !job.isComplete ? KilnExitCode.resumable
             : counts.failed + counts.conflicts > 0 ? KilnExitCode.someFailed : KilnExitCode.success
         if let reason = job.stoppedBecause { reporter.warning(reason) }
+        let small = job.imagesLeftSmallerThanTheBox
+        if small > 0 {
+            reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
+                             + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
+        }
         status.publish(job.isComplete ? .finished : .stopped)
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
