@@ -180,6 +180,63 @@ import Testing
         #expect(again.stderr.contains("not running") && !again.stderr.contains("USAGE"), "\(again.stderr)")
     }
 
+    @Test func statusShowsSuspendedForAJobStoppedByCtrlZ() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "1"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        func state() -> String {
+            let r = try? kiln(["status", out.path, "--json"])
+            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
+            return object?["state"] as? String ?? ""
+        }
+        child.send(SIGTSTP)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
+        child.send(SIGCONT)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "running" }, "state: \(state())")
+        #expect(try kiln(["cancel", out.path]).status == 0)
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+    }
+
+    /// `kiln status` never shows a finished count its fraction leaves out: both come from one snapshot.
+    @Test func statusCountsAndFractionAlwaysAgree() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "none",
+                                   "--jobs", "2", "--keep-journal"])
+        var samples: [(completed: Int, fraction: Double)] = []
+        child.waitUntil(timeout: .seconds(120)) {
+            let r = try? kiln(["status", out.path, "--json"])
+            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
+            if let object, object["state"] as? String == "running", let completed = object["completed"] as? Int,
+               let fraction = object["fraction"] as? Double {
+                samples.append((completed, fraction))
+            }
+            return false
+        }
+        #expect(try child.wait().status == 0)
+        #expect(samples.count >= 5, "\(samples.count) samples while running")
+        // The images are the same size, so n finished images are at least n/24 of the pixels.
+        let behind = samples.filter { Double($0.completed) / Double(LargeImages.count) > $0.fraction + 0.0001 }
+        #expect(behind.isEmpty, "fraction left out finished images: \(behind)")
+        #expect(samples.contains { $0.completed > 0 })
+    }
+
+    @Test func aResumesSummarySeparatesThisRunFromEarlierOnes() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(child.waitUntil { fileEvents(child) >= 3 })
+        child.send(SIGINT)
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+        let resumed = try kiln(["resume", out.path, "--progress", "bar"])  // stderr is a file: lines, no bar
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let left = LargeImages.count - 3
+        #expect(resumed.stderr.contains("kiln: \(left) written, 0 skipped, 0 failed (3 done by earlier runs) of 24"),
+                "\(resumed.stderr)")
+    }
+
     @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {
         let slots = try TemporaryDirectory()
         let env = ["KILN_RUNTIME_DIR": slots.path]
