@@ -231,10 +231,10 @@ public final class ExportJob: Sendable {
         var result = FileResult(input: item.input, output: destination, status: .failed)
         var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
         let made = Provenance(input: item.input, plan: planDigest)
-        let existing = options.overwrite ? .absent : existingOutput(item, made: made)
+        let existing = options.overwrite || options.inPlace ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
-        } else if let existing = FileIdentity(path: destination), inputs.contains(existing) {
+        } else if !options.inPlace, let existing = FileIdentity(path: destination), inputs.contains(existing) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
         } else if case .identical(let earlier) = existing {
             result.status = .skipped
@@ -259,7 +259,18 @@ public final class ExportJob: Sendable {
                 guard !isStopped else { return nil }
                 record = FinishedRecord(output: item.output, status: .written, size: bytes.count,
                                         crc32: CRC32.checksum(bytes), error: nil, made: made)
-                if case .unrecorded(let present) = existing {
+                if options.inPlace {
+                    // Only an output that decodes back, whole, replaces its input; the journal
+                    // records it before the rename, so a resume tells done from not done by checksum.
+                    let check = try PNGDecoder.decode(bytes)
+                    guard check.width == rendered.width, check.height == rendered.height else { throw OutputError.unverified }
+                    try hooks.critical("replace \(item.input)") {
+                        try output.replace(destination, with: bytes) { try journal?.recordFinished(record) }
+                    }
+                    result.status = .written
+                    result.bytesWritten = bytes.count
+                    return result
+                } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides.
                     if present == bytes {
                         result.status = .skipped

@@ -20,6 +20,8 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var maxPixels: Int = 268_000_000
     /// How many images are processed at once.
     public var jobs: Int = ExportOptions.defaultJobs
+    /// Replace each input by its output (`--in-place`); `outputDirectory` then only holds the journal.
+    public var inPlace: Bool = false
 
     /// One job per online core.
     public static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -28,5 +30,22 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public init(inputs: [String], outputDirectory: String) {
         self.inputs = inputs
         self.outputDirectory = outputDirectory
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case inputs, outputDirectory, plan, overwrite, recursive, maxPixels, jobs, inPlace
+    }
+
+    /// Decodes options, giving fields that journals of older versions lack their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        inputs = try c.decode([String].self, forKey: .inputs)
+        outputDirectory = try c.decode(String.self, forKey: .outputDirectory)
+        plan = try c.decodeIfPresent(RenderPlan.self, forKey: .plan) ?? RenderPlan()
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        recursive = try c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false
+        maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? 268_000_000
+        jobs = try c.decodeIfPresent(Int.self, forKey: .jobs) ?? Self.defaultJobs
+        inPlace = try c.decodeIfPresent(Bool.self, forKey: .inPlace) ?? false
     }
 }

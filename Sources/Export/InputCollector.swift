@@ -68,7 +68,8 @@ public struct InputCollector {
     }
 
     private func fileItem(_ path: String) -> ExportItem {
-        ExportItem(input: path, output: Self.pngName(Self.mirroredPath(of: path)))
+        // In place, the output is the input itself, under its own name.
+        ExportItem(input: path, output: options.inPlace ? path : Self.pngName(Self.mirroredPath(of: path)))
     }
 
     private func walk(directory: String, relative: String, outputRoot: FileIdentity?, into items: inout [ExportItem]) {
@@ -88,7 +89,7 @@ public struct InputCollector {
                 // followed (they could loop), and lstat reports them as links to check here.
                 if (info.st_mode & S_IFMT) == S_IFLNK && isDirectory(path) { continue }
                 if name.lowercased().hasSuffix(".png") {
-                    items.append(ExportItem(input: path, output: Self.pngName(rel)))
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel)))
                 }
             default:
                 continue

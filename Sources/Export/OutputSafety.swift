@@ -14,7 +14,8 @@ public enum OutputSafety {
         if stat(dir, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR {
             throw .badOutputDirectory(dir, reason: "exists and is not a directory")
         }
-        guard let output = FileIdentity(path: dir) else { return }
+        // In place, the directory holds only the journal: outputs go where their inputs are.
+        guard !options.inPlace, let output = FileIdentity(path: dir) else { return }
         for input in options.inputs where input != "-" && FileIdentity(path: input) == output {
             throw .outputIsInputDirectory(dir)
         }

@@ -46,7 +46,11 @@ struct ExportCommand: AsyncParsableCommand {
     var nullSeparated = false
 
     @Option(name: [.short, .long], help: "The output directory (created if missing).")
-    var output: String
+    var output: String?
+
+    @Flag(name: .customLong("in-place"),
+          help: "Replace each input by its output (as mogrify does), atomically, once the output is complete and decodes back; the journal is ./.kiln.")
+    var inPlace = false
 
     @Option(help: "Where to render: auto, gpu, vulkan or cpu.")
     var device: DevicePreference = .auto
@@ -81,13 +85,20 @@ struct ExportCommand: AsyncParsableCommand {
     var settings: RunSettings
 
     func validate() throws {
+        guard (output != nil) != inPlace else {
+            throw ValidationError(inPlace ? "--in-place writes over the inputs; it takes no --output"
+                                          : "missing --output <dir> (or --in-place to replace the inputs)")
+        }
+        guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() async throws {
         let reporter = settings.makeReporter()
-        var options = ExportOptions(inputs: inputs, outputDirectory: output)
+        // In place, the job's folder (journal, lock) is where kiln runs: `kiln resume .` continues it.
+        var options = ExportOptions(inputs: inputs, outputDirectory: output ?? ".")
+        options.inPlace = inPlace
         do {
             options.plan = try render.resolve()
         } catch {
