@@ -5,8 +5,9 @@ import Synchronization
 
 /// Follows a running export the way any UI would: it subscribes to the
 /// scheduler's events (to learn that the task started or is expiring) and
-/// polls the task's `progress` ten times a second; it feeds the reporter
-/// and the live status. Nothing is pushed to it by the job.
+/// polls the job ten times a second — its counts and the fraction of its task's
+/// `progress`, as one snapshot; it feeds the reporter and the live status.
+/// Nothing is pushed to it by the job.
 final class ProgressObserver: Sendable {
     private let session: ExportSession
     private let reporter: any ExportReporter
