@@ -175,8 +175,8 @@ final class TextReporter: ExportReporter {
             let trial = kept + [field]
             if length(trial) + minimumBar <= room || (kept.isEmpty && length(trial) <= room) { kept = trial }
         }
-        let order = fields.map(\.text)
-        kept.sort { order.firstIndex(of: $0.text)! < order.firstIndex(of: $1.text)! }
+        // Back to display order (priorities are distinct).
+        kept.sort { a, b in fields.firstIndex { $0.priority == a.priority }! < fields.firstIndex { $0.priority == b.priority }! }
         let tail = " " + kept.map(\.text).joined(separator: " · ")
         let barWidth = min(30, room - tail.count - 2)
         guard barWidth >= minimumBar - 2 else { return String(tail.dropFirst()) }
