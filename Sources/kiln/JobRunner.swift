@@ -50,8 +50,10 @@ struct JobRunner {
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
             if !resuming { try journal.start(record) }
-        } catch let error as JournalError {
-            throw reporter.refusal("\(error)", KilnExitCode.unavailable)
+        } catch let refused as ExitCode {
+            throw refused
+        } catch {
+            throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
         }
 
         let device = choice.note ?? choice.backend.label
