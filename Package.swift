@@ -66,6 +66,6 @@ let package = Package(
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "KilnTestSupport"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "Export", "KilnTestSupport"]),
     ]
 )

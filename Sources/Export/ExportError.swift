@@ -3,21 +3,26 @@
 /// Problems with one input are never thrown: they become a failed item and the
 /// rest of the batch goes on.
 public enum ExportError: Error, Equatable, CustomStringConvertible {
-    /// The output directory is one of the input directories (allowed only with `--overwrite`).
+    /// The output directory is one of the input directories.
     case outputIsInputDirectory(String)
     /// The output directory exists but is not a directory, or cannot be created.
     case badOutputDirectory(String, reason: String)
     /// A compression level outside 0–9.
     case badLevel(Int)
+    /// The `-` list of paths has an entry that cannot be a path; `place` is "line 3" (or "entry 3" in a NUL-separated list).
+    case badInputList(place: String, reason: String)
 
     public var description: String {
         switch self {
         case .outputIsInputDirectory(let dir):
-            return "output directory \(dir) is an input directory; pass --overwrite to export into it"
+            return "output directory \(dir) is an input directory: its outputs would replace the inputs, "
+                + "which kiln never does; choose another --output"
         case .badOutputDirectory(let dir, let reason):
             return "output directory \(dir): \(reason)"
         case .badLevel(let level):
             return "compression level \(level) is outside 0-9"
+        case .badInputList(let place, let reason):
+            return "standard input, \(place): the path \(reason); nothing was exported"
         }
     }
 }

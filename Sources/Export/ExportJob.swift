@@ -2,6 +2,7 @@ import Color
 import Compute
 import Foundation
 import PNGCodec
+import Render
 import Synchronization
 
 /// Runs a planned batch: for each item, decode → render → encode → atomic
@@ -9,10 +10,13 @@ import Synchronization
 ///
 /// Each worker holds one image at a time, so memory is bounded by the job
 /// count and the largest image however long the batch is. A failure is
-/// confined to its item: it is reported and the batch goes on. ``stop()``
-/// is cooperative: workers check it between stages and abandon the image in
-/// hand (left for `kiln resume`); a write already under way completes,
-/// inside a critical section, with its journal record.
+/// confined to its item: it is reported and the batch goes on.
+///
+/// Stopping has two steps. ``finishInFlight()`` stops taking new images and
+/// lets the images in hand finish (what an expiring task does within its
+/// grace); ``stop()`` abandons them too: workers check it between stages and
+/// leave the image in hand for `kiln resume`. A write already under way
+/// completes, inside a critical section, with its journal record.
 public final class ExportJob: Sendable {
     /// The job's options.
     public let options: ExportOptions
@@ -25,8 +29,17 @@ public final class ExportJob: Sendable {
     private let colorConverter: ColorConverter?
     private let journal: Journal?
     private let finishedBefore: [String: FinishedRecord]
+    private let earlierRecords: [String: FinishedRecord]
+    private let planDigest: String
+    /// The box of a resize that never enlarges, if the plan has one.
+    private let shrinkOnlyBox: (width: Int?, height: Int?)?
+    private let leftSmaller = Atomic<Int>(0)
     private let state: Mutex<Counts>
     private let stopRequested = Atomic<Bool>(false)
+    private let drainRequested = Atomic<Bool>(false)
+    private let tracker = Mutex<PixelProgress?>(nil)
+    /// The totals earlier runs left (a resume counts them as done, but did not do them).
+    public let earlier: Counts
     private let stopReason = Mutex<String?>(nil)
     /// Notable metadata drops already reported: each is said once per job.
     private let reportedDrops = Mutex<Set<String>>([])
@@ -37,14 +50,32 @@ public final class ExportJob: Sendable {
         public var completed = 0
         /// Outputs written.
         public var written = 0
-        /// Outputs skipped because they existed.
+        /// Outputs skipped because they existed as this very work.
         public var skipped = 0
+        /// Outputs kept because they existed but were made otherwise (see ``FileResult/Status/conflict``).
+        public var conflicts = 0
         /// Items that failed.
         public var failed = 0
         /// Decoded pixels of items finished by this run.
         public var pixels = 0
+        /// Items this run has started and not yet finished.
+        public var inFlight = 0
         /// The input being worked on most recently.
         public var current: String?
+
+        /// No item finished yet.
+        public init() {}
+
+        /// These totals less `earlier` ones (e.g. what this run did, less what earlier runs had done).
+        public func since(_ earlier: Counts) -> Counts {
+            var counts = self
+            counts.completed -= earlier.completed
+            counts.written -= earlier.written
+            counts.skipped -= earlier.skipped
+            counts.failed -= earlier.failed
+            counts.conflicts -= earlier.conflicts
+            return counts
+        }
     }
 
     /// Hooks through which the job talks to whoever runs it.
@@ -69,10 +100,19 @@ public final class ExportJob: Sendable {
     }
 
     /// A job over `items`. Items recorded in `finishedBefore` (from the journal,
-    /// already verified) are counted as done and not redone.
+    /// already verified) are counted as done and not redone. `earlierRecords`
+    /// is what the folder's journal said before this run (any job's): it tells
+    /// an existing output made by this very work from one made otherwise.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
-                journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:]) {
+                journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
+                earlierRecords: [String: FinishedRecord] = [:]) {
         self.options = options
+        self.earlierRecords = earlierRecords
+        planDigest = Provenance.digest(of: options.plan)
+        shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
+            guard case .resize(let resize) = operation, !resize.upscale else { return nil }
+            return (resize.width, resize.height)
+        }.last
         self.items = items
         self.output = output
         self.renderer = renderer
@@ -88,28 +128,51 @@ public final class ExportJob: Sendable {
             switch record.status {
             case .written: counts.written += 1
             case .skipped: counts.skipped += 1
+            case .conflict: counts.conflicts += 1
             case .failed: counts.failed += 1
             }
         }
+        earlier = counts
         state = Mutex(counts)
     }
 
     /// The totals so far.
     public var counts: Counts { state.withLock { $0 } }
 
+    /// The totals and the fraction done (weighted by pixels) as one consistent
+    /// snapshot: the fraction always includes every item the counts call finished.
+    public var snapshot: (counts: Counts, fraction: Double) {
+        // Counts first: an item is marked done in the progress before it is counted.
+        let counts = self.counts
+        return (counts, tracker.withLock { $0?.fraction } ?? 0)
+    }
+
     /// The items this run still has to do.
     public var remaining: [ExportItem] { items.filter { finishedBefore[$0.output] == nil } }
 
-    /// Asks the workers to stop after the stage in hand. Safe from any thread, any number of times.
+    /// Abandons the images in hand after the stage under way (and takes no new one).
+    /// Safe from any thread, any number of times.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
     }
+
+    /// Takes no new image; the images in hand finish. Safe from any thread, any number of times.
+    public func finishInFlight() {
+        drainRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Whether workers may start another image.
+    private var takesNewImages: Bool { !drainRequested.load(ordering: .relaxed) && !isStopped }
 
     /// Whether ``stop()`` was called or the job stopped itself (see ``stoppedBecause``).
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
     /// Why the job stopped on its own before the end (the required GPU failed), if it did.
     public var stoppedBecause: String? { stopReason.withLock { $0 } }
+
+    /// Images of this run that the resize left smaller than its box on every given axis,
+    /// because it never enlarges without `--upscale`.
+    public var imagesLeftSmallerThanTheBox: Int { leftSmaller.load(ordering: .relaxed) }
 
     /// Whether every item is finished.
     public var isComplete: Bool { counts.completed == items.count }
@@ -127,25 +190,35 @@ public final class ExportJob: Sendable {
         // Items an earlier run finished count as done, by their pixels, so a resumed job's fraction starts where it stopped.
         let donePixels = items.filter { finishedBefore[$0.output] != nil }.map(pixels).reduce(0, +)
         let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
+        self.tracker.withLock { $0 = tracker }
         let next = Atomic<Int>(0)
         let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
-            while !isStopped {
+            while takesNewImages {
+                if let limit = hooks.stallAfter, counts.completed >= limit {
+                    stallWhileTakingImages()
+                    continue
+                }
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < work.count else { return }
-                if let limit = hooks.stallAfter, counts.completed >= limit { stallUntilStopped() }
-                state.withLock { $0.current = work[index].input }
+                state.withLock {
+                    $0.current = work[index].input
+                    $0.inFlight += 1
+                }
                 let item = tracker.begin(pixels: weights[index])
                 guard let result = process(work[index], inputs: inputs, tracker: tracker, item: item, hooks: hooks) else {
+                    state.withLock { $0.inFlight -= 1 }
                     return
                 }
                 tracker.finish(item)
                 state.withLock { counts in
+                    counts.inFlight -= 1
                     counts.completed += 1
                     counts.pixels += result.pixels
                     switch result.status {
                     case .written: counts.written += 1
                     case .skipped: counts.skipped += 1
+                    case .conflict: counts.conflicts += 1
                     case .failed: counts.failed += 1
                     }
                 }
@@ -167,8 +240,8 @@ public final class ExportJob: Sendable {
         return warnings
     }
 
-    private func stallUntilStopped() {
-        while !isStopped { usleep(20_000) }
+    private func stallWhileTakingImages() {
+        while takesNewImages { usleep(20_000) }
     }
 
     /// The item's result, or nil when the job stopped before finishing it.
@@ -176,12 +249,19 @@ public final class ExportJob: Sendable {
                          item progressItem: PixelProgress.Item, hooks: Hooks) -> FileResult? {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
+        var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
+        let made = Provenance(input: item.input, plan: planDigest)
+        let existing = options.overwrite || options.inPlace ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
-        } else if let existing = FileIdentity(path: destination), inputs.contains(existing) {
+        } else if !options.inPlace, let existing = FileIdentity(path: destination), inputs.contains(existing) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
-        } else if output.exists(item.output) && !options.overwrite {
+        } else if case .identical(let earlier) = existing {
             result.status = .skipped
+            record = earlier  // carries what made it, so the next run knows it too
+        } else if case .conflict(let reason) = existing {
+            result.status = .conflict
+            result.error = reason
         } else {
             do {
                 var (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
@@ -195,6 +275,10 @@ public final class ExportJob: Sendable {
                     colorWarnings = converter.convert(&rendered, metadata: &metadata)
                 }
                 tracker.advance(progressItem, to: .rendered)
+                if let box = shrinkOnlyBox, box.width.map({ rendered.width < $0 }) ?? true,
+                   box.height.map({ rendered.height < $0 }) ?? true {
+                    leftSmaller.add(1, ordering: .relaxed)
+                }
                 guard !isStopped else { return nil }
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
@@ -204,14 +288,39 @@ public final class ExportJob: Sendable {
                 result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }
-                try hooks.critical("write \(item.output)") {
-                    try output.write(bytes, to: item.output, replace: options.overwrite)
-                    try journal?.recordFinished(FinishedRecord(output: item.output, status: .written, size: bytes.count,
-                                                               crc32: CRC32.checksum(bytes), error: nil))
+                record = FinishedRecord(output: item.output, status: .written, size: bytes.count,
+                                        crc32: CRC32.checksum(bytes), error: nil, made: made)
+                if options.inPlace {
+                    // Only an output that decodes back, whole, replaces its input; the journal
+                    // records it before the rename, so a resume tells done from not done by checksum.
+                    let check = try PNGDecoder.decode(bytes)
+                    guard check.width == rendered.width, check.height == rendered.height else { throw OutputError.unverified }
+                    try hooks.critical("replace \(item.input)") {
+                        try output.replace(destination, with: bytes) { try journal?.recordFinished(record) }
+                    }
+                    result.status = .written
+                    result.bytesWritten = bytes.count
+                    return result
+                } else if case .unrecorded(let present) = existing {
+                    // No record says what made it: what this work makes decides.
+                    if PNGChunks.sameExceptTime(present, bytes) {
+                        result.status = .skipped
+                        record.status = .skipped
+                    } else {
+                        result.status = .conflict
+                        result.error = "\(destination) exists and differs from what this export makes "
+                            + "(made by other options, or not by kiln); kept — --overwrite replaces it"
+                        record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
+                    }
+                } else {
+                    try hooks.critical("write \(item.output)") {
+                        try output.write(bytes, to: item.output, replace: options.overwrite)
+                        try journal?.recordFinished(record)
+                    }
+                    result.status = .written
+                    result.bytesWritten = bytes.count
+                    return result
                 }
-                result.status = .written
-                result.bytesWritten = bytes.count
-                return result
             } catch let stop as RenderStop {
                 stopReason.withLock { $0 = $0 ?? stop.description }
                 self.stop()
@@ -220,10 +329,42 @@ public final class ExportJob: Sendable {
                 result.error = "\(error)"
             }
         }
-        // Skips and failures are recorded too, so `kiln status` can count them;
-        // resume redoes failures (the input may have been fixed) but not skips.
-        try? journal?.recordFinished(FinishedRecord(output: item.output, status: result.status, size: 0, crc32: 0,
-                                                    error: result.error))
+        // Skips, conflicts and failures are recorded too, so `kiln status` can count them;
+        // resume redoes failures and conflicts (the input may have been fixed) but not skips.
+        record.status = result.status
+        record.error = result.error
+        try? journal?.recordFinished(record)
         return result
+    }
+
+    /// What sits at an item's output path before the work, when `--overwrite` is not given.
+    private enum Existing {
+        /// Nothing: the output is written.
+        case absent
+        /// The journal recorded this output as made by this very work, and it is unchanged.
+        case identical(FinishedRecord)
+        /// It was made otherwise (or changed since); the reason.
+        case conflict(String)
+        /// No record says what made it; its bytes (nil when it is not a regular file).
+        case unrecorded([UInt8])
+    }
+
+    private func existingOutput(_ item: ExportItem, made: Provenance?) -> Existing {
+        guard output.exists(item.output) else { return .absent }
+        let path = output.url(of: item.output)
+        guard let present = output.regularFileContents(item.output) else {
+            return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
+        }
+        guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
+            return .unrecorded(present)
+        }
+        guard present.count == earlier.size, CRC32.checksum(present) == earlier.crc32 else {
+            return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")
+        }
+        guard let made, madeBefore == made else {
+            let why = made.map { madeBefore.difference(to: $0) } ?? "its input cannot be read"
+            return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
+        }
+        return .identical(earlier)
     }
 }

@@ -20,6 +20,8 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var maxPixels: Int = 268_000_000
     /// How many images are processed at once.
     public var jobs: Int = ExportOptions.defaultJobs
+    /// Replace each input by its output (`--in-place`); `outputDirectory` then only holds the journal.
+    public var inPlace: Bool = false
     /// When the job was started (seconds since 1970, UTC): the time an output's
     /// tIME chunk states. Recorded, so a resumed job writes the same bytes;
     /// `SOURCE_DATE_EPOCH` sets it for reproducible outputs.
@@ -37,5 +39,23 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public init(inputs: [String], outputDirectory: String) {
         self.inputs = inputs
         self.outputDirectory = outputDirectory
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case inputs, outputDirectory, plan, overwrite, recursive, maxPixels, jobs, inPlace, started
+    }
+
+    /// Decodes options, giving fields that journals of older versions lack their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        inputs = try c.decode([String].self, forKey: .inputs)
+        outputDirectory = try c.decode(String.self, forKey: .outputDirectory)
+        plan = try c.decodeIfPresent(RenderPlan.self, forKey: .plan) ?? RenderPlan()
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
+        recursive = try c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false
+        maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? 268_000_000
+        jobs = try c.decodeIfPresent(Int.self, forKey: .jobs) ?? Self.defaultJobs
+        inPlace = try c.decodeIfPresent(Bool.self, forKey: .inPlace) ?? false
+        started = try c.decodeIfPresent(Int64.self, forKey: .started) ?? Self.now
     }
 }

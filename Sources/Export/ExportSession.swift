@@ -5,8 +5,13 @@ import Synchronization
 /// Runs an ``ExportJob`` as a continued-processing task, through the public
 /// API of `ContinuedProcessing` as any Swift program would: it registers a
 /// launch handler under a dynamic identifier (`org.kiln.export.<job id>`),
-/// submits a request, and in the handler runs the job, stops it when the task
-/// expires, writes each output inside critical work, and reports completion.
+/// submits a request, and in the handler runs the job, writes each output
+/// inside critical work, and reports completion.
+///
+/// When the task expires (Ctrl-C, `kiln cancel`, SIGTERM, a stall) the job takes
+/// no new image and finishes the images in flight within the scheduler's
+/// expiration grace; if the grace runs out first, the scheduler cancels the
+/// handler and the job abandons them (they are redone by `kiln resume`).
 ///
 /// Observers (the CLI's bar or JSON stream) follow the scheduler's events and
 /// poll ``task``'s `progress`; the session itself never prints.
@@ -42,14 +47,18 @@ public final class ExportSession: Sendable {
         let job = self.job
         try await scheduler.register(forTaskWithIdentifier: identifier) { [self] task in
             startedTask.withLock { $0 = task }
-            task.expirationHandler = { job.stop() }
+            task.expirationHandler = { job.finishInFlight() }
             let hooks = hooks.criticalWork { name, body in try task.withCriticalWork(name, body) }
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                // The job blocks on its worker threads: keep it off the cooperative pool.
-                Thread.detachNewThread {
-                    job.run(progress: task.progress, hooks: hooks)
-                    done.resume()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    // The job blocks on its worker threads: keep it off the cooperative pool.
+                    Thread.detachNewThread {
+                        job.run(progress: task.progress, hooks: hooks)
+                        done.resume()
+                    }
                 }
+            } onCancel: {
+                job.stop()  // the grace ran out: abandon the images in flight
             }
             task.setTaskCompleted(success: job.isComplete)
         }

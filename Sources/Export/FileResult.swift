@@ -4,8 +4,11 @@ public struct FileResult: Sendable, Equatable {
     public enum Status: String, Sendable, Codable {
         /// The output was written.
         case written
-        /// The output already existed and `--overwrite` was not given.
+        /// The output already existed as this very work (same input, same plan) and `--overwrite` was not given.
         case skipped
+        /// An output existed that this work did not make (other options, a changed
+        /// input, or not kiln at all); it was kept, `error` says why, `--overwrite` replaces it.
+        case conflict
         /// The input could not be exported; `error` says why.
         case failed
     }

@@ -3,6 +3,12 @@ import Foundation
 /// Expands the inputs of a job (files, directories, `-` for a list on standard
 /// input) into the ordered list of items to export.
 ///
+/// The `-` list holds one path per line, or per NUL-terminated entry with
+/// ``nullSeparated`` (the `find -print0` / `xargs -0` convention).
+/// An entry that is not valid UTF-8 or holds a control character (a NUL in a
+/// newline list is one: the list was meant for `-0`) refuses the whole list,
+/// naming the entry: a path is opened exactly as it is reported, or not at all.
+///
 /// Where an output goes (SPEC §5: "outputs mirror the input's relative path"):
 /// - a file under a directory input keeps its path relative to that directory;
 /// - a relative file path (argument or stdin line) keeps its normalized path;
@@ -13,10 +19,10 @@ import Foundation
 public struct InputCollector {
     /// The job's options (inputs, output directory, `recursive`).
     public let options: ExportOptions
+    /// The `-` list is NUL-separated (`find -print0`, `-0`) rather than newline-separated.
+    public var nullSeparated = false
     /// Reads the `-` list; defaults to standard input.
-    public var readStandardInput: () -> String = {
-        String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-    }
+    public var readStandardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
 
     /// A collector for these options.
     public init(options: ExportOptions) {
@@ -24,14 +30,14 @@ public struct InputCollector {
     }
 
     /// The items in input order, duplicates of the same output marked as problems.
-    public func collect() -> [ExportItem] {
+    ///
+    /// - Throws: ``ExportError/badInputList(place:reason:)`` for an unusable `-` list (nothing is exported then).
+    public func collect() throws(ExportError) -> [ExportItem] {
         let outputRoot = FileIdentity(path: options.outputDirectory)
         var items: [ExportItem] = []
         for input in options.inputs {
             if input == "-" {
-                for line in readStandardInput().split(whereSeparator: \.isNewline) where !line.isEmpty {
-                    items.append(fileItem(String(line)))
-                }
+                items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
             } else if isDirectory(input) {
                 walk(directory: input, relative: "", outputRoot: outputRoot, into: &items)
             } else {
@@ -41,8 +47,29 @@ public struct InputCollector {
         return markCollisions(items)
     }
 
+    /// The paths of a `-` list, in order, empty entries left out.
+    static func paths(inList data: Data, nullSeparated: Bool) throws(ExportError) -> [String] {
+        let separator = nullSeparated ? UInt8(0) : UInt8(ascii: "\n")
+        var paths: [String] = []
+        for (index, bytes) in data.split(separator: separator, omittingEmptySubsequences: false).enumerated()
+        where !bytes.isEmpty {
+            let place = (nullSeparated ? "entry " : "line ") + String(index + 1)
+            guard let path = String(validating: bytes, as: UTF8.self) else {
+                throw .badInputList(place: place, reason: "is not valid UTF-8")
+            }
+            if let control = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                let hint = control == "\0" ? " (a NUL-separated list, as find -print0 writes, needs -0)" : ""
+                throw .badInputList(place: place, reason: "holds the control character U+"
+                                    + String(format: "%04X", control.value) + hint)
+            }
+            paths.append(path)
+        }
+        return paths
+    }
+
     private func fileItem(_ path: String) -> ExportItem {
-        ExportItem(input: path, output: Self.pngName(Self.mirroredPath(of: path)))
+        // In place, the output is the input itself, under its own name.
+        ExportItem(input: path, output: options.inPlace ? path : Self.pngName(Self.mirroredPath(of: path)))
     }
 
     private func walk(directory: String, relative: String, outputRoot: FileIdentity?, into items: inout [ExportItem]) {
@@ -62,7 +89,7 @@ public struct InputCollector {
                 // followed (they could loop), and lstat reports them as links to check here.
                 if (info.st_mode & S_IFMT) == S_IFLNK && isDirectory(path) { continue }
                 if name.lowercased().hasSuffix(".png") {
-                    items.append(ExportItem(input: path, output: Self.pngName(rel)))
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel)))
                 }
             default:
                 continue

@@ -22,21 +22,68 @@ public final class OutputDirectory: Sendable {
         self.path = path
         stateDirectory = path + "/.kiln"
         temporaryDirectory = stateDirectory + "/tmp"
-        do {
-            try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        do throws(OutputError) {
+            try Self.makeDirectories(temporaryDirectory)
         } catch {
-            throw .badOutputDirectory(path, reason: Self.reason(error))
+            throw .badOutputDirectory(path, reason: error.description)
         }
         removeStaleTemporaries()
     }
 
-    /// The absolute-or-relative path of an output given relative to this directory.
-    public func url(of relative: String) -> String { path + "/" + relative }
+    /// The path of an output given relative to this directory (an absolute one, as
+    /// `--in-place` records its inputs, stays as it is).
+    public func url(of relative: String) -> String { relative.hasPrefix("/") ? relative : path + "/" + relative }
 
     /// Whether something (a file, a directory, a symlink, even dangling) sits at this output path.
     public func exists(_ relative: String) -> Bool {
         var info = stat()
         return lstat(url(of: relative), &info) == 0
+    }
+
+    /// Replaces the file at `target` (an input, for `--in-place`) by `bytes`
+    /// atomically: a temporary file beside it (same file system) is written and
+    /// flushed, `beforeRename` runs (to journal the new content first, so a
+    /// resume can tell by its checksum whether the rename happened), then it is
+    /// renamed over the target and the directory is flushed.
+    public func replace(_ target: String, with bytes: [UInt8], beforeRename: () throws -> Void) throws {
+        let directory = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).kiln-\(getpid())-\(counter.next()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw OutputError.system("cannot create \(temporary)", errno) }
+        var ok = false
+        defer { if !ok { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            try Self.writeAll(fd, bytes)
+            guard fdatasync(fd) == 0 else { throw OutputError.system("cannot flush \(temporary)", errno) }
+        }
+        try beforeRename()
+        guard rename(temporary, target) == 0 else { throw OutputError.system("cannot rename over \(target)", errno) }
+        ok = true
+        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 {
+            fsync(dirfd)
+            close(dirfd)
+        }
+    }
+
+    /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
+    public func regularFileContents(_ relative: String) -> [UInt8]? {
+        let fd = open(url(of: relative), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            offset += n
+        }
+        return bytes
     }
 
     /// Writes `bytes` as the output `relative`, atomically. Replaces an existing
@@ -50,19 +97,7 @@ public final class OutputDirectory: Sendable {
         defer { if !ok { unlink(temporary) } }
         do {
             defer { close(fd) }
-            let failure: Int32? = bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
-                return nil
-            }
-            if let failure { throw .system("cannot write", failure) }
+            try Self.writeAll(fd, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
             guard fdatasync(fd) == 0 else { throw .system("cannot flush", errno) }
         }
@@ -83,6 +118,22 @@ public final class OutputDirectory: Sendable {
             }
         }
         ok = true
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {
+        let failure: Int32? = bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let failure { throw .system("cannot write", failure) }
     }
 
     private func makeParents(of relative: String) throws(OutputError) {
@@ -110,8 +161,21 @@ public final class OutputDirectory: Sendable {
         }
     }
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    /// `mkdir -p`, failing with the directory that could not be made and the system's reason.
+    private static func makeDirectories(_ directory: String) throws(OutputError) {
+        if mkdir(directory, 0o755) == 0 { return }
+        var failure = errno
+        if failure == ENOENT {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != directory {
+                try makeDirectories(parent)
+                if mkdir(directory, 0o755) == 0 { return }
+                failure = errno
+            }
+        }
+        var info = stat()
+        if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
+        throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
     }
 }
 
@@ -125,6 +189,8 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
     case notADirectory(String)
     /// A system call failed: what was attempted and `errno`.
     case system(String, Int32)
+    /// The encoded output did not decode back to the rendered image's size (`--in-place` checks before replacing).
+    case unverified
 
     public var description: String {
         switch self {
@@ -132,6 +198,7 @@ public enum OutputError: Error, Equatable, CustomStringConvertible {
         case .symlinkInPath(let p): return "output path goes through a symlink (\(p)); symlinks are never followed"
         case .notADirectory(let p): return "\(p) is not a directory"
         case .system(let what, let code): return "\(what): \(String(cString: strerror(code)))"
+        case .unverified: return "the encoded output did not decode back to the rendered image; the input was kept"
         }
     }
 }

@@ -16,10 +16,14 @@ struct CancelCommand: ParsableCommand {
         // Only a live lock holder is signalled, so a stale pid (reused by an
         // unrelated process after the job died) is never hit.
         guard JobLock.isHeld(journal), let pid = journal.status()?.pid, pid > 0 else {
-            throw ValidationError("no kiln job is running in \(directory)")
+            // Not a usage error: the command line was right, there is just nothing to stop.
+            let why = (try? journal.job()) == nil ? "no kiln job was started in \(directory)"
+                : journal.status()?.state == .finished ? "the job in \(directory) already finished; nothing to cancel"
+                : "the job in \(directory) is not running (stopped; `kiln resume \(directory)` continues it)"
+            throw KilnExitCode.failure(why, KilnExitCode.someFailed)
         }
         guard kill(pid, SIGINT) == 0 else {
-            throw ValidationError("cannot signal pid \(pid): \(String(cString: strerror(errno)))")
+            throw KilnExitCode.failure("cannot signal pid \(pid): \(String(cString: strerror(errno)))", KilnExitCode.unavailable)
         }
         print("kiln: asked job \(pid) to stop; `kiln resume \(directory)` continues it")
     }

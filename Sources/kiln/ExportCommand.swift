@@ -10,17 +10,29 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export PNG images into an output directory.",
         discussion: """
         Inputs are files, directories (only their *.png files; subdirectories with \
-        --recursive), or - to read paths from standard input, one per line. Outputs \
-        mirror each input's relative path under --output with the extension .png. \
-        Inputs are never overwritten; existing outputs are skipped unless --overwrite. \
-        Every output is written to a temporary file and renamed into place.
+        --recursive), or - to read paths from standard input, one per line (with -0, \
+        NUL-separated, as find -print0 writes). A path with a control character is \
+        refused, naming its line. Outputs mirror each input's relative path under \
+        --output with the extension .png, each written to a temporary file and \
+        renamed into place. Inputs are never overwritten. An existing output made \
+        by this same work is skipped; one made otherwise (other options, a changed \
+        input, not by kiln) is kept and reported as a conflict (exit 1) unless \
+        --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \
+        failures unless --keep-journal.
 
-        The job runs as a continued-processing task: Ctrl-C (or `kiln cancel DIR`) \
-        and SIGTERM stop it gracefully, a second Ctrl-C stops at once; `kiln resume \
-        DIR` finishes it. Only one job uses the GPU at a time (and, by default, one \
-        the CPU: KILN_CPU_SLOTS sets how many); --strategy says whether to wait.
+        Operations apply in this order, whatever the order of the flags: crop, \
+        rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
+        gamma), blur, sharpen, grayscale, watermark; then PNG compression at --level.
 
-        Exit codes: 0 all written, 1 some inputs failed, 64 usage error, \
+        The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR` and \
+        SIGTERM stop taking new images and let the images in flight finish, for up \
+        to --grace seconds (then they are left for resume); a second Ctrl-C exits at \
+        once. `kiln resume DIR` finishes the job. Only one job uses the GPU at a time \
+        (and, by default, one the CPU: KILN_CPU_SLOTS sets how many); --strategy \
+        says whether to wait.
+
+        Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
+        (bad flag or value, unusable output directory, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
         --strategy fail, 75 cancelled or expired (resumable).
         """
@@ -29,14 +41,23 @@ struct ExportCommand: AsyncParsableCommand {
     @Argument(help: "PNG files, directories, or - for a list of paths on stdin.")
     var inputs: [String]
 
+    @Flag(name: [.customShort("0"), .customLong("null")],
+          help: "The - list is NUL-separated (find -print0, xargs -0), not one path per line.")
+    var nullSeparated = false
+
     @Option(name: [.short, .long], help: "The output directory (created if missing).")
-    var output: String
+    var output: String?
+
+    @Flag(name: .customLong("in-place"),
+          help: "Replace each input by its output (as mogrify does), atomically, once the output is complete and decodes back; the journal is ./.kiln.")
+    var inPlace = false
 
     @Option(help: "Where to render: auto, gpu, vulkan or cpu.")
     var device: DevicePreference = .auto
 
-    @Option(help: "Images processed at once (default: the number of cores).")
-    var jobs: Int = ExportOptions.defaultJobs
+    // Optional, so the help states the default in words once (ArgumentParser would append the number).
+    @Option(parsing: .unconditional, help: "Images processed at once (default: the number of cores).")
+    var jobs: Int?
 
     @Option(help: "The title shown while exporting (default: \"Exporting N images\").")
     var title: String?
@@ -44,42 +65,74 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The subtitle shown while exporting (default: operations, level and device).")
     var subtitle: String?
 
-    @Option(name: .customLong("max-pixels"), help: "Reject images with more pixels than this before decoding them.")
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Reject images with more pixels than this before decoding them.")
     var maxPixels: Int = 268_000_000
 
-    @Flag(help: "Replace existing outputs, and allow exporting into an input directory.")
+    @Flag(help: "Replace existing outputs made otherwise (never inputs).")
     var overwrite = false
 
     @Flag(help: "Descend into subdirectories of directory inputs.")
     var recursive = false
 
-    @OptionGroup(title: "Operations")
+    @Flag(name: .customLong("keep-journal"),
+          help: "Keep OUTPUT/.kiln (the job's journal) after a run without failures; by default it is removed.")
+    var keepJournal = false
+
+    @OptionGroup(title: "Operations (applied in the order above, not the order given)")
     var render: OperationOptions
 
     @OptionGroup(title: "Running")
     var settings: RunSettings
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard (output != nil) != inPlace else {
+            throw ValidationError(inPlace ? "--in-place writes over the inputs; it takes no --output"
+                                          : "missing --output <dir> (or --in-place to replace the inputs)")
+        }
+        guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
+        guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
     }
 
     func run() async throws {
-        var options = ExportOptions(inputs: inputs, outputDirectory: output)
-        options.plan = try render.resolve()
+        let reporter = settings.makeReporter()
+        // In place, the job's folder (journal, lock) is where kiln runs: `kiln resume .` continues it.
+        var options = ExportOptions(inputs: inputs, outputDirectory: output ?? ".")
+        options.inPlace = inPlace
+        do {
+            options.plan = try render.resolve()
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
         options.overwrite = overwrite
         options.recursive = recursive
         options.maxPixels = maxPixels
-        options.jobs = jobs
+        options.jobs = jobs ?? ExportOptions.defaultJobs
         do {
             try OutputSafety.check(options)
         } catch {
-            throw ValidationError("\(error)")
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
-        let items = InputCollector(options: options).collect()
-        let record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
+        var collector = InputCollector(options: options)
+        collector.nullSeparated = nullSeparated
+        let items: [ExportItem]
+        do {
+            items = try collector.collect()
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
+        guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
+        var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
-        try await JobRunner(record: record, resuming: false, settings: settings).run()
+        record.keepJournal = keepJournal
+        try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter).run()
+    }
+
+    /// Why nothing was found, and where to look instead.
+    private var noInputsMessage: String {
+        let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
+            + "(any case, hidden ones left out)\(hint)"
     }
 
     /// A short unique job id (time + random), also the task identifier suffix.

@@ -3,6 +3,7 @@ import Compute
 import ContinuedProcessing
 import Export
 import Foundation
+import Synchronization
 
 /// Runs a recorded job — fresh from `kiln export` or continued by `kiln resume` —
 /// as a continued-processing task: takes the output directory's lock, chooses
@@ -13,6 +14,8 @@ struct JobRunner {
     /// True for `kiln resume`: verified finished items are not redone.
     let resuming: Bool
     let settings: RunSettings
+    /// Where the job is shown; every exit from here on ends its stream (`end` last).
+    let reporter: any ExportReporter
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -24,34 +27,45 @@ struct JobRunner {
         do {
             choice = try BackendSelector.choose(preference)
         } catch {
-            fail("\(error)")
-            throw KilnExitCode.unavailable
+            throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
         let output: OutputDirectory
         do {
             output = try OutputDirectory(path: options.outputDirectory)
         } catch {
-            throw ValidationError("\(error)")
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         let journal = Journal(outputDirectory: options.outputDirectory)
-        guard let lock = try JobLock(journal: journal) else {
-            let pid = journal.status().map { " (pid \($0.pid))" } ?? ""
-            fail("another kiln job\(pid) is running in \(options.outputDirectory)")
-            throw KilnExitCode.unavailable
+        let lock: JobLock
+        let finishedBefore: [String: FinishedRecord]
+        let earlierRecords: [String: FinishedRecord]
+        do {
+            guard let taken = try JobLock(journal: journal) else {
+                let pid = journal.status().map { " (pid \($0.pid))" } ?? ""
+                throw reporter.refusal("another kiln job\(pid) is running in \(options.outputDirectory)",
+                                       KilnExitCode.unavailable)
+            }
+            lock = taken
+            finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
+            // Read before a new job's start forgets them: they say what made the outputs already there.
+            earlierRecords = journal.finished()
+            if !resuming { try journal.start(record) }
+        } catch let refused as ExitCode {
+            throw refused
+        } catch {
+            throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
         }
-        let finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
-        if !resuming { try journal.start(record) }
 
-        let reporter = settings.makeReporter()
         let device = choice.note ?? choice.backend.label
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
-                            journal: journal, finishedBefore: finishedBefore)
+                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords)
         let (title, subtitle) = displayTitles(device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle)
+        let stream = ClosingStream(reporter: reporter, job: job)
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
@@ -63,74 +77,85 @@ struct JobRunner {
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)
         // Signals are handled from here on, also while the job waits in the machine's queue.
-        let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions(job: job, reporter: reporter,
+        let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions(job: job, stream: stream,
                                                                                         status: status))
         lifecycle.start()
         defer { lifecycle.stop() }
 
-        let slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, reporter: reporter, status: status,
+        let slot: MachineSlots.Slot?
+        do {
+            slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, status: status,
                                    cancelled: { lifecycle.processState == .terminating })
-        guard let slot else {
-            let code = settings.strategy == .fail ? KilnExitCode.unavailable : KilnExitCode.resumable
-            if settings.strategy == .fail { reporter.warning("another kiln job holds the machine's slot (--strategy fail)") }
+        } catch {
             status.publish(.stopped)
-            reporter.end(job.counts, total: job.items.count, exitCode: code.rawValue)
-            throw code
+            throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
         }
-        let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status)
+        guard let slot else {
+            status.publish(.stopped)
+            if settings.strategy == .fail {
+                throw stream.close(KilnExitCode.unavailable, error: "another kiln job holds the machine's slot (--strategy fail)")
+            }
+            throw stream.close(KilnExitCode.resumable)
+        }
+        let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
+                                        grace: settings.grace)
         observer.start()
 
         var request = ContinuedProcessingTaskRequest(identifier: session.identifier, title: title, subtitle: subtitle)
         request.strategy = settings.strategy == .fail ? .fail : .queue
         if preference == .gpu { request.requiredResources = .gpu }
         var hooks = ExportJob.Hooks()
-        hooks.onResult = { result in
-            result.warnings.forEach(reporter.warning)
-            reporter.file(result)
-        }
+        hooks.onResult = { stream.file($0) }
         hooks.stallAfter = ProcessInfo.processInfo.environment["KILN_TEST_STALL_AFTER"].flatMap(Int.init)
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {
-            reporter.warning("the export task was not accepted: \(error)")
+            await observer.stop()
             status.publish(.stopped)
-            reporter.end(job.counts, total: job.items.count, exitCode: KilnExitCode.unavailable.rawValue)
-            throw KilnExitCode.unavailable
+            throw stream.close(KilnExitCode.unavailable, error: "the export task was not accepted: \(error)")
         }
         await observer.stop()
 
         let counts = job.counts
         let code = !job.isComplete ? KilnExitCode.resumable
-            : counts.failed > 0 ? KilnExitCode.someFailed : KilnExitCode.success
+            : counts.failed + counts.conflicts > 0 ? KilnExitCode.someFailed : KilnExitCode.success
         if let reason = job.stoppedBecause { reporter.warning(reason) }
+        let small = job.imagesLeftSmallerThanTheBox
+        if small > 0 {
+            reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
+                             + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
+        }
         status.publish(job.isComplete ? .finished : .stopped)
-        reporter.end(counts, total: job.items.count, exitCode: code.rawValue)
+        let exit = stream.close(code)
+        // A folder published after a clean run holds only its outputs; a re-run still
+        // recognizes them by comparing what it would write (see ExportJob).
+        if code == KilnExitCode.success && record.keepJournal != true { journal.remove() }
         withExtendedLifetime((lock, slot)) {}
-        if code != KilnExitCode.success { throw code }
+        if code != KilnExitCode.success { throw exit }
     }
 
     /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
-    private func acquireSlot(_ kind: MachineSlots.Kind, reporter: any ExportReporter, status: StatusPublisher,
+    private func acquireSlot(_ kind: MachineSlots.Kind, status: StatusPublisher,
                              cancelled: () -> Bool) throws -> MachineSlots.Slot? {
         let slots = MachineSlots()
         if settings.strategy == .fail { return try slots.tryAcquire(kind) }
         return try slots.acquire(kind, position: { position in
-            reporter.queued(position: position)
+            self.reporter.queued(position: position)
             status.publish(.queued, queuePosition: position)
         }, cancelled: cancelled)
     }
 
-    private func lifecycleOptions(job: ExportJob, reporter: any ExportReporter,
+    private func lifecycleOptions(job: ExportJob, stream: ClosingStream,
                                   status: StatusPublisher) -> ProcessLifecycle.Options {
         var options = ProcessLifecycle.Options()
         // Before the terminal stops us, `kiln status` must see where the job is.
-        options.onSuspend = { status.publish(.running) }
+        options.onSuspend = { status.publish(.suspended) }
+        options.onResume = { status.publish(.running) }
         options.onStopNow = {
-            // Second Ctrl-C: outputs are still never half-written (temp file + rename).
+            // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()
             status.publish(.stopped)
-            reporter.end(job.counts, total: job.items.count, exitCode: KilnExitCode.resumable.rawValue)
-            exit(KilnExitCode.resumable.rawValue)
+            exit(stream.close(KilnExitCode.resumable).rawValue)
         }
         options.log = { _ in }
         return options
@@ -145,9 +170,5 @@ struct JobRunner {
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }
         let parts = record.options.plan.operations.map(\.summary) + ["PNG level \(record.options.plan.level)", device]
         return (title, parts.joined(separator: " · "))
-    }
-
-    private func fail(_ message: String) {
-        OutputStream.standardError.write("kiln: \(message)\n")
     }
 }

@@ -18,4 +18,22 @@ struct Kiln: AsyncParsableCommand {
         version: KilnVersion.description,
         subcommands: [ExportCommand.self, ResumeCommand.self, StatusCommand.self, CancelCommand.self, Devices.self]
     )
+
+    /// Parses and runs the command line, first suggesting the nearest command for a misspelled one.
+    static func main() async {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        if let message = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst()), commands: names) {
+            exit(withError: ValidationError(message))
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -12,4 +12,10 @@ enum KilnExitCode {
     static let unavailable = ExitCode(69)
     /// Cancelled or expired; `kiln resume` continues (sysexits EX_TEMPFAIL).
     static let resumable = ExitCode(75)
+
+    /// Prints `kiln: message` on standard error (no usage text: the command line was fine) and returns `code` to throw.
+    static func failure(_ message: String, _ code: ExitCode) -> ExitCode {
+        OutputStream.standardError.write("kiln: \(message)\n")
+        return code
+    }
 }

@@ -16,8 +16,10 @@ extension ColorConversion.Intent: ExpressibleByArgument {}
 /// blur, sharpen, grayscale, watermark), which is what the same operations
 /// listed in that order in a recipe give, byte for byte. A recipe excludes the
 /// operation flags; `--level`, when given, overrides the recipe's `output.level`.
+/// Numeric options take the next word as their value unconditionally, so
+/// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(help: "PNG compression level, 0-9 (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, 0-9 (default 6; overrides a recipe's output.level).")
     var level: Int?
 
     @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")
@@ -45,16 +47,16 @@ struct OperationOptions: ParsableArguments {
                                valueName: "file"))
     var recipe: String?
 
-    @Option(help: ArgumentHelp("Keep the rectangle X,Y,W,H (clipped to the image).", valueName: "x,y,w,h"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep the rectangle X,Y,W,H (clipped to the image).", valueName: "x,y,w,h"))
     var crop: String?
 
-    @Option(help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"))
     var rotate: Int?
 
     @Option(help: "Mirror: h (left-right) or v (top-bottom).")
     var flip: Flip.Axis?
 
-    @Option(help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha).", valueName: "WxH"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha).", valueName: "WxH"))
     var resize: String?
 
     @Option(help: "How --resize meets its box: inside (default), cover, fill.")
@@ -66,25 +68,25 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Let --resize enlarge images (by default it only shrinks).")
     var upscale = false
 
-    @Option(help: ArgumentHelp("Add to every color channel (0 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Add to every color channel (0 = none).", valueName: "f"))
     var brightness: Double?
 
-    @Option(help: ArgumentHelp("Contrast multiplier (1 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Contrast multiplier (1 = none).", valueName: "f"))
     var contrast: Double?
 
-    @Option(help: ArgumentHelp("Saturation multiplier (1 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none).", valueName: "f"))
     var saturation: Double?
 
-    @Option(help: ArgumentHelp("Exposure change in stops (0 = none).", valueName: "stops"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none).", valueName: "stops"))
     var exposure: Double?
 
-    @Option(help: ArgumentHelp("Gamma (1 = none; above 1 brightens).", valueName: "g"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens).", valueName: "g"))
     var gamma: Double?
 
-    @Option(help: ArgumentHelp("Gaussian blur of this standard deviation in pixels.", valueName: "sigma"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels.", valueName: "sigma"))
     var blur: Double?
 
-    @Option(help: ArgumentHelp("Unsharp mask: amount, blur sigma (default 1), threshold 0-1 (default 0).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount, blur sigma (default 1), threshold 0-1 (default 0).",
                                valueName: "amount[,sigma[,threshold]]"))
     var sharpen: String?
 
@@ -97,13 +99,13 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Watermark position: tl, tr, bl, br (default), center.")
     var watermarkPosition: Watermark.Position?
 
-    @Option(help: ArgumentHelp("Watermark opacity 0-1 (default 1).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark opacity 0-1 (default 1).", valueName: "f"))
     var watermarkOpacity: Double?
 
-    @Option(help: ArgumentHelp("Watermark distance from the edges in pixels (default 16).", valueName: "px"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels (default 16).", valueName: "px"))
     var watermarkMargin: Int?
 
-    @Option(help: ArgumentHelp("Watermark width relative to the image's (default 0.2).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's (default 0.2).", valueName: "f"))
     var watermarkScale: Double?
 
     /// The job's render plan; throws a `ValidationError` naming the problem (exit 64).

@@ -5,8 +5,9 @@ import Synchronization
 
 /// Follows a running export the way any UI would: it subscribes to the
 /// scheduler's events (to learn that the task started or is expiring) and
-/// polls the task's `progress` ten times a second; it feeds the reporter
-/// and the live status. Nothing is pushed to it by the job.
+/// polls the job ten times a second — its counts and the fraction of its task's
+/// `progress`, as one snapshot; it feeds the reporter and the live status.
+/// Nothing is pushed to it by the job.
 final class ProgressObserver: Sendable {
     private let session: ExportSession
     private let reporter: any ExportReporter
@@ -14,10 +15,14 @@ final class ProgressObserver: Sendable {
     private let events: AsyncStream<TaskEvent>
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
+    private let grace: Double
 
     /// Subscribes at once, so no event emitted after this returns is missed.
-    init(session: ExportSession, scheduler: TaskScheduler, reporter: any ExportReporter, status: StatusPublisher) {
+    /// `grace`: the seconds an expiring job has to finish its images in flight (shown when stopping).
+    init(session: ExportSession, scheduler: TaskScheduler, reporter: any ExportReporter, status: StatusPublisher,
+         grace: Double) {
         self.session = session
+        self.grace = grace
         self.reporter = reporter
         self.status = status
         events = scheduler.events()
@@ -29,7 +34,7 @@ final class ProgressObserver: Sendable {
             for await event in events where event.identifier == session.identifier {
                 if case .expiring(_, let reason) = event {
                     stopping.store(true, ordering: .relaxed)
-                    reporter.stopping(reason: Self.describe(reason))
+                    reporter.stopping(reason: Self.describe(reason), inFlight: session.job.counts.inFlight, grace: grace)
                 }
                 if event.isEnd { return }
             }
@@ -37,7 +42,7 @@ final class ProgressObserver: Sendable {
         let poll = Task { [self] in
             let start = ContinuousClock.now
             let completedAtStart = session.job.counts.completed
-            var estimator = RateEstimator()
+            var estimator = RemainingTimeEstimator()
             while !Task.isCancelled {
                 tick(start: start, completedAtStart: completedAtStart, estimator: &estimator)
                 try? await Task.sleep(for: .milliseconds(100))
@@ -54,23 +59,23 @@ final class ProgressObserver: Sendable {
         }
     }
 
-    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RateEstimator) {
-        guard let task = session.task else { return }
-        // Progress has no locking on Linux; reading a fraction while the job updates
-        // it can at worst see a value a moment old, which a 10 Hz display tolerates.
-        let fraction = task.progress.fractionCompleted
-        let counts = session.job.counts
+    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RemainingTimeEstimator) {
+        guard session.task != nil else { return }
+        // Counts and fraction from one snapshot, so no display shows an image done that its fraction leaves out.
+        let (counts, fraction) = session.job.snapshot
         let elapsed = ContinuousClock.now - start
         let seconds = max(elapsed.seconds, 1e-3)
         let isStopping = stopping.load(ordering: .relaxed)
+        let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds).map { Duration.seconds($0) }
         let snapshot = ProgressSnapshot(
             fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
-            remaining: estimator.update(fraction: fraction, elapsed: elapsed),
+            // Stopping, the work left is no longer what the job will do: no estimate.
+            remaining: isStopping ? nil : remaining,
             megapixelsPerSecond: Double(counts.pixels) / 1e6 / seconds,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
             current: counts.current, stopping: isStopping)
         reporter.tick(snapshot)
-        status.publishIfDue(isStopping ? .stopping : .running, fraction: fraction)
+        status.publishIfDue(isStopping ? .stopping : .running)
     }
 
     private static func describe(_ reason: ExpirationReason) -> String {

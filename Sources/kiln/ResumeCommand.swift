@@ -22,16 +22,18 @@ struct ResumeCommand: AsyncParsableCommand {
     var settings: RunSettings
 
     func run() async throws {
+        let reporter = settings.makeReporter()
         let record: JobRecord
         do {
             record = try Journal(outputDirectory: directory).job()
         } catch {
-            throw ValidationError("\(error)")
+            throw reporter.refusal("\(error)", KilnExitCode.someFailed)
         }
         // Inputs and the output directory may be relative to where the job started.
         guard FileManager.default.changeCurrentDirectoryPath(record.workingDirectory) else {
-            throw ValidationError("cannot enter \(record.workingDirectory), where the job was started")
+            throw reporter.refusal("cannot enter \(record.workingDirectory), where the job was started: "
+                                   + String(cString: strerror(errno)), KilnExitCode.unavailable)
         }
-        try await JobRunner(record: record, resuming: true, settings: settings).run()
+        try await JobRunner(record: record, resuming: true, settings: settings, reporter: reporter).run()
     }
 }

@@ -20,10 +20,10 @@ struct RunSettings: ParsableArguments {
     @Option(help: "Progress display: auto (bar on a terminal, json otherwise), bar, json or none.")
     var progress: ProgressMode = .auto
 
-    @Option(name: .customLong("stall-timeout"), help: "Seconds without progress before the job expires (resumable).")
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable).")
     var stallTimeout: Double = 60
 
-    @Option(help: "Seconds an expiring job has to finish the images in flight.")
+    @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, stall) has to finish the images in flight; they are then left for resume.")
     var grace: Double = 5
 
     @Flag(help: "Print only failures and warnings.")
@@ -34,16 +34,20 @@ struct RunSettings: ParsableArguments {
         guard grace >= 0 else { throw ValidationError("--grace must not be negative") }
     }
 
-    /// The reporter for these settings: JSON on stdout when it is not a terminal (or asked), else text.
+    /// The reporter for these settings. The bar is drawn on standard error, so
+    /// only when standard error is a terminal: never escape codes into a file or pipe.
+    /// `auto` is JSON on stdout for a script (stdout not a terminal), else text.
     func makeReporter() -> any ExportReporter {
+        let barFits = OutputStream.standardError.isTerminal
         switch progress {
         case .json: return JSONReporter()
         case .none: return TextReporter(showBar: false, quiet: true)
-        case .bar: return TextReporter(showBar: true, quiet: quiet)
+        case .bar: return TextReporter(showBar: barFits, quiet: quiet)
         case .auto:
             // JSON is for scripts reading stdout; --quiet asks for silence instead.
             if quiet { return TextReporter(showBar: false, quiet: true) }
-            return OutputStream.standardOutput.isTerminal ? TextReporter(showBar: true, quiet: false) : JSONReporter()
+            if OutputStream.standardOutput.isTerminal || barFits { return TextReporter(showBar: barFits, quiet: false) }
+            return JSONReporter()
         }
     }
 

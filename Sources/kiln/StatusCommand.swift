@@ -20,17 +20,26 @@ struct StatusCommand: ParsableCommand {
         do {
             record = try journal.job()
         } catch {
-            throw ValidationError("\(error)")
+            throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed)
         }
         let live = journal.status()
         let running = JobLock.isHeld(journal)
         // A job whose process died (even by kill -9) no longer holds the lock.
         let state = running ? (live?.state ?? .running) : live?.state == .finished ? .finished : LiveStatus.State.stopped
-        let finished = journal.finished()
-        let count = { (status: FileResult.Status) in finished.values.filter { $0.status == status }.count }
         let total = record.items.count
-        let completed = finished.count
-        let fraction = state == .finished ? 1 : running ? (live?.fraction ?? 0) : Double(completed) / Double(max(1, total))
+        let written, skipped, failed, completed: Int
+        let fraction: Double
+        if running, let live {
+            // Counts and fraction of one publication: they always agree with each other.
+            (written, skipped, failed, completed, fraction) = (live.written, live.skipped, live.failed, live.completed,
+                                                               live.fraction)
+        } else {
+            let finished = journal.finished()
+            let count = { (status: FileResult.Status) in finished.values.filter { $0.status == status }.count }
+            (written, skipped, failed, completed) = (count(.written), count(.skipped),
+                                                        count(.failed) + count(.conflict), finished.count)
+            fraction = state == .finished ? 1 : Double(completed) / Double(max(1, total))
+        }
         if json {
             var line = JSONLine(event: "status")
             line.add("state", .string(state.rawValue))
@@ -39,16 +48,16 @@ struct StatusCommand: ParsableCommand {
             line.add("title", .string(live?.title ?? ""))
             line.add("total", .int(total))
             line.add("completed", .int(completed))
-            line.add("written", .int(count(.written)))
-            line.add("skipped", .int(count(.skipped)))
-            line.add("failed", .int(count(.failed)))
+            line.add("written", .int(written))
+            line.add("skipped", .int(skipped))
+            line.add("failed", .int(failed))
             line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
             print(line.rendered)
         } else {
             if let live { print("\(live.title) — \(live.subtitle)") }
             var detail = "\(state.rawValue): \(completed)/\(total) done (\(Int(fraction * 100))%), "
-                + "\(count(.written)) written, \(count(.skipped)) skipped, \(count(.failed)) failed"
+                + "\(written) written, \(skipped) skipped, \(failed) failed"
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             print(detail)
             if state == .stopped { print("run `kiln resume \(directory)` to finish it") }

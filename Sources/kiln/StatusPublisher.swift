@@ -10,7 +10,7 @@ final class StatusPublisher: Sendable {
     private let device: String
     private let title: String
     private let subtitle: String
-    private let last = Mutex<(fraction: Double, at: ContinuousClock.Instant?)>((0, nil))
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
 
     init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
         self.journal = journal
@@ -20,24 +20,23 @@ final class StatusPublisher: Sendable {
         self.subtitle = subtitle
     }
 
-    /// Publishes now.
-    func publish(_ state: LiveStatus.State, fraction: Double? = nil, queuePosition: Int? = nil) {
+    /// Publishes now; counts and fraction come from one snapshot of the job.
+    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil) {
         // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
         last.withLock { last in
-            if let fraction { last.fraction = fraction }
-            last.at = .now
-            let counts = job.counts
+            last = .now
+            let (counts, fraction) = job.snapshot
             journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
                                        total: job.items.count, completed: counts.completed, written: counts.written,
-                                       skipped: counts.skipped, failed: counts.failed,
-                                       fraction: state == .finished ? 1 : last.fraction,
+                                       skipped: counts.skipped, failed: counts.failed + counts.conflicts,
+                                       fraction: state == .finished ? 1 : fraction,
                                        queuePosition: queuePosition, updated: Date().timeIntervalSince1970))
         }
     }
 
     /// Publishes if the last publication is at least half a second old.
-    func publishIfDue(_ state: LiveStatus.State, fraction: Double) {
-        let due = last.withLock { last in last.at.map { ContinuousClock.now - $0 >= .milliseconds(500) } ?? true }
-        if due { publish(state, fraction: fraction) }
+    func publishIfDue(_ state: LiveStatus.State) {
+        let due = last.withLock { last in last.map { ContinuousClock.now - $0 >= .milliseconds(500) } ?? true }
+        if due { publish(state) }
     }
 }

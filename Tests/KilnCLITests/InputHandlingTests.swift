@@ -64,32 +64,40 @@ import Testing
         #expect((failed.first ?? [:])[string: "error"].lowercased().contains("signature"))
     }
 
-    @Test func existingOutputsAreSkippedUnlessOverwrite() throws {
+    @Test func identicalOutputsAreSkippedOthersAreConflictsUnlessOverwrite() throws {
         let dir = try makeTree()
         let args = ["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"]
         #expect(try kiln(args).status == 0)
+        let same = try kiln(args)
+        #expect(same.status == 0, "identical work is skipped: \(same.stderr)")
+        #expect(Events(same.stdoutLines).files("skipped").count == 1)
         try Data("stale".utf8).write(to: URL(fileURLWithPath: dir.join("out/a.png")))
         let again = try kiln(args)
-        #expect(again.status == 0)
-        #expect(Events(again.stdoutLines).files("skipped").count == 1)
+        #expect(again.status == 1, "an output kiln did not make is not skipped silently")
+        let conflicts = Events(again.stdoutLines).files("conflict")
+        #expect(conflicts.count == 1)
+        #expect((conflicts.first ?? [:])[string: "error"].contains("--overwrite"))
         #expect(try String(contentsOfFile: dir.join("out/a.png"), encoding: .utf8) == "stale")
         let forced = try kiln(args + ["--overwrite"])
         #expect(forced.status == 0)
         #expect(try PNGDecoder.decode(contentsOf: dir.join("out/a.png")) == PNGDecoder.decode(contentsOf: dir.join("in/a.png")))
     }
 
-    @Test func outputDirectoryThatIsAnInputIsRefusedWithoutOverwrite() throws {
+    /// No dead end: no flag is suggested that would then fail every file.
+    @Test(arguments: [[], ["--overwrite"]])
+    func outputDirectoryThatIsAnInputIsRefused(_ extra: [String]) throws {
         let dir = try makeTree()
-        let r = try kiln(["export", dir.join("in"), "--output", dir.join("in")])
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("in")] + extra)
         #expect(r.status == 64)
-        #expect(r.stderr.contains("input directory"))
+        #expect(r.stderr.contains("input directory") && r.stderr.contains("choose another --output"), "\(r.stderr)")
+        #expect(!r.stderr.contains("pass --overwrite"))
         #expect(!FileManager.default.fileExists(atPath: dir.join("in/.kiln")))
     }
 
     @Test func inputsAreNeverOverwrittenEvenWithOverwrite() throws {
         let dir = try makeTree()
         let before = try Data(contentsOf: URL(fileURLWithPath: dir.join("in/a.png")))
-        let r = try kiln(["export", dir.join("in"), "--output", dir.join("in"), "--overwrite", "--progress", "json"])
+        let r = try kiln(["export", dir.join("in/a.png"), "--output", dir.join("in"), "--overwrite", "--progress", "json"])
         #expect(r.status == 1)
         let failed = Events(r.stdoutLines).files("failed")
         #expect(failed.count == 1)

@@ -80,6 +80,24 @@ import Testing
         #expect(end.last == "EXIT=75")
     }
 
+    /// At any width, fields of the bar row are dropped whole: never a number cut mid-way.
+    @Test(arguments: [30, 45, 60])
+    func narrowTerminalsDropWholeFields(_ width: Int) throws {
+        let out = try TemporaryDirectory()
+        let pane = try Pane(width: width, command: command(out.path),
+                            environment: ["KILN_TEST_STALL_AFTER": "3", "KILN_RUNTIME_DIR": out.join("slots")])
+        #expect(try pane.waitFor { $0.joined().contains("3/24") }, "screen: \((try? pane.rows()) ?? [])")
+        usleep(600_000)
+        let rows = try pane.rows()
+        #expect(rows.allSatisfy { $0.count < width }, "rows fit \(width) columns: \(rows)")
+        let whole = try Regex(#"^(\[[█░]+\] )?(\d+%|\d+/\d+|\d+ failed|\d+\.\d (MPix|img)/s|ETA (–:––|\d+:\d\d(:\d\d)?)|\d+:\d\d(:\d\d)?|photo\d\d\.png)$"#)
+        let fields = (rows.last ?? "").components(separatedBy: " · ")
+        #expect(fields.count >= 2, "\(rows)")
+        for field in fields { #expect(field.wholeMatch(of: whole) != nil, "field cut: '\(field)' in \(rows)") }
+        try pane.tmux(["send-keys", "-t", "t", "C-c"])
+        #expect(try pane.waitFor { $0.contains("EXIT=75") })
+    }
+
     @Test func colourIsUsedUnlessNoColorIsSet() throws {
         for noColor in [false, true] {
             let out = try TemporaryDirectory()
@@ -94,18 +112,33 @@ import Testing
         }
     }
 
-    /// After Ctrl-C the bar says it is stopping before the summary replaces it (read
-    /// from the raw stream, since the terminal shows it only for the moment it lasts).
-    @Test func barSaysItIsStopping() throws {
+    /// After Ctrl-C the display says it is stopping and what it finishes. With
+    /// standard error in a file, `--progress bar` draws no bar (no escape codes),
+    /// so the stopping line is there to read.
+    @Test func stoppingSaysItFinishesTheImagesInFlight() throws {
         let out = try TemporaryDirectory()
         let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "bar",
-                                   "--jobs", "1", "--stall-timeout", "600"],
-                                  environment: ["KILN_TEST_STALL_AFTER": "2"])
-        #expect(child.waitUntil { child.stderrSoFar.contains("2/24") })
+                                   "--jobs", "1", "--level", "9", "--stall-timeout", "600"])
+        #expect(child.waitUntil { !LargeImages.outputs(in: out.path).isEmpty })
         child.send(SIGINT)
-        let r = try child.wait(timeout: .seconds(30))
+        let r = try child.wait(timeout: .seconds(60))
         #expect(r.status == 75)
-        #expect(r.stderr.contains("stopping (cancelled): finishing the images in flight"), "\(r.stderr.suffix(600))")
+        #expect(r.stderr.contains("stopping (cancelled): finishing the image in flight (up to 5 s, then left for resume)"),
+                "\(r.stderr.suffix(600))")
         #expect(r.stderr.hasSuffix("· stopped, resumable\n"), "ends with the summary line")
+        #expect(!r.stderr.contains("\u{1B}"), "no escape codes into a file: \(r.stderr.debugDescription)")
+    }
+
+    /// Standard output on a terminal, standard error into a file (`2> log`): the
+    /// bar, which goes to standard error, is not drawn into the log.
+    @Test func noEscapeCodesInALogUnderATerminal() throws {
+        let out = try TemporaryDirectory()
+        let pane = try Pane(width: 100, command: command(out.path) + " 2> \(out.join("log"))",
+                            environment: ["KILN_RUNTIME_DIR": out.join("slots")])
+        #expect(try pane.waitFor { $0.contains { $0.hasPrefix("EXIT=") } }, "screen: \((try? pane.rows()) ?? [])")
+        #expect(try pane.rows().last == "EXIT=0")
+        let log = try String(contentsOfFile: out.join("log"), encoding: .utf8)
+        #expect(!log.contains("\u{1B}"), "escape codes in the log: \(log.prefix(300).debugDescription)")
+        #expect(log.contains("kiln: 24 written, 0 skipped, 0 failed of 24"), "the log keeps the summary: \(log)")
     }
 }

@@ -91,6 +91,50 @@ import Testing
         #expect(LargeImages.matchesReference(out.path) == [])
     }
 
+    /// The first SIGTERM or Ctrl-C takes no new image and lets the images in flight
+    /// finish (at level 9, where each takes a while) within a generous grace.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aStopFinishesTheImagesInFlight(_ signal: Int32) throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "2", "--level", "9", "--grace", "60"])
+        #expect(child.waitUntil { fileEvents(child) >= 2 })
+        child.send(signal)
+        let r = try child.wait(timeout: .seconds(120))
+        #expect(r.status == 75, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        let stop = events.all.firstIndex { $0["event"] as? String == "stopping" } ?? events.all.endIndex
+        let inFlight = stop < events.all.endIndex ? events.all[stop]["inFlight"] as? Int ?? -1 : -1
+        #expect(inFlight >= 1, "images in flight at the signal: \(inFlight)")
+        let finishedAfter = events.all[stop...].filter { $0["event"] as? String == "file" }
+        #expect(finishedAfter.count >= inFlight, "the \(inFlight) images in flight were abandoned")
+        #expect(finishedAfter.allSatisfy { $0[string: "status"] == "written" })
+        let written = events.files("written").count
+        #expect(written < LargeImages.count, "no new image was taken")
+        #expect(LargeImages.outputs(in: out.path).count == written)
+        #expect(try pngcheckFailures(LargeImages.outputs(in: out.path).map { out.join($0) }) == [])
+    }
+
+    /// A second Ctrl-C exits at once, whatever is in flight; outputs are still whole.
+    @Test func aSecondCtrlCStopsAtOnce() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "2", "--level", "9", "--grace", "60"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        child.send(SIGINT)
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"stopping\"") })
+        child.send(SIGINT)
+        let second = ContinuousClock.now
+        let r = try child.wait(timeout: .seconds(30))
+        let took = (ContinuousClock.now - second).seconds
+        #expect(r.status == 75, "\(r.stderr)")
+        // The promise is < 0.5 s; the bound leaves room for a loaded machine.
+        #expect(took < 1.5, "exited \(took) s after the second Ctrl-C")
+        #expect(Events(r.stdoutLines).all.last?["event"] as? String == "end")
+        #expect(strayNames(out.path).isEmpty)
+        #expect(try pngcheckFailures(LargeImages.outputs(in: out.path).map { out.join($0) }) == [])
+    }
+
     @Test func aStalledJobExpiresAndIsResumable() throws {
         let out = try TemporaryDirectory()
         let r = try kiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
@@ -131,7 +175,66 @@ import Testing
         let stopped = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any] ?? [:]
         #expect(stopped["state"] as? String == "stopped")
         #expect(stopped["pid"] is NSNull)
-        #expect(try kiln(["cancel", out.path]).status == 64, "nothing left to cancel")
+        let again = try kiln(["cancel", out.path])
+        #expect(again.status == 1, "nothing left to cancel is not a usage error")
+        #expect(again.stderr.contains("not running") && !again.stderr.contains("USAGE"), "\(again.stderr)")
+    }
+
+    @Test func statusShowsSuspendedForAJobStoppedByCtrlZ() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "1"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        func state() -> String {
+            let r = try? kiln(["status", out.path, "--json"])
+            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
+            return object?["state"] as? String ?? ""
+        }
+        child.send(SIGTSTP)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
+        child.send(SIGCONT)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "running" }, "state: \(state())")
+        #expect(try kiln(["cancel", out.path]).status == 0)
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+    }
+
+    /// `kiln status` never shows a finished count its fraction leaves out: both come from one snapshot.
+    @Test func statusCountsAndFractionAlwaysAgree() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "none",
+                                   "--jobs", "2", "--keep-journal"])
+        var samples: [(completed: Int, fraction: Double)] = []
+        child.waitUntil(timeout: .seconds(120)) {
+            let r = try? kiln(["status", out.path, "--json"])
+            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
+            if let object, object["state"] as? String == "running", let completed = object["completed"] as? Int,
+               let fraction = object["fraction"] as? Double {
+                samples.append((completed, fraction))
+            }
+            return false
+        }
+        #expect(try child.wait().status == 0)
+        #expect(samples.count >= 5, "\(samples.count) samples while running")
+        // The images are the same size, so n finished images are at least n/24 of the pixels.
+        let behind = samples.filter { Double($0.completed) / Double(LargeImages.count) > $0.fraction + 0.0001 }
+        #expect(behind.isEmpty, "fraction left out finished images: \(behind)")
+        #expect(samples.contains { $0.completed > 0 })
+    }
+
+    @Test func aResumesSummarySeparatesThisRunFromEarlierOnes() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(child.waitUntil { fileEvents(child) >= 3 })
+        child.send(SIGINT)
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+        let resumed = try kiln(["resume", out.path, "--progress", "bar"])  // stderr is a file: lines, no bar
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let left = LargeImages.count - 3
+        #expect(resumed.stderr.contains("kiln: \(left) written, 0 skipped, 0 failed (3 done by earlier runs) of 24"),
+                "\(resumed.stderr)")
     }
 
     @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {

@@ -68,7 +68,8 @@ public enum JournalError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noJob(let dir): return "\(dir) holds no kiln job (no .kiln/job.json)"
+        case .noJob(let dir):
+            return "\(dir) holds no kiln job (no .kiln/job.json; a job that finished without failures removes it)"
         case .unreadable(let path, let reason): return "cannot read the journal \(path): \(reason)"
         case .system(let what, let code): return "\(what): \(String(cString: strerror(code)))"
         }

@@ -20,6 +20,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var items: [ExportItem]
     /// The directory relative paths (inputs, output) were given from; `resume` runs there.
     public var workingDirectory: String
+    /// Keep `.kiln/` after a fully successful run (`--keep-journal`); by default it is removed.
+    public var keepJournal: Bool?
 
     /// A record of a job started from the current directory.
     public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,
@@ -38,7 +40,7 @@ public struct JobRecord: Codable, Sendable, Equatable {
 public struct FinishedRecord: Codable, Sendable, Equatable {
     /// The output path relative to the output directory.
     public var output: String
-    /// `written`, `skipped` or `failed`.
+    /// `written`, `skipped`, `conflict` or `failed`.
     public var status: FileResult.Status
     /// Size in bytes of the written output (0 otherwise).
     public var size: Int
@@ -46,6 +48,8 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
     public var crc32: UInt32
     /// Why it failed, when it did.
     public var error: String?
+    /// What made the output (written, or skipped as identical work); nil in journals of older versions.
+    public var made: Provenance? = nil
 }
 
 /// The live state of a job, rewritten a few times a second for `kiln status`.
@@ -58,6 +62,8 @@ public struct LiveStatus: Codable, Sendable, Equatable {
         case running
         /// Asked to stop; finishing what is in flight.
         case stopping
+        /// Stopped by job control (Ctrl-Z, SIGTSTP); `fg` continues it.
+        case suspended
         /// Stopped before the end; `kiln resume` continues.
         case stopped
         /// Every item finished.
@@ -82,7 +88,7 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var written: Int
     /// Outputs skipped.
     public var skipped: Int
-    /// Items failed.
+    /// Items failed, or kept as conflicting outputs.
     public var failed: Int
     /// Fraction of the work done, weighted by pixels.
     public var fraction: Double

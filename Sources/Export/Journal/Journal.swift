@@ -63,6 +63,11 @@ public final class Journal: Sendable {
         try appendLock.withLock { _ in try DurableFile.append(finishedPath, line) }
     }
 
+    /// Removes the journal (after a fully successful run): the output directory then holds only outputs.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     /// Publishes the live status for `kiln status` (best effort: a failure here never stops a job).
     public func publish(_ status: LiveStatus) {
         guard let data = try? Self.encoder.encode(status) else { return }
@@ -84,11 +89,11 @@ public final class Journal: Sendable {
 extension Journal {
     /// The finished items an earlier run recorded that still hold: written
     /// outputs whose size and CRC-32 match the record, and skips whose output
-    /// still exists. Failures are left out, so a resume tries them again.
+    /// still exists. Failures and conflicts are left out, so a resume tries them again.
     public func verifiedFinished(in output: OutputDirectory) -> [String: FinishedRecord] {
         finished().filter { relative, record in
             switch record.status {
-            case .failed: return false
+            case .failed, .conflict: return false
             case .skipped: return output.exists(relative)
             case .written:
                 guard let data = FileManager.default.contents(atPath: output.url(of: relative)) else { return false }

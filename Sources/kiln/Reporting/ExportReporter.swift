@@ -1,3 +1,4 @@
+import ArgumentParser
 import Export
 
 /// Shows a running export to a person or a script. Called from several threads.
@@ -12,8 +13,20 @@ protocol ExportReporter: Sendable {
     func warning(_ message: String)
     /// Called about ten times a second while the job runs.
     func tick(_ snapshot: ProgressSnapshot)
-    /// The task is expiring: it finishes what is in flight and stops.
-    func stopping(reason: String)
-    /// The job ended with this exit code.
-    func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32)
+    /// The task is expiring: it takes no new image, finishes the `inFlight` images
+    /// within `grace` seconds (abandoning them after, for `kiln resume`), and stops.
+    func stopping(reason: String, inFlight: Int, grace: Double)
+    /// Why the job cannot start or go on (bad output folder, no GPU, …); `end` follows.
+    func error(_ message: String)
+    /// The job ended with this exit code; `earlier` is what earlier runs of a resumed job had done.
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32)
+}
+
+extension ExportReporter {
+    /// Reports why a job cannot start, ends the stream, and returns `code` for the caller to throw.
+    func refusal(_ message: String, _ code: ExitCode) -> ExitCode {
+        error(message)
+        end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue)
+        return code
+    }
 }

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// The NDJSON event stream of SPEC §5 on standard output: `start`, `progress`
-/// (at most twice a second), one `file` per input, `warning`, and `end` last.
+/// (at most twice a second), one `file` per input, `warning`, `stopping`; `error` when the job cannot start
+/// or go on; and `end` last, whatever the exit.
 final class JSONReporter: ExportReporter {
     private let out = OutputStream.standardOutput
     private let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
@@ -24,9 +25,11 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func stopping(reason: String) {
+    func stopping(reason: String, inFlight: Int, grace: Double) {
         var line = JSONLine(event: "stopping")
         line.add("reason", .string(reason))
+        line.add("inFlight", .int(inFlight))
+        line.add("grace", .double(grace))
         emit(line)
     }
 
@@ -61,12 +64,24 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32) {
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32) {
+        // What this run did; a resume adds how many items earlier runs had finished.
+        let now = counts.since(earlier)
         var line = JSONLine(event: "end")
-        line.add("written", .int(counts.written))
-        line.add("skipped", .int(counts.skipped))
-        line.add("failed", .int(counts.failed))
+        line.add("written", .int(now.written))
+        line.add("skipped", .int(now.skipped))
+        line.add("failed", .int(now.failed))
+        line.add("conflicts", .int(now.conflicts))
+        line.add("earlier", .int(earlier.completed))
         line.add("exitCode", .int(Int(exitCode)))
+        emit(line)
+    }
+
+    func error(_ message: String) {
+        // People read standard error even when a script reads the stream.
+        OutputStream.standardError.write("kiln: \(message)\n")
+        var line = JSONLine(event: "error")
+        line.add("message", .string(message))
         emit(line)
     }
 

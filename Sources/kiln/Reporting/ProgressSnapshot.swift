@@ -23,27 +23,6 @@ struct ProgressSnapshot: Sendable {
     var stopping: Bool
 }
 
-/// Estimates time left from how fast the fraction moves, smoothed with an
-/// exponential moving average so the ETA does not jump with each image.
-struct RateEstimator {
-    private var smoothedRate: Double?
-    private var last: (fraction: Double, at: Duration)?
-    /// Weight of the newest sample (per second of history).
-    private let responsiveness = 0.15
-
-    /// Feeds a sample and returns the estimated remaining time.
-    mutating func update(fraction: Double, elapsed: Duration) -> Duration? {
-        defer { last = (fraction, elapsed) }
-        guard let last, elapsed > last.at else { return nil }
-        let dt = (elapsed - last.at).seconds
-        let rate = max(0, fraction - last.fraction) / dt
-        let alpha = min(1, responsiveness * dt * 10)
-        smoothedRate = smoothedRate.map { $0 + alpha * (rate - $0) } ?? rate
-        guard let smoothedRate, smoothedRate > 1e-9, fraction > 0.01 else { return nil }
-        return .seconds((1 - fraction) / smoothedRate)
-    }
-}
-
 extension Duration {
     /// The duration in seconds as a `Double`.
     var seconds: Double {

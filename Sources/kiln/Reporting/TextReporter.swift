@@ -5,7 +5,8 @@ import Synchronization
 /// Human output on standard error. On a terminal in `bar` mode: a two-line
 /// display redrawn in place at most ten times a second — title and subtitle,
 /// then bar, percent, done/total, failures, throughput, ETA, elapsed, current
-/// file and device — cut to the terminal's width, coloured unless `NO_COLOR`
+/// file and device — fitted to the terminal's width by dropping whole fields
+/// (never cutting a number), coloured unless `NO_COLOR`
 /// is set, and replaced at the end by one summary line. Failures and warnings
 /// print as lines above it. Without the bar, only those lines and the summary.
 final class TextReporter: ExportReporter {
@@ -23,6 +24,7 @@ final class TextReporter: ExportReporter {
         var lastDraw: ContinuousClock.Instant?
         var drawnLines = 0
         var last: ProgressSnapshot?
+        var started = false
     }
 
     /// `showBar`: draw the live display; `quiet`: only failures and warnings.
@@ -34,6 +36,7 @@ final class TextReporter: ExportReporter {
 
     func start(total: Int, device: String, title: String, subtitle: String) {
         state.withLock {
+            $0.started = true
             $0.device = device
             $0.title = title
             $0.subtitle = subtitle
@@ -48,17 +51,29 @@ final class TextReporter: ExportReporter {
     }
 
     func file(_ result: FileResult) {
-        guard result.status == .failed else { return }
-        printLine("kiln: \(result.input): \(result.error ?? "failed")")
+        switch result.status {
+        case .written, .skipped: return
+        case .conflict: printLine("kiln: \(result.input): conflict: \(result.error ?? "existing output kept")")
+        case .failed: printLine("kiln: \(result.input): \(result.error ?? "failed")")
+        }
     }
 
     func warning(_ message: String) {
         printLine("kiln: warning: \(message)")
     }
 
-    func stopping(reason: String) {
-        state.withLock { $0.status = "stopping (\(reason)): finishing the images in flight…" }
-        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: stopping (\(reason))\n") }
+    func stopping(reason: String, inFlight: Int, grace: Double) {
+        let text = Self.stoppingText(reason: reason, inFlight: inFlight, grace: grace)
+        state.withLock { $0.status = text }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: \(text)\n") }
+    }
+
+    /// "stopping (cancelled): finishing the 2 images in flight (up to 5 s) · Ctrl-C again stops now".
+    static func stoppingText(reason: String, inFlight: Int, grace: Double) -> String {
+        let images = inFlight == 1 ? "the image" : "the \(inFlight) images"
+        let limit = String(format: "%g", grace)
+        let work = inFlight == 0 ? "no image in flight" : "finishing \(images) in flight (up to \(limit) s, then left for resume)"
+        return "stopping (\(reason)): \(work) · Ctrl-C again stops now"
     }
 
     func tick(_ snapshot: ProgressSnapshot) {
@@ -69,16 +84,29 @@ final class TextReporter: ExportReporter {
         if showBar { redraw(force: false) }
     }
 
-    func end(_ counts: ExportJob.Counts, total: Int, exitCode: Int32) {
-        let elapsed = state.withLock { s -> Duration? in
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32) {
+        let (elapsed, started) = state.withLock { s -> (Duration?, Bool) in
             erase(&s)
-            return s.last?.elapsed
+            return (s.last?.elapsed, s.started)
         }
-        guard !quiet else { return }
-        var summary = "kiln: \(counts.written) written, \(counts.skipped) skipped, \(counts.failed) failed of \(total)"
+        // A job refused before it started has said why; there is nothing to sum up.
+        guard !quiet, started else { return }
+        let now = counts.since(earlier)
+        var summary = "kiln: \(now.written) written, \(now.skipped) skipped, \(now.failed) failed"
+        if now.conflicts > 0 { summary += ", \(now.conflicts) kept as conflicts (--overwrite replaces them)" }
+        if earlier.completed > 0 { summary += " (\(earlier.completed) done by earlier runs)" }
+        summary += " of \(total)"
         if let elapsed { summary += " in \(elapsed.clock)" }
         if exitCode == 75 { summary += " · stopped, resumable" }
         err.write(summary + "\n")
+    }
+
+    func error(_ message: String) {
+        // The last word before the summary: the display goes and is not drawn again.
+        state.withLock { s in
+            erase(&s)
+            err.write("kiln: \(message)\n")
+        }
     }
 
     // MARK: - Drawing
@@ -117,36 +145,58 @@ final class TextReporter: ExportReporter {
 
     private func headline(_ s: State, width: Int) -> String {
         let text = s.status.map { "\(s.title) — \($0)" } ?? "\(s.title) — \(s.subtitle)"
-        return styled(fit(text, width), bold: true)
+        return styled(Self.fitWhole(text, width), bold: true)
     }
 
     private func barLine(_ s: State, width: Int) -> String {
-        guard let snap = s.last else { return fit("starting… · \(s.device)", width) }
-        let percent = "\(Int((snap.fraction * 100).rounded(.down)))%"
-        var parts = ["\(percent)", "\(snap.counts.completed)/\(snap.total)"]
-        if snap.counts.failed > 0 { parts.append("\(snap.counts.failed) failed") }
-        parts.append(String(format: "%.1f MPix/s %.1f img/s", snap.megapixelsPerSecond, snap.imagesPerSecond))
-        parts.append("ETA " + (snap.remaining?.clock ?? "–:––"))
-        parts.append(snap.elapsed.clock)
-        var tail = " " + parts.joined(separator: " · ")
-        // The device is in the headline's subtitle; the current file shows when there is room.
-        let extras = [snap.current.map { ($0 as NSString).lastPathComponent }].compactMap { $0 }
-        let barWidth = max(10, min(30, width - tail.count - 6))
+        guard let snap = s.last else { return Self.fitWhole("starting… · \(s.device)", width) }
+        // Fields in display order, each with its priority (0 = kept longest). At any
+        // width a field is shown whole or not at all: a number is never cut.
+        var fields: [(priority: Int, text: String)] = [
+            (0, "\(Int((snap.fraction * 100).rounded(.down)))%"),
+            (1, "\(snap.counts.completed)/\(snap.total)"),
+        ]
+        if snap.counts.failed > 0 { fields.append((2, "\(snap.counts.failed) failed")) }
+        fields.append((5, String(format: "%.1f MPix/s", snap.megapixelsPerSecond)))
+        fields.append((6, String(format: "%.1f img/s", snap.imagesPerSecond)))
+        // While stopping the work left is not what the job will do: no ETA at all.
+        if !snap.stopping { fields.append((3, "ETA " + (snap.remaining?.clock ?? "–:––"))) }
+        fields.append((4, snap.elapsed.clock))
+        if let current = snap.current { fields.append((7, (current as NSString).lastPathComponent)) }
+
+        // Three columns stay spare: the terminal echoes `^C` after the cursor, and a
+        // wrapped row would break the in-place redraw.
+        let room = width - 3, minimumBar = 12
+        let length = { (kept: [(priority: Int, text: String)]) in
+            kept.reduce(0) { $0 + $1.text.count } + 3 * max(0, kept.count - 1) + 1
+        }
+        var kept: [(priority: Int, text: String)] = []
+        for field in fields.sorted(by: { $0.priority < $1.priority }) {
+            let trial = kept + [field]
+            if length(trial) + minimumBar <= room || (kept.isEmpty && length(trial) <= room) { kept = trial }
+        }
+        // Back to display order (priorities are distinct).
+        kept.sort { a, b in fields.firstIndex { $0.priority == a.priority }! < fields.firstIndex { $0.priority == b.priority }! }
+        let tail = " " + kept.map(\.text).joined(separator: " · ")
+        let barWidth = min(30, room - tail.count - 2)
+        guard barWidth >= minimumBar - 2 else { return String(tail.dropFirst()) }
         let filled = min(barWidth, Int(snap.fraction * Double(barWidth)))
         let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]"
-        for extra in extras where bar.count + tail.count + 3 + extra.count < width - 3 {
-            tail += " · " + extra
-        }
-        return fit(styled(bar, bold: false) + tail, width, visible: bar.count + tail.count)
+        return styled(bar, bold: false) + tail
     }
 
-    /// Cuts `text` to the terminal width, keeping three columns spare: the
-    /// terminal echoes `^C` after the cursor, and a wrapped row would break the
-    /// in-place redraw.
-    private func fit(_ text: String, _ width: Int, visible: Int? = nil) -> String {
-        let length = visible ?? text.count
-        guard length > width - 3 else { return text }
-        return String(text.prefix(max(0, text.count - (length - (width - 4))))) + "…"
+    /// `text` cut to the terminal width (three columns spare, as for the bar):
+    /// whole ` · ` segments are dropped from the end, then whole words, so a
+    /// number or a size is never cut in the middle.
+    static func fitWhole(_ text: String, _ width: Int) -> String {
+        let room = width - 3
+        guard text.count > room else { return text }
+        var segments = text.components(separatedBy: " · ")
+        while segments.count > 1 && segments.joined(separator: " · ").count + 2 > room { segments.removeLast() }
+        var words = segments.joined(separator: " · ").split(separator: " ").map(String.init)
+        while words.count > 1 && words.joined(separator: " ").count + 2 > room { words.removeLast() }
+        let kept = words.joined(separator: " ")
+        return kept.count + 2 > room ? "…" : kept + " …"
     }
 
     private func styled(_ text: String, bold: Bool) -> String {

@@ -1,0 +1,37 @@
+import Foundation
+import Render
+
+/// What made an output: its input as it was (size and modification time) and
+/// the plan applied to it (operations and compression level, as a digest).
+/// The same input under the same plan makes the same bytes, so an output whose
+/// recorded provenance matches the work at hand is that work, already done.
+public struct Provenance: Codable, Sendable, Equatable {
+    /// Size of the input in bytes when it was read.
+    public var inputSize: Int
+    /// Modification time of the input, in nanoseconds since 1970.
+    public var inputModified: Int
+    /// Digest of the plan (``digest(of:)``).
+    public var plan: String
+
+    /// The provenance of exporting `input` now under the plan with digest `plan`; nil when the input cannot be read.
+    public init?(input: String, plan: String) {
+        var info = stat()
+        guard stat(input, &info) == 0 else { return nil }
+        inputSize = Int(info.st_size)
+        inputModified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        self.plan = plan
+    }
+
+    /// A short digest of a plan: CRC-32 of its JSON with sorted keys.
+    public static func digest(of plan: RenderPlan) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes = (try? encoder.encode(plan)).map { [UInt8]($0) } ?? []
+        return String(CRC32.checksum(bytes), radix: 16)
+    }
+
+    /// Why an output made as `self` is not the work described by `wanted`, in a few words.
+    func difference(to wanted: Provenance) -> String {
+        plan != wanted.plan ? "it was made with other options (operations or level)" : "its input changed since it was made"
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// `--in-place` (mogrify's way): each input is replaced, atomically, by exactly
+/// what an export into a folder would write; the journal (`./.kiln`) tells a
+/// resume which inputs are already done, so none is processed twice.
+@Suite(.serialized) struct InPlaceTests {
+    /// Copies of `names` from `source` into `dir/in`.
+    private func copies(_ names: [String], from source: String, into dir: TemporaryDirectory) throws {
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for name in names { try FileManager.default.copyItem(atPath: source + "/" + name, toPath: dir.join("in/" + name)) }
+    }
+
+    private func differences(_ names: [String], _ a: String, _ b: String) -> [String] {
+        names.filter { !FileManager.default.contentsEqual(atPath: a + "/" + $0, andPath: b + "/" + $0) }
+    }
+
+    @Test func eachInputIsReplacedByWhatAnExportWouldWrite() throws {
+        let dir = try TemporaryDirectory()
+        let names = Paths.pngs(in: Paths.sampleData)
+        try copies(names, from: Paths.sampleData, into: dir)
+        let operations = ["--resize", "24x24", "--brightness", "0.1"]
+        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"] + operations).status == 0)
+        let r = try startKiln(["export", "--in-place", "in", "--progress", "json"] + operations, directory: dir.path).wait()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).files("written").count == names.count)
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [])
+        #expect(Paths.pngs(in: dir.join("in")) == names, "no other file left beside the inputs")
+        #expect(!FileManager.default.fileExists(atPath: dir.join(".kiln")))
+        let both = try kiln(["export", "--in-place", dir.join("in"), "--output", dir.join("o")])
+        #expect(both.status == 64)
+    }
+
+    @Test func anInterruptedRunResumesWithoutProcessingAnyInputTwice() throws {
+        let dir = try TemporaryDirectory()
+        let names = LargeImages.outputs(in: LargeImages.directory)
+        try copies(names, from: LargeImages.directory, into: dir)
+        let operations = ["--brightness", "0.1"]  // applied twice, it would show
+        #expect(try kiln(["export", LargeImages.directory, "--output", dir.join("ref"), "--progress", "none"]
+                         + operations).status == 0)
+        let child = try startKiln(["export", "--in-place", "in", "--progress", "json", "--jobs", "1",
+                                   "--stall-timeout", "600"] + operations,
+                                  environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path)
+        #expect(child.waitUntil { child.stdoutSoFar.components(separatedBy: "\"status\":\"written\"").count == 4 })
+        child.send(SIGINT)
+        #expect(try child.wait(timeout: .seconds(60)).status == 75)
+        #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3)
+
+        let resumed = try startKiln(["resume", ".", "--progress", "json"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(Events(resumed.stdoutLines).files("written").count == names.count - 3)
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Messages a user can act on, and a complete JSON stream on every exit after parsing.
+@Suite struct MessageTests {
+    @Test func noImagesFoundExits64WithTheRecursiveHint() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in/sub"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/sub/a.png"))
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "none"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--recursive") && r.stderr.contains("*.png"), "\(r.stderr)")
+        #expect(!r.stderr.contains("USAGE") && !r.stderr.contains("Usage"))
+    }
+
+    @Test func aMisspelledCommandGetsASuggestion() throws {
+        let r = try kiln(["exprot", "x.png"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("did you mean export?"), "\(r.stderr)")
+    }
+
+    /// Both exits after parsing write `error` then `end`, and name the cause.
+    @Test func refusalsEndTheJSONStreamAndNameTheCause() throws {
+        let dir = try TemporaryDirectory()
+        let folder = try kiln(["export", Paths.sampleData, "--output", "/proc/kiln-test/out", "--progress", "json"])
+        #expect(folder.status == 64)
+        #expect(folder.stderr.contains("cannot create directory /proc/kiln-test") && folder.stderr.contains("No such file"),
+                "the path and the operation are named: \(folder.stderr)")
+        let gpu = try kiln(["export", Paths.sampleData, "--output", dir.join("o"), "--device", "gpu", "--progress", "json"],
+                           environment: DeviceSelectionTests.noLoader)
+        #expect(gpu.status == 69)
+        for (r, code) in [(folder, 64), (gpu, 69)] {
+            let events = Events(r.stdoutLines)
+            #expect(events.all.map { $0[string: "event"] } == ["error", "end"], "\(r.stdout)")
+            #expect(events.all.last?["exitCode"] as? Int == code)
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.join("o")))
+    }
+
+    @Test func cancellingAFinishedJobSaysSoWithoutUsage() throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(["export", Paths.sampleData, "--output", out.path, "--progress", "none",
+                          "--keep-journal"]).status == 0)
+        let r = try kiln(["cancel", out.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("already finished"), "\(r.stderr)")
+        #expect(!r.stderr.contains("USAGE") && !r.stderr.contains("Usage"))
+    }
+
+    @Test func helpStatesTheOperationOrderAndEachDefaultOnce() throws {
+        let help = try kiln(["export", "--help"]).stdout
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("crop, rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, gamma), "
+                              + "blur, sharpen, grayscale, watermark"), "\(help)")
+        let jobs = help.components(separatedBy: "--jobs <jobs>").last?.components(separatedBy: "\n  --").first ?? ""
+        #expect(jobs.components(separatedBy: "default").count == 2, "--jobs states its default once: \(jobs)")
+    }
+
+    @Test func negativeNumbersAreValues() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "none",
+                          "--brightness", "-0.1", "--exposure", "-1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Paths.pngs(in: dir.join("o")) == ["rgb8.png"])
+        let bad = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("p"), "--resize", "-5x10"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("resize") && !bad.stderr.contains("Missing value"), "\(bad.stderr)")
+    }
+
+    @Test func imagesSmallerThanTheBoxGetOneNote() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", dir.path, "--progress", "json", "--resize", "3000x"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let count = Paths.pngs(in: Paths.sampleData).count
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.contains("\(count) images") == true && warnings.first?.contains("--upscale") == true)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PNGCodec
+import Testing
+
+/// Outputs are never silently stale: an existing output made by other options
+/// (or changed since) is kept and reported as a conflict, exit 1, unless
+/// `--overwrite`; identical work is skipped. `.kiln/` goes after a clean run.
+@Suite(.serialized) struct StaleOutputTests {
+    private func width(_ path: String) throws -> Int { try PNGDecoder.readHeader(contentsOf: path).width }
+
+    @Test func anInterruptedRunsOutputsConflictWithOtherOptionsUntilOverwrite() throws {
+        let out = try TemporaryDirectory()
+        // An interrupted run at 400×400: three outputs, recorded in the journal.
+        let first = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--resize", "400x400", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(first.waitUntil { LargeImages.outputs(in: out.path).count == 3 })
+        first.send(SIGINT)
+        #expect(try first.wait(timeout: .seconds(60)).status == 75)
+
+        let other = try kiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                              "--resize", "300x300"])
+        #expect(other.status == 1, "\(other.stderr)")
+        let conflicts = Events(other.stdoutLines).files("conflict")
+        #expect(conflicts.count == 3)
+        #expect(conflicts.allSatisfy { $0[string: "error"].contains("other options") }, "\(conflicts)")
+        #expect(Events(other.stdoutLines).files("written").count == LargeImages.count - 3)
+        let kept = conflicts.map { $0[string: "output"] }
+        #expect(try kept.allSatisfy { try width($0) == 400 }, "conflicting outputs are kept as they were")
+
+        let forced = try kiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                               "--resize", "300x300", "--overwrite"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try LargeImages.outputs(in: out.path).allSatisfy { try width(out.join($0)) == 300 })
+    }
+
+    @Test func theJournalGoesAfterACleanRunUnlessKeptAndIdenticalWorkIsStillSkipped() throws {
+        let out = try TemporaryDirectory()
+        let args = ["export", Paths.sampleData, "--output", out.path, "--progress", "json", "--resize", "16x16"]
+        #expect(try kiln(args).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: out.join(".kiln")), "a published folder holds only its outputs")
+        let again = try kiln(args)
+        #expect(again.status == 0)
+        #expect(Events(again.stdoutLines).files("skipped").count == Paths.pngs(in: Paths.sampleData).count)
+        let other = try kiln(["export", Paths.sampleData, "--output", out.path, "--progress", "json",
+                              "--resize", "12x12"])
+        #expect(other.status == 1)
+        #expect(!Events(other.stdoutLines).files("conflict").isEmpty)
+
+        let kept = try TemporaryDirectory()
+        #expect(try kiln(["export", Paths.sampleData, "--output", kept.path, "--progress", "none",
+                          "--keep-journal"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: kept.join(".kiln/job.json")))
+    }
+}
