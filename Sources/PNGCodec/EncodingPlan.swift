@@ -29,7 +29,7 @@ struct EncodingPlan {
         case .none: adaptiveFilters = false
         case .adaptive: adaptiveFilters = true
         }
-        fastLevel = (1...6).contains(options.level) && adaptiveFilters ? 1 : nil
+        fastLevel = (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic ? 1 : nil
     }
 
     /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.

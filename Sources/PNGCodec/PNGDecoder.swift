@@ -84,15 +84,17 @@ public enum PNGDecoder {
     }
 
     /// Which decoder to use, for tests and benchmarks: both must give the same pixels.
-    enum Path {
+    public enum Path: Sendable {
         /// The fast path where it applies, libpng otherwise (what every public entry point does).
         case automatic
         /// libpng alone (the oracle).
         case libpng
     }
 
-    /// Decodes PNG bytes with the chosen path, saying whether the fast path decoded them.
-    static func decode(_ bytes: [UInt8], limits: Limits = Limits(), path: Path) throws -> (PixelBuffer, fastPath: Bool) {
+    /// Decodes PNG bytes with the chosen path, saying whether the fast path
+    /// decoded them (for tests and benchmarks; the other entry points use `.automatic`).
+    /// - Throws: `PNGError`.
+    public static func decode(_ bytes: [UInt8], limits: Limits = Limits(), path: Path) throws -> (PixelBuffer, fastPath: Bool) {
         try bytes.withUnsafeBytes { memory in
             try DecoderSession(memory: memory, limits: limits, libpngOnly: path == .libpng)
                 .decodePixelsReportingPath(limits: limits)

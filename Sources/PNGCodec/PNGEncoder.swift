@@ -29,12 +29,23 @@ public enum PNGEncoder {
         public var level: Int
         /// Row filter strategy.
         public var filter: RowFilter
+        /// Which deflater compresses levels 1-6.
+        public var deflater: Deflater
 
-        /// Options with the default level 6 and automatic filtering.
-        public init(level: Int = 6, filter: RowFilter = .automatic) {
+        /// Options with the default level 6, automatic filtering and the fast deflater.
+        public init(level: Int = 6, filter: RowFilter = .automatic, deflater: Deflater = .automatic) {
             self.level = level
             self.filter = filter
+            self.deflater = deflater
         }
+    }
+
+    /// The deflate implementation (levels 0 and 7-9 always use zlib).
+    public enum Deflater: Sendable, Equatable {
+        /// ISA-L for levels 1-6, in segments on every core.
+        case automatic
+        /// libpng and zlib at the requested level (the reference, for benchmarks).
+        case zlib
     }
 
     /// The PNG color type `encode` will write for `image` (bit depth = the buffer's).

@@ -4,6 +4,9 @@
 //   kiln-bench synthesize WIDTH HEIGHT OUT.png     deterministic RGBA test image
 //   kiln-bench time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS
 //       prints "seconds: t1 t2 …" (one warm-up render first, not timed)
+//   kiln-bench codec DIR RUNS
+//       decode-only and encode-only throughput on DIR's PNGs, fast path vs
+//       libpng+zlib (level 6), median of RUNS: prints MPix/s per core and bytes
 //   kiln-bench compare DIR_A DIR_B
 //       decodes every PNG of DIR_A and its namesake in DIR_B (recursively) and
 //       prints "files: N  max8: D  max16: D  failures: F"; exits 1 when a pair
@@ -83,6 +86,42 @@ func compare(_ left: String, _ right: String) -> Int32 {
     return failures.isEmpty ? 0 : 1
 }
 
+/// Seconds of `body`, median of `runs`.
+func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<max(1, runs) {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+/// Decode and encode throughput, one core, fast path vs libpng and zlib.
+func codec(_ directory: String, runs: Int) throws {
+    let names = (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0.hasSuffix(".png") }.sorted()
+    let files = try names.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0))) }
+    let images = try files.map { try PNGDecoder.decode($0, path: .libpng).0 }
+    let megapixels = Double(images.reduce(0) { $0 + $1.pixelCount }) / 1e6
+    var fastFiles = 0
+    let decodeFast = try median(runs) { fastFiles = try files.filter { try PNGDecoder.decode($0, path: .automatic).fastPath }.count }
+    let decodeLibpng = try median(runs) { for file in files { _ = try PNGDecoder.decode(file, path: .libpng) } }
+    var fastBytes = 0, zlibBytes = 0
+    // One segment at a time here (segments run on every core in real use): per-core figures.
+    let encodeFast = try median(runs) {
+        fastBytes = try images.reduce(0) { $0 + (try PNGEncoder.encode($1, options: .init(level: 6))).count }
+    }
+    let encodeZlib = try median(runs) {
+        zlibBytes = try images.reduce(0) { $0 + (try PNGEncoder.encode($1, options: .init(level: 6, deflater: .zlib))).count }
+    }
+    print(String(format: "images: %d, %.1f MPix; fast path decoded %d", images.count, megapixels, fastFiles))
+    print(String(format: "decode: fast %.1f MPix/s, libpng+zlib %.1f MPix/s (%.2fx)", megapixels / decodeFast,
+                 megapixels / decodeLibpng, decodeLibpng / decodeFast))
+    print(String(format: "encode level 6: ISA-L %.1f MPix/s (%d bytes), libpng+zlib %.1f MPix/s (%d bytes) (%.2fx)",
+                 megapixels / encodeFast, fastBytes, megapixels / encodeZlib, zlibBytes, encodeZlib / encodeFast))
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "synthesize":
@@ -114,9 +153,12 @@ case "time":
         seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
     print("seconds: " + seconds.map { String(format: "%.4f", $0) }.joined(separator: " "))
+case "codec":
+    guard arguments.count == 3, let runs = Int(arguments[3]) else { fail("usage: kiln-bench codec DIR RUNS") }
+    try codec(arguments[2], runs: runs)
 case "compare":
     guard arguments.count == 3 else { fail("usage: kiln-bench compare DIR_A DIR_B") }
     exit(compare(arguments[2], arguments[3]))
 default:
-    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS | compare DIR_A DIR_B")
+    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS | codec DIR RUNS | compare DIR_A DIR_B")
 }
