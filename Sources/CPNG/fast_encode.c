@@ -154,7 +154,9 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
     size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
     rows r;
     struct isal_zstream stream;
-    uint8_t *level_buffer = malloc((size_t)isal_level_buffer_size(level));
+    /* Zeroed: ISA-L may read hash entries it has not written (still correct
+     * output, but not the same bytes every time). */
+    uint8_t *level_buffer = calloc(1, (size_t)isal_level_buffer_size(level));
     uint8_t *dictionary = malloc(WINDOW_BYTES);
     cpng_buffer compressed = {0};
     int ok = rows_init(&r, stored) && level_buffer != NULL && dictionary != NULL;
