@@ -53,8 +53,8 @@ public struct Recipe: Sendable, Equatable, Codable {
         } catch {
             throw .invalidRecipe(path: path, problem: "\(error)")
         }
-        if let level = recipe.output?.level, !(0...9).contains(level) {
-            throw .invalidRecipe(path: path, problem: "output.level must be 0-9, not \(level)")
+        if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
+            throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         recipe.operations = recipe.operations.map { operation in

@@ -30,9 +30,17 @@ struct RunSettings: ParsableArguments {
     var quiet = false
 
     func validate() throws {
-        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be positive") }
-        guard grace >= 0 else { throw ValidationError("--grace must not be negative") }
+        // Bounded (and NaN refused) so that the conversion to a Duration below cannot trap.
+        guard stallTimeout > 0, stallTimeout <= Self.longestWait else {
+            throw ValidationError("--stall-timeout must be > 0 and ≤ \(Int(Self.longestWait)) seconds (a year), not \(stallTimeout)")
+        }
+        guard (0...Self.longestWait).contains(grace) else {
+            throw ValidationError("--grace must be 0…\(Int(Self.longestWait)) seconds (a year), not \(grace)")
+        }
     }
+
+    /// The longest `--stall-timeout` or `--grace`, in seconds: a year.
+    static let longestWait: Double = 365 * 24 * 3600
 
     /// The reporter for these settings: JSON on stdout when it is not a terminal (or asked), else text.
     func makeReporter() -> any ExportReporter {
