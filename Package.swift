@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "LifecycleProbe", dependencies: ["ContinuedProcessing"]),
 
         // Helpers shared by the test targets (forged PNG bytes, a seeded generator).
-        .target(name: "KilnTestSupport", path: "Tests/Support"),
+        .target(name: "KilnTestSupport", dependencies: ["Devices"], path: "Tests/Support"),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
