@@ -11,4 +11,19 @@ public struct RenderPlan: Sendable, Equatable, Codable {
         self.operations = operations
         self.level = level
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case operations, level
+    }
+
+    /// Decodes a plan (e.g. from a job's journal), checking every value as a recipe's are checked.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([Operation].self, forKey: .operations)
+        level = try container.decode(Int.self, forKey: .level)
+        guard ParameterRanges.level.bounds.contains(level) else {
+            throw DecodingError.dataCorruptedError(forKey: .level, in: container,
+                                                   debugDescription: "must be \(ParameterRanges.level.text), not \(level)")
+        }
+    }
 }
