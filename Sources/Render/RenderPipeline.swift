@@ -28,7 +28,7 @@ public final class RenderPipeline: Sendable {
         for (index, operation) in operations.enumerated() {
             try operation.validate()
             if case .resize(let resize) = operation, let size = resize.fixedSize {
-                try Self.check(size, operation: operation.name, limit: pixelLimit)
+                try PassBuilder.check(size, operation: operation.name, limit: pixelLimit)
             }
             guard case .watermark(let watermark) = operation else { continue }
             do {
@@ -43,36 +43,24 @@ public final class RenderPipeline: Sendable {
     }
 
     /// The passes of an image of `width × height`; throws `RenderError` (e.g. a
-    /// crop that misses it, or an image larger than `pixelLimit`). Sizes are
-    /// checked after each operation, before the next one computes from them.
+    /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
+    /// through which every growing image goes, checks before it builds anything).
     package func graph(width: Int, height: Int) throws(RenderError) -> PassGraph {
-        var builder = PassBuilder(width: width, height: height)
+        var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit)
         for (index, operation) in operations.enumerated() {
-            let before = builder.passes.count
             switch operation {
             case .crop(let crop): try crop.lower(into: &builder)
             case .rotate(let rotate): rotate.lower(into: &builder)
             case .flip(let flip): flip.lower(into: &builder)
-            case .resize(let resize): resize.lower(into: &builder)
+            case .resize(let resize): try resize.lower(into: &builder)
             case .adjust(let adjust): adjust.lower(into: &builder)
             case .blur(let blur): blur.lower(into: &builder)
             case .sharpen(let sharpen): sharpen.lower(into: &builder)
             case .grayscale: Adjust.grayscale.lower(into: &builder)
-            case .watermark(let watermark): watermark.lower(into: &builder, mark: marks[index]!)
-            }
-            for pass in builder.passes[before...] {
-                try Self.check((pass.width, pass.height), operation: operation.name, limit: pixelLimit)
+            case .watermark(let watermark): try watermark.lower(into: &builder, mark: marks[index]!)
             }
         }
         return builder.graph
-    }
-
-    /// Throws `RenderError.imageTooLarge` unless `size` has at most `limit` pixels.
-    private static func check(_ size: (width: Int, height: Int), operation: String, limit: Int) throws(RenderError) {
-        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
-        guard !overflow, pixels <= limit else {
-            throw .imageTooLarge(operation: operation, width: size.width, height: size.height, limit: limit)
-        }
     }
 
     /// Renders `image` on `backend`. `RenderError`s are about the image or the

@@ -124,9 +124,10 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
-    func lower(into builder: inout PassBuilder) {
+    func lower(into builder: inout PassBuilder) throws(RenderError) {
         let (resized, cropped) = target(width: builder.width, height: builder.height)
-        let image = builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter)
+        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter,
+                                         for: "resize")
         builder.move(to: image, width: resized.width, height: resized.height)
         if cropped != resized {
             let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)

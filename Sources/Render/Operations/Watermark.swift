@@ -55,12 +55,13 @@ public struct Watermark: Sendable, Equatable, Codable {
         try ParameterRanges.scale.check(scale, "watermark", "scale")
     }
 
-    func lower(into builder: inout PassBuilder, mark: FloatImage) {
+    func lower(into builder: inout PassBuilder, mark: FloatImage) throws(RenderError) {
         let w = builder.width, h = builder.height
         let markWidth = max(1, Int((scale * Double(w)).rounded()))
         let markHeight = max(1, Int((Double(mark.height) * Double(markWidth) / Double(mark.width)).rounded()))
         let original = builder.constant(mark)
-        let sized = builder.resample(original, from: (mark.width, mark.height), to: (markWidth, markHeight), filter: .lanczos3)
+        let sized = try builder.resample(original, from: (mark.width, mark.height), to: (markWidth, markHeight),
+                                         filter: .lanczos3, for: "watermark")
         let right = w - markWidth - margin, bottom = h - markHeight - margin
         let corner = switch position {
         case .tl: (margin, margin)
