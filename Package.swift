@@ -59,6 +59,7 @@ let package = Package(
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Render", "Compute", "PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "KilnTestSupport"]),
     ]
 )

@@ -46,6 +46,15 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
     public var crc32: UInt32
     /// Why it failed, when it did.
     public var error: String?
+
+    /// A record of one finished item.
+    public init(output: String, status: FileResult.Status, size: Int, crc32: UInt32, error: String?) {
+        self.output = output
+        self.status = status
+        self.size = size
+        self.crc32 = crc32
+        self.error = error
+    }
 }
 
 /// The live state of a job, rewritten a few times a second for `kiln status`.
