@@ -71,6 +71,9 @@ let package = Package(
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Render", "Compute", "PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "KilnTestSupport"]),
+        .testTarget(
+            name: "KilnCLITests",
+            dependencies: ["PNGCodec", "Render", "KilnTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
     ]
 )
