@@ -30,9 +30,10 @@ struct RunSettings: ParsableArguments {
     var quiet = false
 
     func validate() throws {
-        // Bounded (and NaN refused) so that the conversion to a Duration below cannot trap.
-        guard stallTimeout > 0, stallTimeout <= Self.longestWait else {
-            throw ValidationError("--stall-timeout must be > 0 and ≤ \(Int(Self.longestWait)) seconds (a year), not \(stallTimeout)")
+        // Bounded (and NaN refused) so that the conversion to a Duration below cannot trap; at least
+        // a millisecond, its resolution (a stall interval of 0 ms made the watchdog spin, the job hang).
+        guard (0.001...Self.longestWait).contains(stallTimeout) else {
+            throw ValidationError("--stall-timeout must be 0.001…\(Int(Self.longestWait)) seconds (a year at most), not \(stallTimeout)")
         }
         guard (0...Self.longestWait).contains(grace) else {
             throw ValidationError("--grace must be 0…\(Int(Self.longestWait)) seconds (a year), not \(grace)")

@@ -28,7 +28,8 @@ import Testing
         (["--saturation", "1e308"], "--saturation must be -100…100"),
         (["--rotate", "45"], "--rotate must be 90, 180 or 270"),
         (["--max-pixels", "3000000000"], "--max-pixels must be 1…2147483647"),
-        (["--stall-timeout", "1e300"], "--stall-timeout must be > 0"),
+        (["--stall-timeout", "1e300"], "--stall-timeout must be 0.001…31536000"),
+        (["--stall-timeout", "1e-300"], "--stall-timeout must be 0.001…31536000"),
         (["--grace", "inf"], "--grace must be 0…"),
     ]
 
