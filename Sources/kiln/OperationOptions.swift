@@ -112,6 +112,9 @@ struct OperationOptions: ParsableArguments {
             if case .invalidParameter(let parameter) = error, recipe == nil {
                 throw ValidationError("\(Self.flag(for: parameter)) \(parameter.problem)")
             }
+            if case .imageTooLarge(let operation, _, _, _) = error, recipe == nil {
+                throw ValidationError("--\(operation): \(error)")
+            }
             throw ValidationError(recipe.map { "invalid recipe \($0): \(error)" } ?? error.description)
         }
         return plan

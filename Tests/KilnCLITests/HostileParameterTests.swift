@@ -12,7 +12,7 @@ import Testing
     /// Flags and the text the refusal must contain.
     static let refused: [([String], String)] = [
         (["--watermark", mark, "--watermark-margin", "3000000000"], "--watermark-margin must be 0…2147483647"),
-        (["--resize", "65536x65536", "--upscale", "--fit", "fill"], "resize would make a 65536×65536 image"),
+        (["--resize", "65536x65536", "--upscale", "--fit", "fill"], "--resize: resize would make a 65536×65536 image"),
         (["--resize", "0x0"], "--resize width must be 1…65536"),
         (["--resize", "9223372036854775807x"], "--resize width must be 1…65536"),
         (["--crop", "9223372036854775807,9223372036854775807,1,1"], "--crop x must be 0…2147483647"),
