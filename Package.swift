@@ -19,6 +19,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Property-based tests (random operation lists and parameters), test targets only.
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         .target(name: "ContinuedProcessing", dependencies: ["Devices"]),
@@ -60,12 +62,26 @@ let package = Package(
         // A tiny program the lifecycle tests send signals to.
         .executableTarget(name: "LifecycleProbe", dependencies: ["ContinuedProcessing"]),
 
-        // Helpers shared by the test targets (forged PNG bytes, a seeded generator).
-        .target(name: "KilnTestSupport", path: "Tests/Support"),
+        // Helpers shared by the test targets (forged PNG bytes, seeds, what the machine's Vulkan offers,
+        // generators of random operation lists for the property tests).
+        .target(
+            name: "KilnTestSupport",
+            dependencies: ["Devices", "Render", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/Support"
+        ),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "RenderTests", dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["PNGCodec", "Export", "KilnTestSupport"]),
+        .testTarget(
+            name: "RenderTests",
+            dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport",
+                           .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Render", "Compute", "PNGCodec", "KilnTestSupport"]),
+        .testTarget(
+            name: "KilnCLITests",
+            dependencies: ["PNGCodec", "Export", "Render", "KilnTestSupport",
+                           .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
     ]
 )

@@ -74,8 +74,9 @@ package struct PhysicalDevice: @unchecked Sendable {
     }
 
     private static func deviceLocalBytes(_ memory: VkPhysicalDeviceMemoryProperties) -> UInt64 {
+        // A homogeneous tuple (a C array) is laid out as its elements: read them with typed loads.
         withUnsafeBytes(of: memory.memoryHeaps) { raw in
-            raw.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount))
+            (0..<Int(memory.memoryHeapCount)).map { raw.load(fromByteOffset: $0 * MemoryLayout<VkMemoryHeap>.stride, as: VkMemoryHeap.self) }
                 .filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }
                 .reduce(0) { $0 + $1.size }
         }

@@ -17,12 +17,14 @@ public final class Renderer: Sendable {
     private let warn: @Sendable (String) -> Void
 
     /// A renderer applying `operations`, starting on `backend`. `allowFallback` is false for `--device gpu`.
-    /// An invalid operation or unreadable watermark makes every `render` throw
-    /// that `RenderError` (the CLI checks both before a job starts).
-    public init(backend: any RenderBackend, operations: [Operation], allowFallback: Bool,
+    /// No image made may exceed `maxPixels` (`RenderPipeline`). An invalid operation or
+    /// unreadable watermark makes every `render` throw that `RenderError` (the CLI checks
+    /// both before a job starts).
+    public init(backend: any RenderBackend, operations: [Operation], maxPixels: Int = RenderPipeline.defaultMaxPixels,
+                allowFallback: Bool,
                 fallback: @escaping @Sendable () -> any RenderBackend = { CPUBackend() },
                 warn: @escaping @Sendable (String) -> Void) {
-        pipeline = Result { () throws(RenderError) in try RenderPipeline(operations: operations) }
+        pipeline = Result { () throws(RenderError) in try RenderPipeline(operations: operations, maxPixels: maxPixels) }
         current = Mutex(backend)
         self.fallback = fallback
         self.allowFallback = allowFallback

@@ -27,6 +27,6 @@ extension Render.Operation {
 
     /// `1.2`, `8` (no trailing zeros).
     private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+        ParameterRange<Double>.format(value)
     }
 }

@@ -84,7 +84,12 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
         do {
             try validate()
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+            // Placed at the parameter itself, so a recipe error reads "operations[2].margin: must be …".
+            guard case .invalidParameter(let parameter) = error else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+            }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [AnyCodingKey(stringValue: parameter.key)],
+                                                    debugDescription: parameter.problem))
         }
     }
 
@@ -104,7 +109,9 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Throws `RenderError.invalidParameter` naming the first parameter out of range.
+    /// Throws `RenderError.invalidParameter` naming the first parameter out of
+    /// range (`ParameterRanges`). The one check of every front end: flags, recipes,
+    /// and a job's stored plan (decoding an `Operation` runs it).
     public func validate() throws(RenderError) {
         switch self {
         case .crop(let crop): try crop.validate()

@@ -10,10 +10,13 @@ struct PassBuilder {
     private(set) var current: ImageRef = .source
     private(set) var width: Int
     private(set) var height: Int
+    /// The most pixels an image made here may have.
+    let pixelLimit: Int
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, pixelLimit: Int) {
         self.width = width
         self.height = height
+        self.pixelLimit = pixelLimit
     }
 
     /// Adds a pass that computes an intermediate image; `current` is unchanged.
@@ -40,14 +43,28 @@ struct PassBuilder {
         return .constant(constants.count - 1)
     }
 
+    /// Throws `RenderError.imageTooLarge` unless `size` has at most `limit` pixels.
+    static func check(_ size: (width: Int, height: Int), operation: String, limit: Int) throws(RenderError) {
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        guard !overflow, pixels <= limit else {
+            throw .imageTooLarge(operation: operation, width: size.width, height: size.height, limit: limit)
+        }
+    }
+
     /// The passes so far.
     var graph: PassGraph { PassGraph(constants: constants, passes: passes) }
 
     /// Resamples `input` (`from`) to `to` on premultiplied alpha: a horizontal
     /// then a vertical pass, leaving out an axis whose size does not change.
     /// Returns the result (`input` when nothing changes).
+    ///
+    /// The only way an image grows, so the one place sizes are bounded: throws
+    /// `RenderError.imageTooLarge` (naming `operation`) when `to` or the
+    /// intermediate exceeds `pixelLimit`, before any table of taps is made.
     mutating func resample(_ input: ImageRef, from: (width: Int, height: Int), to: (width: Int, height: Int),
-                           filter: Resize.Filter) -> ImageRef {
+                           filter: Resize.Filter, for operation: String) throws(RenderError) -> ImageRef {
+        try Self.check((to.width, from.height), operation: operation, limit: pixelLimit)
+        try Self.check(to, operation: operation, limit: pixelLimit)
         let horizontal = from.width != to.width, vertical = from.height != to.height
         var image = input
         if horizontal {

@@ -97,8 +97,8 @@ public struct Recipe: Sendable, Equatable, Codable {
         } catch {
             throw .invalidRecipe(path: path, problem: "\(error)")
         }
-        if let level = recipe.output?.level, !(0...9).contains(level) {
-            throw .invalidRecipe(path: path, problem: "output.level must be 0-9, not \(level)")
+        if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
+            throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         recipe.operations = recipe.operations.map { operation in
@@ -109,8 +109,9 @@ public struct Recipe: Sendable, Equatable, Codable {
         return recipe
     }
 
-    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected Int", ….
-    private static func describe(_ error: DecodingError) -> String {
+    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected Int", …
+    /// (also how the job journal's stored plan reports a bad value).
+    package static func describe(_ error: DecodingError) -> String {
         func place(_ path: [any CodingKey]) -> String {
             let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the top level" : text)

@@ -9,17 +9,31 @@ public import PNGCodec
 public final class RenderPipeline: Sendable {
     /// The operations, in order.
     public let operations: [Operation]
+    /// The most pixels any image of the graph may have (`maxPixels`, at most `Int32.max`).
+    public let pixelLimit: Int
     /// The decoded watermark of each `watermark` operation, by index.
     private let marks: [Int: FloatImage]
 
-    /// Binds `operations`; throws `RenderError` for a bad parameter or an unreadable watermark.
-    public init(operations: [Operation]) throws(RenderError) {
+    /// The default `maxPixels`: SPEC §5's `--max-pixels`.
+    public static let defaultMaxPixels = PNGDecoder.Limits.defaultMaxPixels
+
+    /// Binds `operations`; throws `RenderError` for a bad parameter, an unreadable
+    /// watermark, or a resize whose every output exceeds `maxPixels`. No image the
+    /// graph makes — output, intermediate or resized watermark — may exceed
+    /// `maxPixels` pixels; the Vulkan kernels address pixels with `Int32`, which
+    /// bounds the limit too.
+    public init(operations: [Operation], maxPixels: Int = defaultMaxPixels) throws(RenderError) {
+        pixelLimit = min(max(1, maxPixels), ParameterRanges.pixels.bounds.upperBound)
         var marks: [Int: FloatImage] = [:]
         for (index, operation) in operations.enumerated() {
             try operation.validate()
+            if case .resize(let resize) = operation, let size = resize.fixedSize {
+                try PassBuilder.check(size, operation: operation.name, limit: pixelLimit)
+            }
             guard case .watermark(let watermark) = operation else { continue }
             do {
-                marks[index] = UnpackKernel.run(try PNGDecoder.decode(contentsOf: watermark.file))
+                let limits = PNGDecoder.Limits(maxPixels: pixelLimit)
+                marks[index] = UnpackKernel.run(try PNGDecoder.decode(contentsOf: watermark.file, limits: limits))
             } catch {
                 throw .unreadableWatermark(path: watermark.file, reason: "\(error)")
             }
@@ -28,20 +42,22 @@ public final class RenderPipeline: Sendable {
         self.marks = marks
     }
 
-    /// The passes of an image of `width × height`; throws `RenderError` (e.g. a crop that misses it).
+    /// The passes of an image of `width × height`; throws `RenderError` (e.g. a
+    /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
+    /// through which every growing image goes, checks before it builds anything).
     package func graph(width: Int, height: Int) throws(RenderError) -> PassGraph {
-        var builder = PassBuilder(width: width, height: height)
+        var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit)
         for (index, operation) in operations.enumerated() {
             switch operation {
             case .crop(let crop): try crop.lower(into: &builder)
             case .rotate(let rotate): rotate.lower(into: &builder)
             case .flip(let flip): flip.lower(into: &builder)
-            case .resize(let resize): resize.lower(into: &builder)
+            case .resize(let resize): try resize.lower(into: &builder)
             case .adjust(let adjust): adjust.lower(into: &builder)
             case .blur(let blur): blur.lower(into: &builder)
             case .sharpen(let sharpen): sharpen.lower(into: &builder)
             case .grayscale: Adjust.grayscale.lower(into: &builder)
-            case .watermark(let watermark): watermark.lower(into: &builder, mark: marks[index]!)
+            case .watermark(let watermark): try watermark.lower(into: &builder, mark: marks[index]!)
             }
         }
         return builder.graph

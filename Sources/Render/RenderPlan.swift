@@ -26,11 +26,16 @@ public struct RenderPlan: Sendable, Equatable, Codable {
         case operations, level, metadata, color
     }
 
-    /// Decodes a plan; a journal written before `metadata` existed keeps everything.
+    /// Decodes a plan (e.g. from a job's journal), checking every value as a
+    /// recipe's are checked; a journal written before `metadata` existed keeps everything.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         operations = try container.decode([Operation].self, forKey: .operations)
         level = try container.decode(Int.self, forKey: .level)
+        guard ParameterRanges.level.bounds.contains(level) else {
+            throw DecodingError.dataCorruptedError(forKey: .level, in: container,
+                                                   debugDescription: "must be \(ParameterRanges.level.text), not \(level)")
+        }
         metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
         color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
     }

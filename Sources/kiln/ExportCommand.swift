@@ -2,6 +2,7 @@ import ArgumentParser
 import Compute
 import Export
 import Foundation
+import Render
 
 /// `kiln export <inputs>... --output <dir>`: the batch export of SPEC §5.
 struct ExportCommand: AsyncParsableCommand {
@@ -65,7 +66,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The subtitle shown while exporting (default: operations, level and device).")
     var subtitle: String?
 
-    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "Reject images with more pixels than this before decoding them.")
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected before decoding.")
     var maxPixels: Int = 268_000_000
 
     @Flag(help: "Replace existing outputs made otherwise (never inputs).")
@@ -91,7 +92,9 @@ struct ExportCommand: AsyncParsableCommand {
         }
         guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be at least 1") }
+        guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
+            throw ValidationError("--max-pixels must be \(ParameterRanges.pixels.text), not \(maxPixels)")
+        }
     }
 
     func run() async throws {
@@ -100,7 +103,7 @@ struct ExportCommand: AsyncParsableCommand {
         var options = ExportOptions(inputs: inputs, outputDirectory: output ?? ".")
         options.inPlace = inPlace
         do {
-            options.plan = try render.resolve()
+            options.plan = try render.resolve(maxPixels: maxPixels)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }

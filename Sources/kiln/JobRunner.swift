@@ -57,7 +57,7 @@ struct JobRunner {
         }
 
         let device = choice.note ?? choice.backend.label
-        let renderer = Renderer(backend: choice.backend, operations: options.plan.operations,
+        let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords)

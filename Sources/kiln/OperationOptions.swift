@@ -19,7 +19,7 @@ extension ColorConversion.Intent: ExpressibleByArgument {}
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "PNG compression level, 0-9: 0 stored, 1-6 the fast compressor (ISA-L, on every core), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored, 1-6 the fast compressor (ISA-L, on every core), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
     var level: Int?
 
     @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")
@@ -47,7 +47,8 @@ struct OperationOptions: ParsableArguments {
                                valueName: "file"))
     var recipe: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Keep the rectangle X,Y,W,H (clipped to the image).", valueName: "x,y,w,h"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep the rectangle X,Y,W,H (clipped to the image); X, Y \(ParameterRanges.offset.text), W, H \(ParameterRanges.extent.text).",
+                               valueName: "x,y,w,h"))
     var crop: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"))
@@ -56,7 +57,7 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Mirror: h (left-right) or v (top-bottom).")
     var flip: Flip.Axis?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha).", valueName: "WxH"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha); W, H \(ParameterRanges.resize.text).", valueName: "WxH"))
     var resize: String?
 
     @Option(help: "How --resize meets its box: inside (default), cover, fill.")
@@ -68,25 +69,25 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Let --resize enlarge images (by default it only shrinks).")
     var upscale = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Add to every color channel (0 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Add to every color channel (0 = none), \(ParameterRanges.brightness.text).", valueName: "f"))
     var brightness: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Contrast multiplier (1 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Contrast multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"))
     var contrast: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"))
     var saturation: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none).", valueName: "stops"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none), \(ParameterRanges.exposure.text).", valueName: "stops"))
     var exposure: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens).", valueName: "g"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens), \(ParameterRanges.gamma.text).", valueName: "g"))
     var gamma: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels.", valueName: "sigma"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels, \(ParameterRanges.sigma.text).", valueName: "sigma"))
     var blur: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount, blur sigma (default 1), threshold 0-1 (default 0).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount \(ParameterRanges.amount.text), blur sigma \(ParameterRanges.sigma.text) (default 1), threshold \(ParameterRanges.unit.text) (default 0).",
                                valueName: "amount[,sigma[,threshold]]"))
     var sharpen: String?
 
@@ -99,18 +100,22 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Watermark position: tl, tr, bl, br (default), center.")
     var watermarkPosition: Watermark.Position?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark opacity 0-1 (default 1).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark opacity \(ParameterRanges.unit.text) (default 1).", valueName: "f"))
     var watermarkOpacity: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels (default 16).", valueName: "px"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16).", valueName: "px"))
     var watermarkMargin: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's (default 0.2).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's, \(ParameterRanges.scale.text) (default 0.2).", valueName: "f"))
     var watermarkScale: Double?
 
-    /// The job's render plan; throws a `ValidationError` naming the problem (exit 64).
-    func resolve() throws -> RenderPlan {
-        if let level, !(0...9).contains(level) { throw ValidationError("--level must be 0-9, not \(level)") }
+    /// The job's render plan, every parameter checked (`Operation.validate`) and
+    /// no fixed output size above `maxPixels`; throws a `ValidationError` naming the
+    /// flag or the recipe path and the problem (exit 64).
+    func resolve(maxPixels: Int) throws -> RenderPlan {
+        if let level, !ParameterRanges.level.bounds.contains(level) {
+            throw ValidationError("--level must be \(ParameterRanges.level.text), not \(level)")
+        }
         var metadata: MetadataSelection?
         if strip { metadata = .strip }
         if let keep {
@@ -148,13 +153,32 @@ struct OperationOptions: ParsableArguments {
         } else if intent != nil || inputProfile != nil {
             throw ValidationError("--intent and --input-profile only apply with --profile")
         }
-        do {
+        do throws(RenderError) {
             // Checks every parameter and that watermark files decode, before the job starts.
-            _ = try RenderPipeline(operations: plan.operations)
+            _ = try RenderPipeline(operations: plan.operations, maxPixels: maxPixels)
         } catch {
-            throw ValidationError(error.description)
+            if case .invalidParameter(let parameter) = error, recipe == nil {
+                throw ValidationError("\(Self.flag(for: parameter)) \(parameter.problem)")
+            }
+            if case .imageTooLarge(let operation, _, _, _) = error, recipe == nil {
+                throw ValidationError("--\(operation): \(error)")
+            }
+            throw ValidationError(recipe.map { "invalid recipe \($0): \(error)" } ?? error.description)
         }
         return plan
+    }
+
+    /// The flag that set `parameter`, with the part of its value it names
+    /// where the flag takes several: "--watermark-margin", "--crop y".
+    private static func flag(for parameter: InvalidParameter) -> String {
+        switch (parameter.operation, parameter.key) {
+        case ("adjust", let key): "--\(key)"
+        case ("blur", _): "--blur"
+        case ("rotate", _): "--rotate"
+        case ("watermark", "file"): "--watermark"
+        case ("watermark", let key): "--watermark-\(key)"
+        case (let operation, let key): "--\(operation) \(key)"
+        }
     }
 
     /// The operation flags present, as typed.

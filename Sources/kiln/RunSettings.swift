@@ -30,9 +30,18 @@ struct RunSettings: ParsableArguments {
     var quiet = false
 
     func validate() throws {
-        guard stallTimeout > 0 else { throw ValidationError("--stall-timeout must be positive") }
-        guard grace >= 0 else { throw ValidationError("--grace must not be negative") }
+        // Bounded (and NaN refused) so that the conversion to a Duration below cannot trap; at least
+        // a millisecond, its resolution (a stall interval of 0 ms made the watchdog spin, the job hang).
+        guard (0.001...Self.longestWait).contains(stallTimeout) else {
+            throw ValidationError("--stall-timeout must be 0.001…\(Int(Self.longestWait)) seconds (a year at most), not \(stallTimeout)")
+        }
+        guard (0...Self.longestWait).contains(grace) else {
+            throw ValidationError("--grace must be 0…\(Int(Self.longestWait)) seconds (a year), not \(grace)")
+        }
     }
+
+    /// The longest `--stall-timeout` or `--grace`, in seconds: a year.
+    static let longestWait: Double = 365 * 24 * 3600
 
     /// The reporter for these settings. The bar is drawn on standard error, so
     /// only when standard error is a terminal: never escape codes into a file or pipe.

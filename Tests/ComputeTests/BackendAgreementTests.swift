@@ -1,34 +1,34 @@
 import Compute
 import Devices
 import Foundation
+import KilnTestSupport
 import PNGCodec
-import Synchronization
 import Testing
 
 @Suite("Vulkan and CPU render stages agree")
 struct BackendAgreementTests {
     @Test("CPU render is the identity on every canonical format")
     func cpuIdentity() throws {
-        let seed = UInt64.random(in: .min ... .max)
+        let seed = TestSeed()
         let backend = CPUBackend()
-        for image in RandomImages.all(seed: seed) {
+        for image in RandomImages.all(seed: seed.value) {
             let output = try backend.render(image)
-            #expect(output == image, "seed \(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit")
+            #expect(output == image, "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit")
         }
     }
 
     @Test("Vulkan (lavapipe) and CPU outputs are byte-identical and equal the input", .requiresVulkan)
     func vulkanMatchesCPU() throws {
-        let seed = UInt64.random(in: .min ... .max)
+        let seed = TestSeed()
         let recorder = ValidationRecorder()
         do {
             let vulkan = try VulkanTestSupport.backend(recorder: recorder)
             let cpu = CPUBackend()
             #expect(vulkan.kind == .vulkan && vulkan.label.hasPrefix("Vulkan · "))
-            for image in RandomImages.all(seed: seed) {
+            for image in RandomImages.all(seed: seed.value) {
                 let gpuOutput = try vulkan.render(image)
                 let cpuOutput = try cpu.render(image)
-                let name = "seed \(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit"
+                let name = "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit"
                 #expect(gpuOutput.bytes == cpuOutput.bytes, "\(name): Vulkan and CPU differ")
                 #expect(gpuOutput == image, "\(name): Vulkan output is not the input")
             }
@@ -41,13 +41,13 @@ struct BackendAgreementTests {
     @Test("chunked dispatches (images larger than one storage-buffer binding) stay exact", .requiresVulkan,
           arguments: [256, 1000])
     func chunkedDispatches(_ maxPixels: Int) throws {
-        let seed = UInt64.random(in: .min ... .max)
+        let seed = TestSeed()
         let recorder = ValidationRecorder()
         do {
             let vulkan = try VulkanTestSupport.backend(recorder: recorder, maxPixelsPerDispatch: maxPixels)
-            for image in RandomImages.all(seed: seed) {
+            for image in RandomImages.all(seed: seed.value) {
                 #expect(try vulkan.render(image) == image,
-                        "seed \(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit, chunks of \(maxPixels)")
+                        "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit, chunks of \(maxPixels)")
             }
         }
         VulkanTestSupport.expectNoValidationMessages(recorder)
@@ -55,21 +55,21 @@ struct BackendAgreementTests {
 
     @Test("one Vulkan backend renders from several threads at once, reusing its buffers", .requiresVulkan)
     func concurrentRenders() throws {
-        let seed = UInt64.random(in: .min ... .max)
+        let seed = TestSeed()
         let recorder = ValidationRecorder()
         let failures = FailureList()
         do {
             let vulkan = try VulkanTestSupport.backend(recorder: recorder)
-            let images = RandomImages.all(seed: seed).filter { $0.pixelCount < 10_000 }
+            let images = RandomImages.all(seed: seed.value).filter { $0.pixelCount < 10_000 }
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
                 // Growing and shrinking sizes exercise buffer reuse.
                 for image in images.shuffled() {
                     do {
                         if try vulkan.render(image) != image {
-                            failures.append("seed \(seed), worker \(worker): \(image.width)×\(image.height) \(image.depth.rawValue)-bit differs")
+                            failures.append("\(seed), worker \(worker): \(image.width)×\(image.height) \(image.depth.rawValue)-bit differs")
                         }
                     } catch {
-                        failures.append("seed \(seed), worker \(worker): \(error)")
+                        failures.append("\(seed), worker \(worker): \(error)")
                     }
                 }
             }
@@ -77,11 +77,4 @@ struct BackendAgreementTests {
         #expect(failures.all.isEmpty, "\(failures.all.joined(separator: "\n"))")
         VulkanTestSupport.expectNoValidationMessages(recorder)
     }
-}
-
-/// Failures collected from worker threads.
-final class FailureList: Sendable {
-    private let items = Mutex<[String]>([])
-    func append(_ failure: String) { items.withLock { $0.append(failure) } }
-    var all: [String] { items.withLock { $0 } }
 }

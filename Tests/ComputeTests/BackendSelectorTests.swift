@@ -1,5 +1,6 @@
 import Compute
 import Devices
+import KilnTestSupport
 import Testing
 
 @Suite("Backend choice (--device)")
@@ -59,10 +60,26 @@ struct BackendSelectorTests {
         #expect(choice.note?.hasPrefix("CPU (Vulkan setup failed") == true)
     }
 
-    @Test("vulkan takes the software device", .requiresVulkan)
-    func vulkanTakesSoftwareDevice() throws {
-        let choice = try BackendSelector.choose(.vulkan, report: DeviceDiscovery.discover())
+    @Test("vulkan takes the device discovery reports, software or not", .requiresVulkan)
+    func vulkanTakesTheReportedDevice() throws {
+        let report = try #require(VulkanAvailability.current.report)
+        let device = try #require(report.vulkanDevice)
+        let choice = try BackendSelector.choose(.vulkan, report: report)
         #expect(choice.backend.kind == .vulkan)
-        #expect(choice.backend.label.hasPrefix("Vulkan · llvmpipe"))
+        #expect(choice.backend.label == "Vulkan · \(device.name)")
+    }
+
+    @Test("auto uses the GPU where discovery reports one, else the CPU saying why",
+          .enabled(if: VulkanAvailability.current.report != nil, "KILN_SKIP_VULKAN_TESTS=1: discovery is not run"))
+    func autoFollowsTheReport() throws {
+        let report = try #require(VulkanAvailability.current.report)
+        let choice = try BackendSelector.choose(.auto, report: report)
+        if let gpu = report.autoDevice {
+            #expect(choice.backend.kind == .vulkan && choice.backend.label == "Vulkan · \(gpu.name)")
+        } else {
+            #expect(choice.backend.kind == .cpu)
+            #expect(choice.note?.hasPrefix("CPU (") == true, "\(choice.note ?? "no note")")
+            #expect(throws: ComputeError.self) { try BackendSelector.choose(.gpu, report: report) }
+        }
     }
 }

@@ -1,24 +1,15 @@
 import Compute
 import Devices
 import Foundation
+import KilnTestSupport
 import Testing
-
-extension Trait where Self == ConditionTrait {
-    /// For tests that need a Vulkan device (lavapipe in CI). They run unless
-    /// `KILN_SKIP_VULKAN_TESTS=1`, so on a machine without Vulkan they fail:
-    /// a broken CI image cannot pass silently.
-    static var requiresVulkan: Self {
-        .enabled(if: ProcessInfo.processInfo.environment["KILN_SKIP_VULKAN_TESTS"] != "1",
-                 "KILN_SKIP_VULKAN_TESTS=1: tests that need a Vulkan device (lavapipe) are skipped")
-    }
-}
 
 /// Builds Vulkan backends for tests, always with the Khronos validation layer.
 enum VulkanTestSupport {
     /// The device `--device vulkan` would use (lavapipe in CI); fails the test when there is none.
     static func vulkanDevice() throws -> DeviceInfo {
-        let report = DeviceDiscovery.discover()
-        return try #require(report.vulkanDevice, "no Vulkan device on this machine: \(report.reason)")
+        try #require(VulkanAvailability.current.vulkanDevice,
+                     "no Vulkan device: \(VulkanAvailability.current.skipReason ?? "")")
     }
 
     /// A backend on `vulkanDevice()` whose validation messages go to `recorder`;

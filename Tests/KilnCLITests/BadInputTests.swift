@@ -42,8 +42,8 @@ import Testing
     /// PngSuite files, all in one batch: the batch finishes, every failure is
     /// named with a reason and has no output, every output written is valid.
     @Test func truncatedAndCorruptedFilesNeverCrashHangOrLeaveOutputs() throws {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        var rng = SeededGenerator(seed: seed)
+        let seed = TestSeed()
+        var rng = seed.generator
         let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
 
@@ -78,21 +78,21 @@ import Testing
 
         let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"],
                          timeout: .seconds(600))
-        #expect(r.signal == nil && !r.timedOut, "seed \(seed): kiln crashed or hung: \(r.stderr.suffix(2000))")
-        #expect(r.status == 1, "seed \(seed)")
+        #expect(r.signal == nil && !r.timedOut, "\(seed): kiln crashed or hung: \(r.stderr.suffix(2000))")
+        #expect(r.status == 1, "\(seed)")
         let events = Events(r.stdoutLines)
-        #expect(events.named("file").count == offsets.count + 1000, "seed \(seed)")
+        #expect(events.named("file").count == offsets.count + 1000, "\(seed)")
         for event in events.files("failed") {
             let output = event["output"] as? String ?? ""
-            #expect(!event[string: "error"].isEmpty, "seed \(seed): no reason for \(output)")
-            #expect(!FileManager.default.fileExists(atPath: output), "seed \(seed): failed input left \(output)")
+            #expect(!event[string: "error"].isEmpty, "\(seed): no reason for \(output)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(seed): failed input left \(output)")
         }
         for offset in offsets {
             #expect(!FileManager.default.fileExists(atPath: dir.join("out/t\(offset).png")),
-                    "seed \(seed): truncation at \(offset) was accepted")
+                    "\(seed): truncation at \(offset) was accepted")
         }
         let written = events.files("written").compactMap { $0["output"] as? String }
-        #expect(try pngcheckFailures(written) == [], "seed \(seed)")
+        #expect(try pngcheckFailures(written) == [], "\(seed)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.join("out/.kiln/tmp")).isEmpty)
     }
 }

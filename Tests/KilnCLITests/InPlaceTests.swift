@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// `--in-place` (mogrify's way): each input is replaced, atomically, by exactly

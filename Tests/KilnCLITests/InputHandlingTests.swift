@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import PNGCodec
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// The `-` list of paths (SPEC §5 inputs): each path is opened exactly as

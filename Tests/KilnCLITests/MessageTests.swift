@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// Messages a user can act on, and a complete JSON stream on every exit after parsing.

@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// The progress bar under a real terminal: `kiln` runs in a tmux pane and the

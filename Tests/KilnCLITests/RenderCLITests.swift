@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import Testing
 
 /// SPEC §4.2 through the CLI: the same operations as flags or as a recipe give
@@ -13,8 +14,12 @@ import Testing
         {"op":"sharpen","amount":0.5},{"op":"watermark","file":"watermark.png"}],"output":{"level":6}}
         """
 
-    @Test(arguments: ["cpu", "vulkan"])
+    @Test(arguments: VulkanAvailability.current.cliDevices)
     func flagsAndRecipeGiveIdenticalOutputs(_ device: String) throws {
+        try onDevice(device) { try flagsAndRecipeAgree(device) }
+    }
+
+    private func flagsAndRecipeAgree(_ device: String) throws {
         let work = try TemporaryDirectory()
         let recipeDirectory = work.join("recipe")
         try FileManager.default.createDirectory(atPath: recipeDirectory, withIntermediateDirectories: true)
@@ -42,7 +47,13 @@ import Testing
         (#"{"operations":[{"op":"blurr","sigma":1}]}"#, "unknown op \"blurr\""),
         (#"{"operations":[{"op":"blur"}]}"#, "operations[0].sigma: missing"),
         (#"{"operations":[{"op":"crop","x":0,"y":0,"width":"ten","height":5}]}"#, "operations[0].width: wrong type"),
-        (#"{"operations":[{"op":"rotate","degrees":45}]}"#, "degrees must be 90, 180 or 270"),
+        (#"{"operations":[{"op":"rotate","degrees":45}]}"#, "operations[0].degrees: must be 90, 180 or 270"),
+        (#"{"operations":[{"op":"blur","sigma":1},{"op":"watermark","file":"m.png","margin":3000000000}]}"#,
+         "operations[1].margin: must be 0…2147483647, not 3000000000"),
+        (#"{"operations":[{"op":"adjust","gamma":0}]}"#, "operations[0].gamma: must be 0.01…100, not 0"),
+        (#"{"operations":[{"op":"resize","width":60000,"height":60000,"fit":"fill","upscale":true}]}"#,
+         "resize would make a 60000×60000 image"),
+        (#"{"operations":[{"op":"blur","sigma":1e999}]}"#, "not valid JSON"),
         (#"{"operations":[{"op":"watermark","file":"missing.png"}]}"#, "missing.png"),
         (#"{"operations":[]"#, "not valid JSON"),
         (#"{"operations":[{"op":"blur","sigma":2,"sigmaa":3}]}"#, #"operations[0]: unknown key "sigmaa""#),

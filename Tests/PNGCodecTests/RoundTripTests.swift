@@ -63,8 +63,8 @@ import Testing
     /// The color type the contract asks for: gray iff r == g == b everywhere,
     /// alpha iff some pixel is not opaque (computed independently of the codec).
     static func expectedColorType(_ image: PixelBuffer) -> PNGColorType {
-        let samples = image.depth == .eight ? image.bytes.map { Int($0) } : image.bytes.withUnsafeBytes {
-            $0.bindMemory(to: UInt16.self).map { Int($0) }
+        let samples = image.depth == .eight ? image.bytes.map { Int($0) } : image.bytes.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { Int(raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) }
         }
         var gray = true
         var opaque = true

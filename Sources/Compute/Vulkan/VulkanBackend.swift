@@ -21,6 +21,7 @@ public final class VulkanBackend: RenderBackend {
     private let unpack: ComputeKernel
     private let pack: ComputeKernel
     private let kernels = Mutex<[String: ComputeKernel]>([:])
+    private let builds = Atomic<Int>(0)
     private let idleSlots = Mutex<[RenderSlot]>([])
     /// Pixels per binding: what one storage-buffer binding of float pixels can address.
     private let chunkPixels: Int
@@ -49,6 +50,7 @@ public final class VulkanBackend: RenderBackend {
         layout = try KernelLayout(context: context)
         unpack = try ComputeKernel(name: "unpack", spirv: kiln_spv_unpack, size: kiln_spv_unpack_size, layout: layout)
         pack = try ComputeKernel(name: "pack", spirv: kiln_spv_pack, size: kiln_spv_pack_size, layout: layout)
+        builds.store(2, ordering: .relaxed)
         label = "Vulkan · \(device.name)"
         let workgroup = ComputeKernel.workgroupSize
         let addressable = Int(physical.limits.maxStorageBufferRange) / MemoryLayout<SIMD4<Float>>.size
@@ -66,11 +68,20 @@ public final class VulkanBackend: RenderBackend {
         return output
     }
 
-    /// The pipeline of `shader`, built the first time a graph needs it.
+    /// Pipelines built so far (`unpack` and `pack` included): one per shader used,
+    /// however many images and threads use it.
+    package var pipelineBuilds: Int { builds.load(ordering: .relaxed) }
+
+    /// The pipeline of `shader`, built the first time a graph needs it and kept.
+    /// Built under the lock, so threads that need the same shader at once build it once.
     private func kernel(for shader: Shader) throws(ComputeError) -> ComputeKernel {
-        if let kernel = kernels.withLock({ $0[shader.name] }) { return kernel }
-        let kernel = try ComputeKernel(name: shader.name, spirv: shader.spirv, size: shader.size, layout: layout)
-        return kernels.withLock { $0[shader.name, default: kernel] }
+        try kernels.withLock { kernels throws(ComputeError) -> ComputeKernel in
+            if let kernel = kernels[shader.name] { return kernel }
+            let kernel = try ComputeKernel(name: shader.name, spirv: shader.spirv, size: shader.size, layout: layout)
+            kernels[shader.name] = kernel
+            builds.add(1, ordering: .relaxed)
+            return kernel
+        }
     }
 
     /// What is recorded, in order; dispatches take the next descriptor set.

@@ -125,8 +125,9 @@ final class VulkanContext: @unchecked Sendable {
     /// preferring one that also has the `preferred` flags.
     func memoryType(typeBits: UInt32, required: UInt32, preferred: UInt32) throws(ComputeError) -> UInt32 {
         let memory = physical.memoryProperties
+        // A homogeneous tuple (a C array) is laid out as its elements: read them with typed loads.
         let types = withUnsafeBytes(of: memory.memoryTypes) { raw in
-            Array(raw.bindMemory(to: VkMemoryType.self).prefix(Int(memory.memoryTypeCount)))
+            (0..<Int(memory.memoryTypeCount)).map { raw.load(fromByteOffset: $0 * MemoryLayout<VkMemoryType>.stride, as: VkMemoryType.self) }
         }
         let allowed = types.indices.filter { typeBits & (1 << UInt32($0)) != 0 && types[$0].propertyFlags & required == required }
         let chosen = allowed.first { types[$0].propertyFlags & preferred == preferred } ?? allowed.first

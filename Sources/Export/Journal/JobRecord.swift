@@ -50,6 +50,17 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
     public var error: String?
     /// What made the output (written, or skipped as identical work); nil in journals of older versions.
     public var made: Provenance? = nil
+
+    /// A record of one finished item.
+    public init(output: String, status: FileResult.Status, size: Int, crc32: UInt32, error: String?,
+                made: Provenance? = nil) {
+        self.output = output
+        self.status = status
+        self.size = size
+        self.crc32 = crc32
+        self.error = error
+        self.made = made
+    }
 }
 
 /// The live state of a job, rewritten a few times a second for `kiln status`.

@@ -1,4 +1,5 @@
 import Foundation
+import Render
 import Synchronization
 
 /// The job state kept in the output directory (`OUTPUT/.kiln/`):
@@ -38,6 +39,9 @@ public final class Journal: Sendable {
         }
         do {
             return try JSONDecoder().decode(JobRecord.self, from: data)
+        } catch let error as DecodingError {
+            // Names the place, e.g. "options.plan.operations[0].sigma: must be 0.01…1000, not 1e+30".
+            throw JournalError.unreadable(jobPath, reason: Recipe.describe(error))
         } catch {
             throw JournalError.unreadable(jobPath, reason: "\(error)")
         }

@@ -36,9 +36,11 @@ public struct Adjust: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require([brightness, contrast, saturation, exposure, gamma].allSatisfy(\.isFinite), "adjust: values must be finite")
-        try require(gamma > 0, "adjust: gamma must be > 0")
-        try require(abs(exposure) <= 64, "adjust: exposure must be within ±64 stops")
+        try ParameterRanges.brightness.check(brightness, "adjust", "brightness")
+        try ParameterRanges.factor.check(contrast, "adjust", "contrast")
+        try ParameterRanges.factor.check(saturation, "adjust", "saturation")
+        try ParameterRanges.exposure.check(exposure, "adjust", "exposure")
+        try ParameterRanges.gamma.check(gamma, "adjust", "gamma")
     }
 
     func lower(into builder: inout PassBuilder) {

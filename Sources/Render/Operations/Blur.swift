@@ -1,7 +1,7 @@
 /// `blur`: a Gaussian of standard deviation `sigma` pixels on premultiplied
 /// alpha (window ±⌈3σ⌉, edges repeated).
 public struct Blur: Sendable, Equatable, Codable {
-    /// Standard deviation in pixels, > 0.
+    /// Standard deviation in pixels (`ParameterRanges.sigma`).
     public var sigma: Double
 
     /// A blur.
@@ -10,7 +10,7 @@ public struct Blur: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(sigma > 0 && sigma <= 1000, "blur: sigma must be > 0 and ≤ 1000, not \(sigma)")
+        try ParameterRanges.sigma.check(sigma, "blur", "sigma")
     }
 
     func lower(into builder: inout PassBuilder) {

@@ -21,8 +21,10 @@ public struct Crop: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(x >= 0 && y >= 0, "crop: x and y must be ≥ 0")
-        try require(width > 0 && height > 0, "crop: width and height must be > 0")
+        try ParameterRanges.offset.check(x, "crop", "x")
+        try ParameterRanges.offset.check(y, "crop", "y")
+        try ParameterRanges.extent.check(width, "crop", "width")
+        try ParameterRanges.extent.check(height, "crop", "height")
     }
 
     func lower(into builder: inout PassBuilder) throws(RenderError) {

@@ -90,9 +90,16 @@ public struct Resize: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(width != nil || height != nil, "resize: give a width, a height or both")
-        try require((width ?? 1) > 0 && (height ?? 1) > 0, "resize: width and height must be > 0")
-        try require((width ?? 1) <= 1 << 16 && (height ?? 1) <= 1 << 16, "resize: width and height must be ≤ 65536")
+        try require(width != nil || height != nil, "resize", "width", "or height is needed (or both)")
+        if let width { try ParameterRanges.resize.check(width, "resize", "width") }
+        if let height { try ParameterRanges.resize.check(height, "resize", "height") }
+    }
+
+    /// The output size when it does not depend on the image: `fill` or `cover`
+    /// with both sides given and `upscale` (the box, exactly); nil otherwise.
+    var fixedSize: (width: Int, height: Int)? {
+        guard upscale, fit != .inside, let width, let height else { return nil }
+        return (width, height)
     }
 
     /// The size an image of `width × height` is resampled to, and the centered crop after it (for `cover`).
@@ -117,9 +124,10 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
-    func lower(into builder: inout PassBuilder) {
+    func lower(into builder: inout PassBuilder) throws(RenderError) {
         let (resized, cropped) = target(width: builder.width, height: builder.height)
-        let image = builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter)
+        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter,
+                                         for: "resize")
         builder.move(to: image, width: resized.width, height: resized.height)
         if cropped != resized {
             let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)

@@ -9,7 +9,7 @@ public struct Rotate: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require([90, 180, 270].contains(degrees), "rotate: degrees must be 90, 180 or 270, not \(degrees)")
+        try require([90, 180, 270].contains(degrees), "rotate", "degrees", "must be 90, 180 or 270, not \(degrees)")
     }
 
     func lower(into builder: inout PassBuilder) {

@@ -25,9 +25,9 @@ public struct Sharpen: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(amount.isFinite && amount >= 0 && amount <= 100, "sharpen: amount must be 0…100, not \(amount)")
-        try require(sigma > 0 && sigma <= 1000, "sharpen: sigma must be > 0 and ≤ 1000, not \(sigma)")
-        try require(threshold >= 0 && threshold <= 1, "sharpen: threshold must be 0…1, not \(threshold)")
+        try ParameterRanges.amount.check(amount, "sharpen", "amount")
+        try ParameterRanges.sigma.check(sigma, "sharpen", "sigma")
+        try ParameterRanges.unit.check(threshold, "sharpen", "threshold")
     }
 
     func lower(into builder: inout PassBuilder) {

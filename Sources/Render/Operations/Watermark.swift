@@ -49,26 +49,30 @@ public struct Watermark: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(!file.isEmpty, "watermark: file must not be empty")
-        try require(opacity >= 0 && opacity <= 1, "watermark: opacity must be 0…1, not \(opacity)")
-        try require(margin >= 0, "watermark: margin must be ≥ 0, not \(margin)")
-        try require(scale > 0 && scale <= 1, "watermark: scale must be > 0 and ≤ 1, not \(scale)")
+        try require(!file.isEmpty, "watermark", "file", "must not be empty")
+        try ParameterRanges.unit.check(opacity, "watermark", "opacity")
+        try ParameterRanges.offset.check(margin, "watermark", "margin")
+        try ParameterRanges.scale.check(scale, "watermark", "scale")
     }
 
-    func lower(into builder: inout PassBuilder, mark: FloatImage) {
+    func lower(into builder: inout PassBuilder, mark: FloatImage) throws(RenderError) {
         let w = builder.width, h = builder.height
         let markWidth = max(1, Int((scale * Double(w)).rounded()))
         let markHeight = max(1, Int((Double(mark.height) * Double(markWidth) / Double(mark.width)).rounded()))
         let original = builder.constant(mark)
-        let sized = builder.resample(original, from: (mark.width, mark.height), to: (markWidth, markHeight), filter: .lanczos3)
+        let sized = try builder.resample(original, from: (mark.width, mark.height), to: (markWidth, markHeight),
+                                         filter: .lanczos3, for: "watermark")
         let right = w - markWidth - margin, bottom = h - markHeight - margin
-        let origin = switch position {
+        let corner = switch position {
         case .tl: (margin, margin)
         case .tr: (right, margin)
         case .bl: (margin, bottom)
         case .br: (right, bottom)
         case .center: ((w - markWidth) / 2, (h - markHeight) / 2)
         }
+        // A margin wider than the image puts the mark wholly outside it; clamped to where it
+        // just misses, the result is the same and the origin fits the kernels' Int32.
+        let origin = (min(max(corner.0, -markWidth), w), min(max(corner.1, -markHeight), h))
         builder.advance(CompositeKernel.pass(builder.current, mark: sized, markSize: (markWidth, markHeight), origin: origin,
                                              opacity: opacity, width: w, height: h))
     }

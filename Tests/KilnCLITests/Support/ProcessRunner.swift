@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 
 /// Runs programs with `posix_spawn` + `wait4`, so tests see the exit status and
 /// whether a signal killed the process. (Not its memory: Linux carries the

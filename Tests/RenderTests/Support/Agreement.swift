@@ -1,5 +1,6 @@
 import Compute
 import Foundation
+import KilnTestSupport
 import PNGCodec
 import Render
 import Testing
@@ -24,17 +25,18 @@ func samples(_ image: PixelBuffer) -> [Int] {
     (0..<(image.width * image.height * 4)).map { image.sample(($0 / 4) % image.width, $0 / 4 / image.width, $0 % 4) }
 }
 
-/// Renders every random test image (fresh seed) with the operations `operations(image)` on the
-/// CPU and on Vulkan, and checks both against `reference` and each other within SPEC §4.3's bound.
+/// Renders every random test image (from `seed`) with the operations `operations(image)` on the
+/// CPU and, when `vulkan` is given, on Vulkan, and checks each against `reference` and the two
+/// against each other within SPEC §4.3's bound. The CPU checks run on every machine.
 /// Returns the largest differences seen (CPU vs reference, Vulkan vs reference, Vulkan vs CPU) per depth.
 @discardableResult
-func checkAgreement(_ label: String, vulkan: (any RenderBackend)?, images: [PixelBuffer]? = nil, seed: UInt64 = .random(in: .min ... .max),
+func checkAgreement(_ label: String, vulkan: (any RenderBackend)?, images: [PixelBuffer]? = nil, seed: TestSeed = TestSeed(),
                     operations: (PixelBuffer) -> [Render.Operation],
                     reference: (PixelBuffer, ReferenceImage) -> ReferenceImage,
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int] {
     var worst: [String: Int] = [:]
-    for image in images ?? TestImages.all(seed: seed) {
-        let name = "\(label), seed \(seed), \(TestImages.name(image)), \(image.hasAlpha ? "with alpha" : "opaque")"
+    for image in images ?? TestImages.all(seed: seed.value) {
+        let name = "\(label), \(seed), \(TestImages.name(image)), \(image.hasAlpha ? "with alpha" : "opaque")"
         let pipeline = try RenderPipeline(operations: operations(image))
         let expected = reference(image, ReferenceImage(image))
         let wanted = expected.samples(depth: image.depth)
@@ -57,6 +59,6 @@ func checkAgreement(_ label: String, vulkan: (any RenderBackend)?, images: [Pixe
                 max(worst["Vulkan vs CPU, \(image.depth.rawValue)-bit", default: 0], difference ?? .max)
         }
     }
-    print("\(label) (seed \(seed)): max differences \(worst.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))")
+    print("\(label) (\(seed)): max differences \(worst.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))")
     return worst
 }

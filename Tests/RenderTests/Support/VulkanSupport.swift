@@ -1,25 +1,18 @@
 import Compute
 import Devices
 import Foundation
+import KilnTestSupport
 import Testing
 
-extension Trait where Self == ConditionTrait {
-    /// For tests that need a Vulkan device (lavapipe in CI). They run unless
-    /// `KILN_SKIP_VULKAN_TESTS=1`, so on a machine without Vulkan they fail.
-    static var requiresVulkan: Self {
-        .enabled(if: ProcessInfo.processInfo.environment["KILN_SKIP_VULKAN_TESTS"] != "1",
-                 "KILN_SKIP_VULKAN_TESTS=1: tests that need a Vulkan device (lavapipe) are skipped")
-    }
-}
-
 /// Runs `body` with a Vulkan backend on the `--device vulkan` device with the
-/// validation layer on, then fails the test on any validation message.
+/// validation layer on, then fails the test on any validation message. For
+/// `.requiresVulkan` tests.
 func withVulkan(maxPixelsPerDispatch: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation,
                 _ body: (VulkanBackend) throws -> Void) throws {
     let recorder = ValidationRecorder()
     do {
-        let report = DeviceDiscovery.discover()
-        let device = try #require(report.vulkanDevice, "no Vulkan device on this machine: \(report.reason)")
+        let device = try #require(VulkanAvailability.current.vulkanDevice,
+                                  "no Vulkan device: \(VulkanAvailability.current.skipReason ?? "")")
         var options = VulkanOptions()
         options.validation = recorder
         options.maxPixelsPerDispatch = maxPixelsPerDispatch
@@ -28,4 +21,17 @@ func withVulkan(maxPixelsPerDispatch: Int? = nil, sourceLocation: SourceLocation
     let messages = recorder.recorded
     #expect(messages.isEmpty, "validation messages:\n\(messages.map(\.description).joined(separator: "\n"))",
             sourceLocation: sourceLocation)
+}
+
+/// As `withVulkan` where this machine has a Vulkan device; elsewhere (none, or
+/// `KILN_SKIP_VULKAN_TESTS=1`) `body` gets nil and the output says why the
+/// Vulkan part did not run. For tests whose CPU checks must run on any machine.
+func withVulkanIfAvailable(sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: (VulkanBackend?) throws -> Void) throws {
+    if let reason = VulkanAvailability.current.skipReason {
+        print("\(sourceLocation.fileName):\(sourceLocation.line): CPU checks only; the Vulkan part is skipped: \(reason)")
+        try body(nil)
+        return
+    }
+    try withVulkan(sourceLocation: sourceLocation) { try body($0) }
 }

@@ -1,0 +1,51 @@
+import Export
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `OutputDirectory`: outputs appear whole, in place, never through a symlink, never over an existing file unasked.
+@Suite("output placement")
+struct OutputPlacementTests {
+    @Test("a write creates parents, puts exactly the bytes in place and leaves no temporary file")
+    func write() throws {
+        let work = try TemporaryDirectory()
+        let output = try OutputDirectory(path: work.join("out"))
+        try output.write([1, 2, 3], to: "deep/er/a.png", replace: false)
+        #expect(FileManager.default.contents(atPath: work.join("out/deep/er/a.png")) == Data([1, 2, 3]))
+        #expect(output.exists("deep/er/a.png"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.stateDirectory + "/tmp").isEmpty)
+    }
+
+    @Test("an existing output is kept unless replace is asked")
+    func existing() throws {
+        let work = try TemporaryDirectory()
+        let output = try OutputDirectory(path: work.join("out"))
+        try output.write([1], to: "a.png", replace: false)
+        #expect(throws: OutputError.exists) { try output.write([2], to: "a.png", replace: false) }
+        #expect(FileManager.default.contents(atPath: output.url(of: "a.png")) == Data([1]))
+        try output.write([3], to: "a.png", replace: true)
+        #expect(FileManager.default.contents(atPath: output.url(of: "a.png")) == Data([3]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.stateDirectory + "/tmp").isEmpty)
+    }
+
+    @Test("a symlinked directory on the output path is never followed")
+    func symlinks() throws {
+        let work = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: work.join("elsewhere"), withIntermediateDirectories: true)
+        let output = try OutputDirectory(path: work.join("out"))
+        try FileManager.default.createSymbolicLink(atPath: work.join("out/link"), withDestinationPath: work.join("elsewhere"))
+        #expect(throws: OutputError.symlinkInPath(work.join("out/link"))) { try output.write([1], to: "link/a.png", replace: true) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.join("elsewhere")).isEmpty)
+    }
+
+    @Test("temporary files of processes that no longer run are removed when the directory is opened")
+    func staleTemporaries() throws {
+        let work = try TemporaryDirectory()
+        let output = try OutputDirectory(path: work.join("out"))
+        // PID 0x7FFFFFF0 is far above pid_max: no such process.
+        let stale = output.stateDirectory + "/tmp/2147483632-1.tmp"
+        try ExportFixtures.file(at: stale, "half")
+        _ = try OutputDirectory(path: work.join("out"))
+        #expect(!FileManager.default.fileExists(atPath: stale))
+    }
+}

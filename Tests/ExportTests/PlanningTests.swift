@@ -1,0 +1,67 @@
+import Export
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `InputCollector`: which inputs a job has and where each output goes (SPEC §5).
+@Suite("planning: inputs and their outputs")
+struct PlanningTests {
+    @Test("a directory gives its *.png files (any case), hidden ones and others left out; --recursive descends")
+    func directories() throws {
+        let work = try TemporaryDirectory()
+        let input = work.join("in")
+        try ExportFixtures.png(at: input + "/b.png")
+        try ExportFixtures.png(at: input + "/A.PNG")
+        try ExportFixtures.png(at: input + "/.hidden.png")
+        try ExportFixtures.file(at: input + "/notes.txt", "x")
+        try ExportFixtures.png(at: input + "/sub/c.png")
+        var options = ExportOptions(inputs: [input], outputDirectory: work.join("out"))
+        #expect(try InputCollector(options: options).collect().map(\.output) == ["A.png", "b.png"])
+        options.recursive = true
+        let items = try InputCollector(options: options).collect()
+        #expect(items.map(\.output) == ["A.png", "b.png", "sub/c.png"])
+        #expect(items.map(\.input) == [input + "/A.PNG", input + "/b.png", input + "/sub/c.png"])
+        #expect(items.allSatisfy { $0.problem == nil })
+    }
+
+    @Test("files keep a relative path; absolute or climbing paths keep their name; - reads paths from stdin")
+    func files() throws {
+        var collector = InputCollector(options: ExportOptions(inputs: ["a/b/photo.jpeg", "/abs/x.png", "../up/y", "-"],
+                                                              outputDirectory: "/tmp/none"))
+        collector.readStandardInput = { Data("./s/one.png\n\nz.PNG\n".utf8) }
+        #expect(try collector.collect().map(\.output) == ["a/b/photo.png", "x.png", "y.png", "s/one.png", "z.png"])
+    }
+
+    @Test("two inputs with the same output: the second fails naming the first")
+    func collisions() throws {
+        let items = try InputCollector(options: ExportOptions(inputs: ["/one/a.png", "/two/a.png"], outputDirectory: "/tmp/none"))
+            .collect()
+        #expect(items.map(\.output) == ["a.png", "a.png"])
+        #expect(items[0].problem == nil)
+        #expect(items[1].problem?.contains("/one/a.png") == true)
+    }
+
+    @Test("an output directory inside an input directory is not walked")
+    func outputInsideInput() throws {
+        let work = try TemporaryDirectory()
+        try ExportFixtures.png(at: work.join("in/a.png"))
+        try ExportFixtures.png(at: work.join("in/out/old.png"))
+        var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in/out"))
+        options.recursive = true
+        #expect(try InputCollector(options: options).collect().map(\.output) == ["a.png"])
+    }
+
+    @Test("the job as a whole: exporting into an input directory needs overwrite; a file is no output directory")
+    func outputSafety() throws {
+        let work = try TemporaryDirectory()
+        try ExportFixtures.png(at: work.join("in/a.png"))
+        var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in"))
+        #expect(throws: ExportError.outputIsInputDirectory(work.join("in"))) { try OutputSafety.check(options) }
+        options.overwrite = true
+        #expect(throws: Never.self) { try OutputSafety.check(options) }
+        let file = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in/a.png"))
+        #expect(throws: ExportError.badOutputDirectory(work.join("in/a.png"), reason: "exists and is not a directory")) {
+            try OutputSafety.check(file)
+        }
+    }
+}

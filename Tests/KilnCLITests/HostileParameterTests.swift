@@ -1,0 +1,85 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// Values chosen to break arithmetic, allocation or the Vulkan kernels' `Int32`
+/// push constants: each is refused before anything is written (exit 64, naming
+/// the flag) or, where only the image's size decides, fails that image alone
+/// (exit 1, naming the file); never a crash. SampleData's images are 96×64.
+@Suite struct HostileParameterTests {
+    static let mark = Paths.sampleData + "/watermark.png"
+
+    /// Flags and the text the refusal must contain.
+    static let refused: [([String], String)] = [
+        (["--watermark", mark, "--watermark-margin", "3000000000"], "--watermark-margin must be 0…2147483647"),
+        (["--resize", "65536x65536", "--upscale", "--fit", "fill"], "--resize: resize would make a 65536×65536 image"),
+        (["--resize", "0x0"], "--resize width must be 1…65536"),
+        (["--resize", "9223372036854775807x"], "--resize width must be 1…65536"),
+        (["--crop", "9223372036854775807,9223372036854775807,1,1"], "--crop x must be 0…2147483647"),
+        (["--crop", "0,0,9223372036854775807,1"], "--crop width must be 1…2147483647"),
+        (["--blur", "1e30"], "--blur must be 0.01…1000"),
+        (["--blur", "nan"], "--blur must be 0.01…1000, not nan"),
+        (["--sharpen", "1,inf"], "--sharpen sigma must be 0.01…1000"),
+        (["--watermark", mark, "--watermark-scale", "0"], "--watermark-scale must be 0.001…1"),
+        (["--watermark", mark, "--watermark-opacity", "nan"], "--watermark-opacity must be 0…1"),
+        (["--gamma", "1e-300"], "--gamma must be 0.01…100"),
+        (["--exposure", "1000"], "--exposure must be -64…64"),
+        (["--brightness", "1e308"], "--brightness must be -100…100"),
+        (["--saturation", "1e308"], "--saturation must be -100…100"),
+        (["--rotate", "45"], "--rotate must be 90, 180 or 270"),
+        (["--max-pixels", "3000000000"], "--max-pixels must be 1…2147483647"),
+        (["--stall-timeout", "1e300"], "--stall-timeout must be 0.001…31536000"),
+        (["--stall-timeout", "1e-300"], "--stall-timeout must be 0.001…31536000"),
+        (["--grace", "inf"], "--grace must be 0…"),
+    ]
+
+    @Test(arguments: refused)
+    func refusedBeforeAnythingIsWritten(_ flags: [String], _ named: String) throws {
+        let work = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", work.join("out"), "--device", "cpu",
+                          "--progress", "none"] + flags)
+        #expect(r.signal == nil && r.status == 64, "\(flags): status \(String(describing: r.status)), signal \(String(describing: r.signal))")
+        #expect(r.stderr.contains(named), "stderr should contain \(named): \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.join("out")), "nothing written")
+    }
+
+    /// Values whose effect depends on the image: the image fails, or the value is harmless.
+    static let perImage: [([String], Int32, String?)] = [
+        (["--resize", "60000x60000", "--upscale"], 1, "resize would make a 60000×40000 image"),
+        (["--crop", "2147483647,0,1,1"], 1, "lies outside the 96×64 image"),
+        (["--watermark", mark, "--watermark-margin", "2147483647"], 0, nil),
+        (["--watermark", mark, "--watermark-margin", "2147483647", "--watermark-position", "tl"], 0, nil),
+        (["--crop", "5,5,2147483647,2147483647", "--resize", "1x1", "--blur", "1000"], 0, nil),
+    ]
+
+    @Test(arguments: perImage, VulkanAvailability.current.cliDevices)
+    func sizeDependentValuesFailTheImageOrWork(_ case: ([String], Int32, String?), _ device: String) throws {
+        let (flags, status, named) = `case`
+        try onDevice(device) {
+            let work = try TemporaryDirectory()
+            let input = Paths.sampleData + "/rgba16.png"
+            let r = try kiln(["export", input, "--output", work.join("out"), "--device", device, "--progress", "none"] + flags)
+            #expect(r.signal == nil && r.status == status, "\(flags): status \(String(describing: r.status)), \(r.stderr)")
+            if let named {
+                #expect(r.stderr.contains(input) && r.stderr.contains(named), "stderr should name the file and \(named): \(r.stderr)")
+            }
+        }
+    }
+
+    @Test func resumeRefusesAStoredPlanOutOfRange() throws {
+        let work = try TemporaryDirectory()
+        let out = work.join("out")
+        let first = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--device", "cpu",
+                              "--progress", "none", "--blur", "2"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let jobPath = out + "/.kiln/job.json"
+        let job = try String(contentsOfFile: jobPath, encoding: .utf8)
+        #expect(job.contains(#""sigma":2"#), "the journal records the plan: \(job)")
+        try job.replacingOccurrences(of: #""sigma":2"#, with: #""sigma":1e30"#).write(toFile: jobPath, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: out + "/rgb8.png")
+        let resumed = try kiln(["resume", out, "--progress", "none"])
+        #expect(resumed.signal == nil && resumed.status == 64, "status \(String(describing: resumed.status)): \(resumed.stderr)")
+        #expect(resumed.stderr.contains("options.plan.operations[0].sigma: must be 0.01…1000, not 1e+30"), "\(resumed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/rgb8.png"), "nothing written")
+    }
+}
