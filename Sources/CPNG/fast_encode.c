@@ -185,6 +185,7 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
     uint8_t *dictionary = malloc(WINDOW_BYTES);
     cpng_buffer compressed = {0};
     int ok = rows_init(&r, stored) && level_buffer != NULL && dictionary != NULL;
+    memset(&stream, 0, sizeof stream);
     if (ok) {
         isal_deflate_init(&stream);
         stream.level = (uint32_t)level;
@@ -219,7 +220,9 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
         /* The segment's filtered rows in one buffer: ISA-L's higher levels
          * compress far better given large inputs than row by row. */
         size_t raw_size = (size_t)(end_row - first_row) * (stored + 1);
-        uint8_t *filtered = ok ? malloc(raw_size) : NULL;
+        /* Zeroed padding after the data: ISA-L's hashing may look a few bytes
+         * past the input's end, and what it finds there must not vary. */
+        uint8_t *filtered = ok ? calloc(1, raw_size + 256) : NULL;
         ok = ok && filtered != NULL;
         for (uint32_t y = first_row; ok && y < end_row; y++) {
             next_filtered(&r, pixels, width, y, bit_depth, color_type, canonical_row, bpp);

@@ -51,14 +51,14 @@ struct PlanningTests {
         #expect(try InputCollector(options: options).collect().map(\.output) == ["a.png"])
     }
 
-    @Test("the job as a whole: exporting into an input directory needs overwrite; a file is no output directory")
+    @Test("the job as a whole: an input directory is never the output directory, --overwrite or not; a file is no output directory")
     func outputSafety() throws {
         let work = try TemporaryDirectory()
         try ExportFixtures.png(at: work.join("in/a.png"))
         var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in"))
         #expect(throws: ExportError.outputIsInputDirectory(work.join("in"))) { try OutputSafety.check(options) }
-        options.overwrite = true
-        #expect(throws: Never.self) { try OutputSafety.check(options) }
+        options.overwrite = true  // never lets outputs replace inputs
+        #expect(throws: ExportError.outputIsInputDirectory(work.join("in"))) { try OutputSafety.check(options) }
         let file = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in/a.png"))
         #expect(throws: ExportError.badOutputDirectory(work.join("in/a.png"), reason: "exists and is not a directory")) {
             try OutputSafety.check(file)

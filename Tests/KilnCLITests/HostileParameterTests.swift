@@ -70,7 +70,7 @@ import Testing
         let work = try TemporaryDirectory()
         let out = work.join("out")
         let first = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--device", "cpu",
-                              "--progress", "none", "--blur", "2"])
+                              "--progress", "none", "--blur", "2", "--keep-journal"])
         #expect(first.status == 0, "\(first.stderr)")
         let jobPath = out + "/.kiln/job.json"
         let job = try String(contentsOfFile: jobPath, encoding: .utf8)
