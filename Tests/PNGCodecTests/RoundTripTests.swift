@@ -6,15 +6,16 @@ import Testing
 /// SPEC §6: encoding is lossless, picks the color type from the pixels, and
 /// every output passes pngcheck.
 @Suite struct RoundTripTests {
-    @Test func pngSuiteRoundTripsAtLevels0And6And9() throws {
+    @Test func pngSuiteRoundTripsAtLevels0And1And6And9() throws {
         let folder = try TemporaryFolder()
         var written: [String] = []
         for name in try Corpus.validFiles() {
             let original = try PNGDecoder.decode(contentsOf: Corpus.path(name))
-            for level in [0, 6, 9] {
+            for level in [0, 1, 6, 9] {
                 let encoded = try PNGEncoder.encode(original, options: .init(level: level))
                 let (header, decoded) = try PNGDecoder.decodeWithHeader(encoded)
                 #expect(decoded == original, "\(name) level \(level): round trip differs")
+                #expect(try PNGDecoder.decode(encoded, path: .libpng).0 == original, "\(name) level \(level): libpng reads it otherwise")
                 #expect(header.bitDepth == original.depth.rawValue, "\(name): bit depth")
                 #expect(header.colorType == Self.expectedColorType(original), "\(name): color type")
                 #expect(!header.interlaced)
