@@ -174,7 +174,18 @@ static int inflate_exact(cpng_decoder *d, fast_decoder *f, uint8_t *out, size_t 
  * Up filter and the expansion vectorize, and the others gain from wider
  * registers too (measured: decode 1.9× libpng+zlib per core on W1, 1.8× with
  * hand-written SSE2 per pixel as libpng does it). */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define KILN_SANITIZED 1
+#endif
+#endif
+#if defined(KILN_SANITIZED)
+/* Sanitizers cannot run the resolvers of function clones (they run before
+ * the sanitizer's runtime is set up): one plain version then. */
+#define VECTOR_CLONES
+#else
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
 
 /* Undoes a row's filter in place; `previous` is the row above (zeros for the first). */
 VECTOR_CLONES static int unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t count, size_t bpp) {

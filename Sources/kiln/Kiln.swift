@@ -9,7 +9,8 @@ struct Kiln: AsyncParsableCommand {
         discussion: """
         Exit codes:
           0   every output written (or already there)
-          1   some inputs failed; the rest were written
+          1   some inputs failed or conflict with existing outputs; the rest were
+              written (also status/cancel with no job to act on)
           64  usage error (bad flag, bad value, unusable output directory)
           69  a required resource is unavailable (e.g. --device gpu without a GPU),
               or the job could not start at once under --strategy fail
