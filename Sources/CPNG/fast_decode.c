@@ -4,6 +4,7 @@
  * are checked, and anything it does not take or does not expect sends the
  * file to libpng from the start. */
 #include "decoder.h"
+#include "clones.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -169,23 +170,6 @@ static int inflate_exact(cpng_decoder *d, fast_decoder *f, uint8_t *out, size_t 
     }
     return 1;
 }
-
-/* AVX2 where the CPU has it (chosen once at load time), SSE2 otherwise: the
- * Up filter and the expansion vectorize, and the others gain from wider
- * registers too (measured: decode 1.9× libpng+zlib per core on W1, 1.8× with
- * hand-written SSE2 per pixel as libpng does it). */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define KILN_SANITIZED 1
-#endif
-#endif
-#if defined(KILN_SANITIZED)
-/* Sanitizers cannot run the resolvers of function clones (they run before
- * the sanitizer's runtime is set up): one plain version then. */
-#define VECTOR_CLONES
-#else
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
 
 /* Undoes a row's filter in place; `previous` is the row above (zeros for the first). */
 VECTOR_CLONES static int unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t count, size_t bpp) {

@@ -3,6 +3,7 @@
  * 32 KiB of filtered data before it, ended by a sync flush) that can run on
  * several cores, then assembled into one zlib stream and a PNG by hand. */
 #include "cpng.h"
+#include "clones.h"
 #include "rows.h"
 #include "status.h"
 
@@ -49,20 +50,6 @@ static int append(cpng_buffer *out, const void *data, size_t length) {
 
 /* Sum of the bytes' absolute values as signed bytes: libpng's estimate of
  * how well a filtered row will compress (smaller is better). */
-/* AVX2 where the CPU has it (chosen once at load time), SSE2 otherwise. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define KILN_SANITIZED 1
-#endif
-#endif
-#if defined(KILN_SANITIZED)
-/* Sanitizers cannot run the resolvers of function clones (they run before
- * the sanitizer's runtime is set up): one plain version then. */
-#define VECTOR_CLONES
-#else
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-
 VECTOR_CLONES static uint32_t signed_sum(const uint8_t *bytes, size_t count) {
     uint32_t sum = 0;
     for (size_t i = 0; i < count; i++) {
