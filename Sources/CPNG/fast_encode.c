@@ -313,9 +313,9 @@ int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color
             at += segments[i].size;
         }
         put_be32(stream + at, adler);
+        /* The order libpng writes: colour chunks, tIME, then the other chunks before IDAT. */
         ok = append(output, signature, 8) && put_chunk(output, "IHDR", ihdr, 13) &&
-             put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE) &&
-             put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
+             put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE);
         if (ok && time != 0) {
             time_t seconds = (time_t)time;
             struct tm utc;
@@ -325,6 +325,7 @@ int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color
                                 (uint8_t)utc.tm_hour, (uint8_t)utc.tm_min, (uint8_t)(utc.tm_sec > 60 ? 60 : utc.tm_sec)};
             ok = put_chunk(output, "tIME", stamp, 7);
         }
+        ok = ok && put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
         for (size_t offset = 0; ok && offset < total; offset += IDAT_BYTES) {
             size_t piece = total - offset < IDAT_BYTES ? total - offset : IDAT_BYTES;
             ok = put_chunk(output, "IDAT", stream + offset, piece);

@@ -9,7 +9,7 @@ struct EncodingPlan {
     var level: Int
     var adaptiveFilters: Bool
     /// The ISA-L level of the fast path, or nil for libpng and zlib: levels
-    /// 1-6 take the fast path at ISA-L's level 1 (on W1 its levels 2 and 3
+    /// 1-6 of images of at least 256 KiB take the fast path at ISA-L's level 1 (on W1 its levels 2 and 3
     /// were no smaller, only slower), 0 (stored) and 7-9 (zlib's smallest
     /// output) libpng, as does an explicit `.none` filter.
     var fastLevel: Int?
@@ -29,8 +29,16 @@ struct EncodingPlan {
         case .none: adaptiveFilters = false
         case .adaptive: adaptiveFilters = true
         }
-        fastLevel = (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic ? 1 : nil
+        // Small images go through zlib: ISA-L's speed does not matter there, zlib
+        // compresses them better, and its output never varies (ISA-L's did, for a
+        // few tiny images, under concurrency: see BENCHMARKS.md).
+        let rawBytes = image.pixelCount * image.depth.bytesPerSample * colorType.channels
+        fastLevel = (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic
+            && rawBytes >= Self.smallestFastImage ? 1 : nil
     }
+
+    /// Stored bytes below which an image is encoded by zlib even at levels 1-6.
+    static let smallestFastImage = 256 << 10
 
     /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.
     static func losslessColorType(of image: PixelBuffer) -> PNGColorType {

@@ -3,7 +3,7 @@ import CPNG
 
 /// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6).
 ///
-/// Levels 1-6 take the fast path: rows filtered with a per-row choice and
+/// Levels 1-6 of images of at least 256 KiB take the fast path: rows filtered with a per-row choice and
 /// deflated by ISA-L, a large image in independent segments on every core
 /// (joined into one zlib stream, each primed with the 32 KiB before it).
 /// Level 0 and levels 7-9 (zlib's smallest output) go through libpng.

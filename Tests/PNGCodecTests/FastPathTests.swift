@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test func aLargeImageSpansSegmentsAndStaysExact() throws {
+    @Test func aLargeImageSpansSegmentsAndStaysExact() async throws {
         // 1500 × 1200 RGBA noise: about 7 MiB of filtered rows, so 7 segments joined into one stream.
         var generator = SeededGenerator(seed: 0x5E6)
         var image = PixelBuffer(width: 1500, height: 1200, depth: .eight)
@@ -73,5 +73,30 @@ import Testing
         #expect(try PNGDecoder.decode(bytes, path: .libpng).0 == image)
         #expect(try PNGDecoder.decode(bytes, path: .automatic) == (image, true))
         #expect(PNGBytes.data(of: "IDAT", in: bytes).count >= 1)
+        // The same bytes when several encode at once.
+        let frozen = image
+        try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<4 { group.addTask { try PNGEncoder.encode(frozen, options: .init(level: 6)) } }
+            for try await again in group { #expect(again == bytes, "the fast encoder gave other bytes") }
+        }
+    }
+
+    @Test func theFastWriterPlacesMetadataLikeLibpng() throws {
+        // 600 × 400 RGB (720 KB stored): the fast path, with chunks before and after the image data.
+        var image = PixelBuffer(width: 600, height: 400, depth: .eight)
+        for i in image.bytes.indices { image.bytes[i] = i % 4 == 3 ? 255 : UInt8(truncatingIfNeeded: i / 7) }
+        let metadata = PNGMetadata(chunks: [
+            PNGChunk(type: "gAMA", data: PNGBytes.bigEndian(45455), placement: .beforePalette),
+            PNGChunk(type: "pHYs", data: PNGBytes.bigEndian(2835) + PNGBytes.bigEndian(2835) + [1], placement: .beforeImageData),
+            PNGChunk(type: "tIME", data: [7, 208, 1, 1, 0, 0, 0], placement: .beforeImageData),  // rewritten
+            PNGChunk(type: "tEXt", data: Array("Comment\0after".utf8), placement: .afterImageData),
+        ], sourceColorType: .rgb, sourceBitDepth: 8)
+        let fast = try PNGEncoder.encode(image, metadata: metadata, time: 1_700_000_000).bytes
+        let zlib = try PNGEncoder.encode(image, options: .init(deflater: .zlib), metadata: metadata, time: 1_700_000_000).bytes
+        let order = { (png: [UInt8]) in PNGBytes.chunks(of: png).map(\.type).filter { $0 != "IDAT" } }
+        #expect(order(fast) == ["IHDR", "gAMA", "tIME", "pHYs", "tEXt", "IEND"], "\(order(fast))")
+        #expect(order(fast) == order(zlib))
+        for type in ["gAMA", "pHYs", "tIME", "tEXt"] { #expect(PNGBytes.data(of: type, in: fast) == PNGBytes.data(of: type, in: zlib)) }
+        #expect(try PNGDecoder.decode(fast, path: .libpng).0 == image)
     }
 }
