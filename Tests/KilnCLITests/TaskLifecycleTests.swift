@@ -10,6 +10,12 @@ import Testing
         child.stdoutSoFar.components(separatedBy: "\"event\":\"file\"").count - 1
     }
 
+    /// `kiln status DIR --json` as an object (empty when it printed none).
+    private func status(_ directory: String) -> [String: Any] {
+        let r = try? kiln(["status", directory, "--json"])
+        return (try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+    }
+
     /// Any name in the output directory other than finished `.png` outputs and the journal folder.
     private func strayNames(_ directory: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
@@ -155,8 +161,7 @@ import Testing
         #expect(child.waitUntil { fileEvents(child) >= 3 })
         var status: [String: Any] = [:]
         #expect(child.waitUntil(timeout: .seconds(10)) {
-            let r = try? kiln(["status", out.path, "--json"])
-            status = (try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+            status = self.status(out.path)
             return status["completed"] as? Int == 3 && (status["fraction"] as? Double ?? 0) > 0
         }, "status: \(status)")
         #expect(status["state"] as? String == "running")
@@ -171,8 +176,7 @@ import Testing
         #expect(cancel.status == 0, "\(cancel.stderr)")
         let r = try child.wait(timeout: .seconds(30))
         #expect(r.status == 75)
-        let after = try kiln(["status", out.path, "--json"])
-        let stopped = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any] ?? [:]
+        let stopped = self.status(out.path)
         #expect(stopped["state"] as? String == "stopped")
         #expect(stopped["pid"] is NSNull)
         let again = try kiln(["cancel", out.path])
@@ -186,11 +190,7 @@ import Testing
                                    "--jobs", "1", "--stall-timeout", "600"],
                                   environment: ["KILN_TEST_STALL_AFTER": "1"])
         #expect(child.waitUntil { fileEvents(child) >= 1 })
-        func state() -> String {
-            let r = try? kiln(["status", out.path, "--json"])
-            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
-            return object?["state"] as? String ?? ""
-        }
+        func state() -> String { status(out.path)["state"] as? String ?? "" }
         child.send(SIGTSTP)
         #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
         child.send(SIGCONT)
@@ -206,9 +206,8 @@ import Testing
                                    "--jobs", "2", "--keep-journal"])
         var samples: [(completed: Int, fraction: Double)] = []
         child.waitUntil(timeout: .seconds(120)) {
-            let r = try? kiln(["status", out.path, "--json"])
-            let object = try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]
-            if let object, object["state"] as? String == "running", let completed = object["completed"] as? Int,
+            let object = status(out.path)
+            if object["state"] as? String == "running", let completed = object["completed"] as? Int,
                let fraction = object["fraction"] as? Double {
                 samples.append((completed, fraction))
             }
