@@ -30,7 +30,8 @@ final class StatusPublisher: Sendable {
                                        total: job.items.count, completed: counts.completed, written: counts.written,
                                        skipped: counts.skipped, failed: counts.failed + counts.conflicts,
                                        fraction: state == .finished ? 1 : fraction,
-                                       queuePosition: queuePosition, updated: Date().timeIntervalSince1970))
+                                       queuePosition: queuePosition, memory: job.memory.limit,
+                                       updated: Date().timeIntervalSince1970))
         }
     }
 
