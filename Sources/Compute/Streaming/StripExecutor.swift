@@ -20,7 +20,7 @@ package final class StripExecutor {
         package var rows: Int?
 
         /// The default: 4 MiB, a size that keeps a band per core busy and a window in cache.
-        package static let standard = Chunking(bytes: 4 << 20, rows: nil)
+        package static let standard = Chunking(bytes: 8 << 20, rows: nil)
         /// Chunks of exactly `rows` rows.
         package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: 4 << 20, rows: max(1, rows)) }
     }
