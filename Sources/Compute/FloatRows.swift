@@ -30,16 +30,17 @@ package struct FloatRows: @unchecked Sendable {
     }
 
     /// The rows held.
+    @inlinable
     package var rows: Range<Int> { top..<(top + height) }
 
     /// Row `y` (image coordinates), starting at column `left`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func row(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
         base + (y - top) * width
     }
 
     /// The pixel at image coordinates (`x`, `y`).
-    @inline(__always)
+    @inlinable @inline(__always)
     package subscript(x: Int, y: Int) -> SIMD4<Float> {
         base[(y - top) * width + (x - left)]
     }

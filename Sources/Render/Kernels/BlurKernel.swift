@@ -67,7 +67,7 @@ enum BlurKernel {
         let strips = (width + strip - 1) / strip
         // Tall bands keep the ring's start-up (2·radius rows) small; several
         // bands only when there are too few strips to share between the cores.
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = ParallelLoop.threads
         let bands = max(1, min((4 * cores + strips - 1) / strips, output.height / max(64, 8 * weights.count)))
         let band = (output.height + bands - 1) / bands
         weights.withUnsafeBufferPointer { weights in
