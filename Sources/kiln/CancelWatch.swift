@@ -12,11 +12,15 @@ import Synchronization
 final class CancelWatch: Sendable {
     private let outputDirectory: String
     private let running = Atomic<Bool>(true)
+    private let isStopping: @Sendable () -> Bool
     /// How often the mark is looked for: often enough to stop at the next image, cheap on NFS.
     static let interval: useconds_t = 250_000
 
-    init(outputDirectory: String) {
+    /// Watches `outputDirectory`; `isStopping` says the process is already stopping (then nothing is sent:
+    /// a second SIGINT would abandon the images in flight).
+    init(outputDirectory: String, isStopping: @escaping @Sendable () -> Bool) {
         self.outputDirectory = outputDirectory
+        self.isStopping = isStopping
     }
 
     /// Starts watching on a thread of its own.
@@ -24,7 +28,7 @@ final class CancelWatch: Sendable {
         Thread.detachNewThread { [self] in
             while running.load(ordering: .relaxed) {
                 if ShardLayout.cancelMark(outputDirectory) != nil {
-                    kill(getpid(), SIGINT)  // once: a second SIGINT would abandon the images in flight
+                    if !isStopping() { kill(getpid(), SIGINT) }  // once: a second one would abandon the images in flight
                     return
                 }
                 usleep(Self.interval)

@@ -101,6 +101,13 @@ struct JobRunner {
         lifecycle.start()
         defer { lifecycle.stop() }
 
+        // Shards learn of `kiln cancel` (from any host) by its mark: they stop as Ctrl-C would, also while queued.
+        let cancelWatch = shard.map { _ in
+            CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
+        }
+        cancelWatch?.start()
+        defer { cancelWatch?.stop() }
+
         let slot: MachineSlots.Slot?
         do {
             slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, status: status,
@@ -116,10 +123,6 @@ struct JobRunner {
             }
             throw stream.close(KilnExitCode.resumable)
         }
-        // Shards on other hosts learn of `kiln cancel` from its mark: they stop as Ctrl-C would.
-        let cancelWatch = shard.map { _ in CancelWatch(outputDirectory: options.outputDirectory) }
-        cancelWatch?.start()
-        defer { cancelWatch?.stop() }
         let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
                                         grace: settings.grace)
         observer.start()
@@ -177,6 +180,9 @@ struct JobRunner {
         while true {
             usleep(200_000)
             if let lock = try JobLock(journal: journal) { return lock }
+            if record.shard != nil, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
+                throw reporter.refusal("stopped waiting: the job was \(mark)", KilnExitCode.resumable)
+            }
         }
     }
 
