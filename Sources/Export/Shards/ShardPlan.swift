@@ -18,7 +18,7 @@
 ///   moved item are recognized and skipped anyway.
 public struct ShardPlan: Sendable, Equatable {
     /// How far above the mean load (in pixels) a shard may go before items spill to their next choice.
-    public static let slack = 0.10
+    public static let slack = 0.05
 
     /// The shard of each item, in the order given.
     public let assignment: [Int]
