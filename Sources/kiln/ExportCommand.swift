@@ -43,7 +43,7 @@ struct ExportCommand: AsyncParsableCommand {
         Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
         (bad flag or value, unusable output directory, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
-        --strategy fail, 75 cancelled or expired (resumable).
+        --strategy fail, or another process running the same job or shard, 75 cancelled or expired (resumable).
         """
     )
 
