@@ -39,6 +39,10 @@ struct CancelCommand: ParsableCommand {
     /// Marks a sharded job cancelled; each shard's watcher stops it (no signal from here:
     /// one on top of the watcher's would be a second Ctrl-C, which abandons the images in flight).
     private func cancelShards() throws {
+        if let status = ShardedStatus.read(directory), status.state == "finished" {
+            throw KilnExitCode.failure("the job in \(directory) already finished (all \(status.shardCount) shards); "
+                                       + "nothing to cancel", KilnExitCode.someFailed)
+        }
         do {
             try ShardLayout.markCancelled(directory)
         } catch {

@@ -122,13 +122,21 @@ public struct ShardedStatus: Codable, Sendable {
         guard record != nil else { return line }
         let live = journal.status()
         line.host = live?.host
-        if JobLock.isHeld(journal), let live {
-            // Counts and fraction of one publication: they agree with each other.
-            line.state = State(rawValue: live.state.rawValue) ?? .running
-            if line.state == .finished || line.state == .stopped { line.state = .stopping }  // about to exit
-            line.pid = live.pid
-            (line.completed, line.written, line.skipped, line.failed) = (live.completed, live.written, live.skipped, live.failed)
-            line.fraction = live.fraction
+        if JobLock.isHeld(journal) {
+            // Counts and fraction of one publication: they agree with each other. A status that says the
+            // run ended is either its last words before exiting (its pid still lives here: stopping) or a
+            // predecessor's, read before the new holder published (running, no counts yet).
+            let ending = live.map { $0.state == .finished || $0.state == .stopped } ?? false
+            let stillHere = live.map { $0.host == Host.name && kill($0.pid, 0) == 0 } ?? false
+            let current = ending && !stillHere ? nil : live
+            line.state = ending ? (stillHere ? .stopping : .running)
+                : current.flatMap { State(rawValue: $0.state.rawValue) } ?? .running
+            line.pid = current?.pid
+            if let current {
+                (line.completed, line.written, line.skipped, line.failed) = (current.completed, current.written,
+                                                                             current.skipped, current.failed)
+                line.fraction = current.fraction
+            }
         } else {
             // A process that died (even by kill -9) no longer holds the lock: the journal says what is done.
             let finished = journal.finished()
