@@ -228,6 +228,22 @@ import Testing
         #expect(differences(out.path) == [])
     }
 
+    @Test func autoTakesTheShardFromTheArrayEngine() throws {
+        let out = try TemporaryDirectory()
+        // Slurm --array=2-5: task 5 is the last of 4, shard 3/4.
+        let slurm = try kiln(export(out.path, "auto"),
+                             environment: ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "2"])
+        #expect(slurm.status == 0, "\(slurm.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/shards/3-of-4/job.json")))
+        let kubernetes = try kiln(export(out.path, "auto"), environment: ["JOB_COMPLETION_INDEX": "0", "KILN_SHARD_COUNT": "4"])
+        #expect(kubernetes.status == 0, "\(kubernetes.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/shards/0-of-4/job.json")))
+        let none = try kiln(export(out.path, "auto"))
+        #expect(none.status == 64 && none.stderr.contains("SLURM_ARRAY_TASK_ID"), "\(none.stderr)")
+        let shards = shards(status(out.path))
+        #expect(shards.map { $0[string: "state"] } == ["finished", "notStarted", "notStarted", "finished"])
+    }
+
     @Test func resumeOfAShardedDirectoryNamesTheShards() throws {
         let out = try TemporaryDirectory()
         #expect(try kiln(export(out.path, "0/2")).status == 0)
