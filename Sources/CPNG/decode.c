@@ -329,6 +329,14 @@ static int rewind_for_libpng(cpng_decoder *d) {
     return 1;
 }
 
+/* Records the row geometry of the header just read. */
+static cpng_decoder *with_rows(cpng_decoder *d, const cpng_info *info) {
+    d->height = info->height;
+    d->interlaced = info->interlaced;
+    d->canonical_row = (size_t)info->width * 4 * (info->bit_depth == 16 ? 2 : 1);
+    return d;
+}
+
 static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, int flags, cpng_info *info,
                                   cpng_status *status) {
     memset(info, 0, sizeof *info);
@@ -336,14 +344,14 @@ static cpng_decoder *open_decoder(cpng_decoder *d, uint32_t max_dimension, int f
     d->status = status;
     d->max_dimension = max_dimension < PNG_UINT_31_MAX ? max_dimension : PNG_UINT_31_MAX;
     if (check_signature(d) != CPNG_OK) goto fail;
-    if (!(flags & CPNG_LIBPNG_ONLY) && cpng_fast_open(d, info)) return d;
+    if (!(flags & CPNG_LIBPNG_ONLY) && cpng_fast_open(d, info)) return with_rows(d, info);
     if (!rewind_for_libpng(d)) {
         cpng_status_fail(status, CPNG_IO, NULL, "read error: cannot seek back to the start");
         goto fail;
     }
     memset(info, 0, sizeof *info);
     if (start_libpng(d, info) != CPNG_OK) goto fail;
-    return d;
+    return with_rows(d, info);
 fail:
     cpng_decoder_close(d);
     return NULL;
@@ -379,9 +387,8 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, i
     return open_decoder(d, max_dimension, flags, info, status);
 }
 
-/* Sets up the transforms to canonical RGBA and reads every row (every pass).
- * Runs under read_image's setjmp. */
-static void decode_rows(cpng_decoder *d, uint8_t *pixels, size_t size) {
+/* Sets up the transforms to canonical RGBA. Runs under the caller's setjmp. */
+static void prepare_rows(cpng_decoder *d) {
     png_structp png = d->png;
     int source_depth = png_get_bit_depth(png, d->info);
     int source_color = png_get_color_type(png, d->info);
@@ -395,63 +402,152 @@ static void decode_rows(cpng_decoder *d, uint8_t *pixels, size_t size) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (source_depth == 16) png_set_swap(png); /* PNG is big-endian; the buffer is host-endian */
 #endif
-    int passes = png_set_interlace_handling(png);
+    (void)png_set_interlace_handling(png);
     png_read_update_info(png, d->info);
-
-    size_t row_bytes = png_get_rowbytes(png, d->info);
-    png_uint_32 height = png_get_image_height(png, d->info);
-    if (png_get_channels(png, d->info) != 4 || row_bytes == 0 || size / row_bytes != height ||
-        size % row_bytes != 0) {
-        cpng_status_fail(d->status, CPNG_INVALID_ARGUMENT, NULL, "pixel buffer of %zu bytes does not fit %u rows of %zu",
-                         size, height, row_bytes);
+    if (png_get_channels(png, d->info) != 4 || png_get_rowbytes(png, d->info) != d->canonical_row) {
+        cpng_status_fail(d->status, CPNG_INVALID_ARGUMENT, NULL, "libpng's rows of %zu bytes are not canonical rows of %zu",
+                         png_get_rowbytes(png, d->info), d->canonical_row);
         return;
     }
-    /* With interlace handling, each pass visits every row and fills in only
-     * its own pixels, so the passes build the image in place. */
-    for (int pass = 0; pass < passes; pass++) {
-        for (png_uint_32 y = 0; y < height; y++) {
-            png_read_row(png, pixels + (size_t)y * row_bytes, NULL);
-        }
+    d->prepared = 1;
+}
+
+/* The next `count` rows through libpng into `pixels` (NULL: read and discard).
+ * Entry point: owns the setjmp. */
+static int libpng_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
+    if (setjmp(png_jmpbuf(d->png))) return d->status->code;
+    if (!d->prepared) {
+        prepare_rows(d);
+        if (!d->prepared) return d->status->code;
     }
-    /* Reads to IEND, checking every remaining CRC. IDAT data after a complete
-     * zlib stream is skipped by libpng (the pixels are exact); a stream that
-     * ends early, has a bad Adler-32 or trailing bytes is an error. */
-    png_read_end(png, d->info);
+    if (d->interlaced) {
+        /* Adam7: each pass visits every row and fills in only its own pixels,
+         * so the passes build the image in place; no row is final before the last pass. */
+        if (d->whole == NULL) {
+            d->whole = malloc(d->canonical_row * d->height);
+            if (d->whole == NULL) {
+                cpng_status_fail(d->status, CPNG_NO_MEMORY, NULL, "out of memory for an interlaced image");
+                return d->status->code;
+            }
+            for (int pass = 0; pass < PNG_INTERLACE_ADAM7_PASSES; pass++) {
+                for (png_uint_32 y = 0; y < d->height; y++) png_read_row(d->png, d->whole + (size_t)y * d->canonical_row, NULL);
+            }
+        }
+        if (pixels != NULL) memcpy(pixels, d->whole + (size_t)d->next_row * d->canonical_row, (size_t)count * d->canonical_row);
+        return d->status->code;
+    }
+    for (uint32_t y = 0; y < count; y++) {
+        png_read_row(d->png, pixels != NULL ? pixels + (size_t)y * d->canonical_row : d->scratch, NULL);
+    }
+    return d->status->code;
+}
+
+/* Reads to IEND, checking every remaining CRC. IDAT data after a complete
+ * zlib stream is skipped by libpng (the pixels are exact); a stream that ends
+ * early, has a bad Adler-32 or trailing bytes is an error. Entry point: owns the setjmp. */
+static int libpng_finish(cpng_decoder *d) {
+    if (setjmp(png_jmpbuf(d->png))) return d->status->code;
+    png_read_end(d->png, d->info);
     if (d->data_warning[0] != '\0') {
         cpng_status_fail(d->status, CPNG_MALFORMED, "IDAT", "%s", d->data_warning);
     }
+    return d->status->code;
 }
 
-/* Entry point for decode_rows; owns the setjmp for that stage. */
-static int read_image(cpng_decoder *d, uint8_t *pixels, size_t size) {
-    if (setjmp(png_jmpbuf(d->png))) return d->status->code;
-    decode_rows(d, pixels, size);
-    return d->status->code;
+/* The fast path gave up after delivering `next_row` rows: libpng reads the file
+ * from the start, decodes those rows again (they are the same: the differential
+ * tests hold both paths to it) and carries on, or words the error. */
+static int take_over(cpng_decoder *d) {
+    cpng_info info;
+    if (!rewind_for_libpng(d)) {
+        cpng_status_fail(d->status, CPNG_IO, NULL, "read error: cannot seek back to the start");
+        return d->status->code;
+    }
+    if (start_libpng(d, &info) != CPNG_OK) return d->status->code;
+    return d->next_row > 0 ? libpng_rows(d, NULL, d->next_row) : CPNG_OK;
+}
+
+/* Checks the decoder can take `count` more rows and points callbacks at `status`. */
+static int begin_read(cpng_decoder *d, uint32_t count, cpng_status *status) {
+    cpng_status_clear(status);
+    if (d == NULL || d->failed || d->finished || count > d->height - d->next_row) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder, a read after a failure, or rows past the end");
+        return status->code;
+    }
+    d->status = status;
+    if (d->scratch == NULL) {
+        d->scratch = malloc(d->canonical_row);
+        if (d->scratch == NULL) {
+            cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory");
+            return status->code;
+        }
+    }
+    return CPNG_OK;
+}
+
+int cpng_decoder_read_rows(cpng_decoder *decoder, void *pixels, uint32_t count, cpng_status *status) {
+    if (begin_read(decoder, count, status) != CPNG_OK) return status->code;
+    if (decoder->fast != NULL) {
+        int ok = 1;
+        if (pixels != NULL) {
+            ok = cpng_fast_read_rows(decoder, pixels, count);
+        } else {
+            for (uint32_t y = 0; ok && y < count; y++) ok = cpng_fast_read_rows(decoder, decoder->scratch, 1);
+        }
+        if (ok) {
+            decoder->next_row += count;
+            return CPNG_OK;
+        }
+        /* Something the fast path does not take: libpng decodes (or words the error). */
+        if (take_over(decoder) != CPNG_OK) {
+            decoder->failed = 1;
+            return status->code;
+        }
+    }
+    if (libpng_rows(decoder, pixels, count) != CPNG_OK) {
+        decoder->failed = 1;
+        return status->code;
+    }
+    decoder->next_row += count;
+    return CPNG_OK;
+}
+
+int cpng_decoder_finish(cpng_decoder *decoder, cpng_status *status) {
+    if (begin_read(decoder, 0, status) != CPNG_OK) return status->code;
+    /* Rows nobody asked for are still read: the whole stream is checked. */
+    if (decoder->next_row < decoder->height &&
+        cpng_decoder_read_rows(decoder, NULL, decoder->height - decoder->next_row, status) != CPNG_OK) {
+        return status->code;
+    }
+    decoder->status = status;
+    if (decoder->fast != NULL) {
+        if (cpng_fast_finish(decoder)) {
+            decoder->used_fast_path = 1;
+            decoder->finished = 1;
+            return CPNG_OK;
+        }
+        if (take_over(decoder) != CPNG_OK) {
+            decoder->failed = 1;
+            return status->code;
+        }
+    }
+    if (libpng_finish(decoder) != CPNG_OK) {
+        decoder->failed = 1;
+        return status->code;
+    }
+    decoder->finished = 1;
+    return CPNG_OK;
 }
 
 int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status) {
     cpng_status_clear(status);
-    if (decoder == NULL || pixels == NULL || decoder->read_attempted) {
-        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder, no pixel buffer, or a second read");
+    if (decoder == NULL || pixels == NULL || size != decoder->canonical_row * decoder->height) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "no open decoder, or a pixel buffer of %zu bytes that does not fit",
+                         size);
         return status->code;
     }
-    decoder->status = status;
-    /* libpng's state after a failure is undefined: one attempt only. */
-    decoder->read_attempted = 1;
-    if (decoder->fast != NULL) {
-        if (cpng_fast_read_image(decoder, pixels, size)) {
-            decoder->used_fast_path = 1;
-            return CPNG_OK;
-        }
-        /* Something the fast path does not take: libpng decodes (or words the error). */
-        cpng_info info;
-        if (!rewind_for_libpng(decoder)) {
-            cpng_status_fail(status, CPNG_IO, NULL, "read error: cannot seek back to the start");
-            return status->code;
-        }
-        if (start_libpng(decoder, &info) != CPNG_OK) return status->code;
-    }
-    return read_image(decoder, pixels, size);
+    if (cpng_decoder_read_rows(decoder, pixels, decoder->height - decoder->next_row, status) != CPNG_OK) return status->code;
+    return cpng_decoder_finish(decoder, status);
 }
 
 size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t capacity) {
@@ -477,6 +573,8 @@ void cpng_decoder_close(cpng_decoder *decoder) {
     free(decoder->kept);
     free(decoder->kept_offsets);
     free(decoder->arena);
+    free(decoder->whole);
+    free(decoder->scratch);
     if (decoder->png != NULL) png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
     if (decoder->file != NULL) fclose(decoder->file);
     free(decoder);

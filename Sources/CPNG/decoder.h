@@ -46,8 +46,21 @@ struct cpng_decoder {
     int have_ihdr;
     /* png_read_info finished: the first IDAT was reached. */
     int reached_image;
-    /* cpng_decoder_read_image was called (libpng allows one attempt). */
-    int read_attempted;
+    /* Rows: how many, how many delivered so far, bytes per canonical row. */
+    uint32_t height;
+    uint32_t next_row;
+    size_t canonical_row;
+    int interlaced;
+    /* libpng's transforms to canonical RGBA are set up. */
+    int prepared;
+    /* A read failed (libpng's state is then undefined: no second attempt), or
+     * the stream was read to IEND. */
+    int failed;
+    int finished;
+    /* Adam7 through libpng: the whole image, read at the first request. */
+    uint8_t *whole;
+    /* One canonical row, the destination of rows read and discarded. */
+    uint8_t *scratch;
     /* First warning raised inside IDAT: libpng treats some data errors
      * (bad Adler-32, extra data) as "benign"; we do not. */
     char data_warning[160];
@@ -98,9 +111,12 @@ void cpng_note_dropped_chunk(cpng_decoder *d, const char *format, ...) __attribu
  * fills `info` when the fast path takes the file; 0 otherwise (the caller
  * rewinds and uses libpng). */
 int cpng_fast_open(cpng_decoder *d, cpng_info *info);
-/* Decodes the image into `pixels` (canonical RGBA) and reads to IEND.
- * Returns 1 on success; 0 when libpng must decode the file instead. */
-int cpng_fast_read_image(cpng_decoder *d, uint8_t *pixels, size_t size);
+/* Decodes the next `count` rows into `pixels` (canonical RGBA rows, one after
+ * another). Returns 1 on success; 0 when libpng must decode the file instead. */
+int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count);
+/* After the last row: checks the end of the zlib stream and reads to IEND.
+ * Returns 1 on success; 0 when libpng must decide. */
+int cpng_fast_finish(cpng_decoder *d);
 /* Frees the fast path's state. */
 void cpng_fast_close(cpng_decoder *d);
 

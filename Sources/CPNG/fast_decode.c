@@ -22,7 +22,9 @@ struct fast_decoder {
     uint32_t idat_left; /* unread data bytes of the current IDAT chunk */
     uint32_t idat_crc;  /* running CRC of the current IDAT chunk (type + data) */
     uint8_t *input;     /* INPUT_BYTES of compressed data */
-    uint8_t *rows;      /* two stored rows with their filter bytes: previous, current */
+    uint8_t *rows;      /* two stored rows with their filter bytes */
+    uint8_t *previous;  /* the row above (zeros before the first), in `rows` */
+    uint8_t *current;   /* the row being decoded, in `rows` */
     struct inflate_state inflate;
 };
 
@@ -111,6 +113,9 @@ int cpng_fast_open(cpng_decoder *d, cpng_info *info) {
         cpng_fast_close(d);
         return 0;
     }
+    f->previous = f->rows;
+    f->current = f->rows + f->row_bytes + 1;
+    memset(f->previous, 0, f->row_bytes + 1);
     isal_inflate_init(&f->inflate);
     f->inflate.crc_flag = ISAL_ZLIB; /* parse the zlib header, verify the Adler-32 */
     d->fast = f;
@@ -264,24 +269,23 @@ static int finish(cpng_decoder *d, fast_decoder *f) {
     }
 }
 
-int cpng_fast_read_image(cpng_decoder *d, uint8_t *pixels, size_t size) {
+int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
     fast_decoder *f = d->fast;
     size_t canonical_row = (size_t)f->width * 4 * (size_t)(f->depth / 8);
-    if (size != canonical_row * f->height) return 0;
     size_t stride = f->row_bytes + 1;
     size_t bpp = (size_t)f->channels * (size_t)(f->depth / 8);
-    uint8_t *previous = f->rows, *current = f->rows + stride;
-    memset(previous, 0, stride);
-    for (uint32_t y = 0; y < f->height; y++) {
-        if (!inflate_exact(d, f, current, stride)) return 0;
-        if (!unfilter(current[0], current + 1, previous + 1, f->row_bytes, bpp)) return 0;
-        expand(f, current + 1, pixels + (size_t)y * canonical_row);
-        uint8_t *swap = previous;
-        previous = current;
-        current = swap;
+    for (uint32_t y = 0; y < count; y++) {
+        if (!inflate_exact(d, f, f->current, stride)) return 0;
+        if (!unfilter(f->current[0], f->current + 1, f->previous + 1, f->row_bytes, bpp)) return 0;
+        expand(f, f->current + 1, pixels + (size_t)y * canonical_row);
+        uint8_t *swap = f->previous;
+        f->previous = f->current;
+        f->current = swap;
     }
-    return finish(d, f);
+    return 1;
 }
+
+int cpng_fast_finish(cpng_decoder *d) { return finish(d, d->fast); }
 
 void cpng_fast_close(cpng_decoder *d) {
     fast_decoder *f = d->fast;

@@ -19,9 +19,16 @@ public protocol RenderBackend: AnyObject, Sendable {
     var label: String { get }
     /// Vulkan or CPU.
     var kind: BackendKind { get }
-    /// Renders `image` through `graph` (unpack → passes → pack); called
+    /// Renders `image` through `graph` (unpack → passes → pack), whole; called
     /// concurrently from several threads. The output keeps the source's depth.
     func render(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer
+}
+
+/// A backend that also runs passes a strip at a time (`StripExecutor`); both of Kiln's do.
+package protocol StripBackend: RenderBackend {
+    /// Runs one chunk of one pass: fills `output` (whole rows) from views of
+    /// the inputs (whole images of `sizes`) holding their footprints. Errors as for `render`.
+    func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws
 }
 
 extension RenderBackend {

@@ -8,8 +8,9 @@ import Synchronization
 /// Runs a planned batch: for each item, decode → render → encode → atomic
 /// write → journal record, on `options.jobs` workers at once.
 ///
-/// Each worker holds one image at a time, so memory is bounded by the job
-/// count and the largest image however long the batch is. A failure is
+/// Each worker holds one image at a time, streamed in strips, and starts it
+/// only when its estimated working set fits the job's `MemoryBudget`, so
+/// memory stays within `--memory` however long the batch is. A failure is
 /// confined to its item: it is reported and the batch goes on.
 ///
 /// Stopping has two steps. ``finishInFlight()`` stops taking new images and
@@ -28,6 +29,8 @@ public final class ExportJob: Sendable {
     /// Converts outputs to the plan's colour profile, when it names one.
     private let colorConverter: ColorConverter?
     private let journal: Journal?
+    /// Admits images by their working set (`--memory`).
+    public let memory: MemoryBudget
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
     private let planDigest: String
@@ -105,8 +108,9 @@ public final class ExportJob: Sendable {
     /// an existing output made by this very work from one made otherwise.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
-                earlierRecords: [String: FinishedRecord] = [:]) {
+                earlierRecords: [String: FinishedRecord] = [:], memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget)) {
         self.options = options
+        self.memory = memory
         self.earlierRecords = earlierRecords
         planDigest = Provenance.digest(of: options.plan)
         shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
@@ -264,12 +268,17 @@ public final class ExportJob: Sendable {
             result.error = reason
         } else {
             do {
-                var (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
-                    contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
-                result.pixels = decoded.pixelCount
-                tracker.advance(progressItem, to: .decoded)
-                guard !isStopped else { return nil }
-                var rendered = try renderer.render(decoded)
+                let limits = PNGDecoder.Limits(maxPixels: options.maxPixels)
+                let open = { try PNGRowReader(contentsOf: item.input, limits: limits) }
+                let reader = try open()
+                // Admitted by the memory budget before anything image-sized exists (SPEC §8).
+                let needed = try renderer.workingSet(of: reader.header)
+                guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
+                defer { memory.release(needed) }
+                result.pixels = reader.width * reader.height
+                var (rendered, metadata) = try renderer.render(reader, reopen: open) { fraction in
+                    tracker.advance(progressItem, rendering: fraction)
+                }
                 var colorWarnings: [String] = []
                 if let converter = colorConverter {
                     colorWarnings = converter.convert(&rendered, metadata: &metadata)

@@ -17,7 +17,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     /// Descend into subdirectories of directory inputs.
     public var recursive: Bool = false
     /// Images with more pixels than this are rejected before any large allocation.
-    public var maxPixels: Int = 268_000_000
+    public var maxPixels: Int = RenderPipeline.defaultMaxPixels
     /// How many images are processed at once.
     public var jobs: Int = ExportOptions.defaultJobs
     /// Replace each input by its output (`--in-place`); `outputDirectory` then only holds the journal.
@@ -53,7 +53,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
         plan = try c.decodeIfPresent(RenderPlan.self, forKey: .plan) ?? RenderPlan()
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
         recursive = try c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false
-        maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? 268_000_000
+        maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? RenderPipeline.defaultMaxPixels
         jobs = try c.decodeIfPresent(Int.self, forKey: .jobs) ?? Self.defaultJobs
         inPlace = try c.decodeIfPresent(Bool.self, forKey: .inPlace) ?? false
         started = try c.decodeIfPresent(Int64.self, forKey: .started) ?? Self.now

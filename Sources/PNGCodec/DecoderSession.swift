@@ -6,6 +6,8 @@ struct DecoderSession: ~Copyable {
     private let handle: OpaquePointer
     /// The source's header.
     let header: PNGHeader
+    /// A copy of in-memory PNG bytes the session owns (freed after the decoder closes).
+    private var owned: UnsafeMutableRawBufferPointer? = nil
 
     /// Opens a decoder over memory that must stay valid for the session's life;
     /// with `keepMetadata`, ancillary chunks are kept for ``metadata()``.
@@ -18,6 +20,20 @@ struct DecoderSession: ~Copyable {
         let handle = cpng_decoder_open_memory(memory.baseAddress, memory.count, limits.maxDimension,
                                               flags, &info, &status)
         try self.init(handle: handle, info: info, status: status, limits: limits)
+    }
+
+    /// Opens a decoder over a copy of `bytes`, which it owns.
+    init(copying bytes: [UInt8], limits: PNGDecoder.Limits, keepMetadata: Bool, libpngOnly: Bool) throws {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
+        do {
+            try self.init(memory: UnsafeRawBufferPointer(rebasing: copy[..<bytes.count]), limits: limits,
+                          keepMetadata: keepMetadata, libpngOnly: libpngOnly)
+        } catch {
+            copy.deallocate()
+            throw error
+        }
+        owned = copy
     }
 
     /// Opens a decoder streaming the file at `path`; with `keepMetadata`,
@@ -43,6 +59,7 @@ struct DecoderSession: ~Copyable {
 
     deinit {
         cpng_decoder_close(handle)
+        owned?.deallocate()
     }
 
     /// Checks `limits`, then allocates the canonical buffer and decodes into it.
@@ -63,8 +80,25 @@ struct DecoderSession: ~Copyable {
         return (pixels, metadata())
     }
 
+    /// Decodes the next `count` canonical rows into `destination` (nil: reads and discards them).
+    func readRows(_ count: Int, into destination: UnsafeMutableRawPointer?) throws {
+        var status = cpng_status()
+        guard cpng_decoder_read_rows(handle, destination, UInt32(count), &status) == CPNG_OK else {
+            throw PNGError(status: status)
+        }
+    }
+
+    /// Reads what is left of the stream to IEND; the image is valid only when this returns.
+    func finish() throws {
+        var status = cpng_status()
+        guard cpng_decoder_finish(handle, &status) == CPNG_OK else { throw PNGError(status: status) }
+    }
+
+    /// Whether the fast path decoded the image (known after ``finish()``).
+    var usedFastPath: Bool { cpng_decoder_used_fast_path(handle) != 0 }
+
     /// The ancillary chunks kept while reading, damaged compressed ones dropped with a warning.
-    private func metadata() -> PNGMetadata {
+    func metadata() -> PNGMetadata {
         var raw = [cpng_chunk](repeating: cpng_chunk(), count: cpng_decoder_chunks(handle, nil, 0))
         _ = cpng_decoder_chunks(handle, &raw, raw.count)
         let chunks = raw.map { chunk in

@@ -2,8 +2,11 @@ extension PNGDecoder {
     /// Bounds on what a decode may allocate, checked against IHDR before any
     /// image-sized allocation.
     public struct Limits: Sendable, Equatable {
-        /// The default `maxPixels` (SPEC §5 `--max-pixels`).
-        public static let defaultMaxPixels = 268_000_000
+        /// The default `maxPixels` (SPEC §5 `--max-pixels`): a gigapixel. Memory no
+        /// longer follows the area (images stream in strips), so the bound is about
+        /// time: about a minute of work on this kind of machine, and a decompression
+        /// bomb (a small file declaring a huge image) refused from its header.
+        public static let defaultMaxPixels = 1_000_000_000
 
         /// Largest `width × height` accepted.
         public var maxPixels: Int

@@ -63,9 +63,19 @@ public final class RenderPipeline: Sendable {
         return builder.graph
     }
 
-    /// Renders `image` on `backend`. `RenderError`s are about the image or the
+    /// Renders `image` on `backend`, whole. `RenderError`s are about the image or the
     /// job; `ComputeError`s about the device (the caller may retry on the CPU).
     public func render(_ image: PixelBuffer, on backend: any RenderBackend) throws -> PixelBuffer {
         try backend.render(image, graph: graph(width: image.width, height: image.height))
+    }
+
+    /// Renders the image `source` gives in strips (SPEC §8) on `backend`,
+    /// `chunking` deciding their height (the output does not depend on it).
+    /// A forward-only source must not be read backwards (see `StripExecutor.readsSourceBackwards`).
+    /// Throws as `render(_:on:)`, and the source's `PNGError`s.
+    package func render(_ source: any RowSource, on backend: any StripBackend,
+                        chunking: StripExecutor.Chunking = .standard) throws -> PixelBuffer {
+        try StripExecutor(graph: graph(width: source.width, height: source.height), source: source, backend: backend,
+                          chunking: chunking).render()
     }
 }

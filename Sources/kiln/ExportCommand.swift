@@ -74,8 +74,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "The subtitle shown while exporting (default: operations, level and device).")
     var subtitle: String?
 
-    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: "The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected before decoding.")
-    var maxPixels: Int = 268_000_000
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",
+        discussion: "The default, 1000000000 (a gigapixel), bounds time, not memory: images stream in strips (memory follows width; see --memory), and a gigapixel takes about a minute. It refuses decompression bombs, small files declaring huge images, before any work."))
+    var maxPixels: Int = RenderPipeline.defaultMaxPixels
 
     @Flag(help: "Replace existing outputs made otherwise (never inputs).")
     var overwrite = false

@@ -78,12 +78,14 @@ struct JobRunner {
         let device = choice.note ?? choice.backend.label
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
+        // The budget covers the whole process: what it holds already is set aside.
+        let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
-                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords)
+                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords, memory: memory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
-        reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle)
+        reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit)
         let stream = ClosingStream(reporter: reporter, job: job)
 
         var configuration = settings.schedulerConfiguration

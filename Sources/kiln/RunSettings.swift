@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContinuedProcessing
+import Export
 
 /// The options that govern how a job runs (not what it produces), shared by
 /// `kiln export` and `kiln resume`.
@@ -31,11 +32,22 @@ struct RunSettings: ParsableArguments {
     @Flag(help: "Print only failures and warnings.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("The most memory the job may use, e.g. 300M or 4G (default: half of the machine's memory or of its container's limit; `kiln status` shows it).",
+                               discussion: "Images stream in strips, so memory follows width, not area; before starting an image a worker estimates its working set and waits while it would not fit. An image that cannot fit alone fails, saying how much it needs.",
+                               valueName: "size"))
+    var memory: String?
+
+    /// The budget in bytes: `--memory`, else the default share of the machine's or the cgroup's limit.
+    var memoryBudget: Int { memory.flatMap(ByteSize.parse) ?? MemoryLimit.defaultBudget }
+
     func validate() throws {
         // Bounded (and NaN refused) so that the conversion to a Duration below cannot trap; at least
         // a millisecond, its resolution (a stall interval of 0 ms made the watchdog spin, the job hang).
         guard (0.001...Self.longestWait).contains(stallTimeout) else {
             throw ValidationError("--stall-timeout must be 0.001…\(Int(Self.longestWait)) seconds (a year at most), not \(stallTimeout)")
+        }
+        if let memory, ByteSize.parse(memory) == nil {
+            throw ValidationError("--memory must be a size such as 300M, 4G or 1073741824, not \"\(memory)\"")
         }
         guard (0...Self.longestWait).contains(grace) else {
             throw ValidationError("--grace must be 0…\(Int(Self.longestWait)) seconds (a year), not \(grace)")

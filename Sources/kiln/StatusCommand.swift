@@ -69,12 +69,14 @@ struct StatusCommand: ParsableCommand {
             line.add("failed", .int(failed))
             line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
+            line.add("memory", live?.memory.map { .int($0) } ?? .null)
             print(line.rendered)
         } else {
             if let live { print("\(live.title) — \(live.subtitle)") }
             var detail = "\(state.rawValue): \(completed)/\(total) done (\(Int(fraction * 100))%), "
                 + "\(written) written, \(skipped) skipped, \(failed) failed"
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
+            if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
             print(detail)
             if state == .stopped { print("run `kiln resume \(directory)` to finish it") }
         }

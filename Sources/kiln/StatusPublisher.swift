@@ -34,7 +34,8 @@ final class StatusPublisher: Sendable {
                                     total: job.items.count, completed: counts.completed, written: counts.written,
                                     skipped: counts.skipped, failed: counts.failed + counts.conflicts,
                                     fraction: state == .finished ? 1 : fraction,
-                                    queuePosition: queuePosition, updated: now.timeIntervalSince1970)
+                                    queuePosition: queuePosition, memory: job.memory.limit,
+                                    updated: now.timeIntervalSince1970)
             status.host = host
             status.started = started.timeIntervalSince1970
             let seconds = max(now.timeIntervalSince(started), 1e-3)

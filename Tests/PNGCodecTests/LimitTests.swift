@@ -10,18 +10,18 @@ import Testing
         // 100000 × 100000 RGBA would need 40 GB: allocating it would trap, so
         // a clean throw shows the check came first.
         let png = PNGBytes.minimalPNG(width: 100_000, height: 100_000)
-        #expect(throws: PNGError.tooManyPixels(width: 100_000, height: 100_000, limit: 268_000_000)) {
+        #expect(throws: PNGError.tooManyPixels(width: 100_000, height: 100_000, limit: 1_000_000_000)) {
             try PNGDecoder.decode(png)
         }
         let header = try PNGDecoder.readHeader(png)
         #expect(header.width == 100_000 && header.height == 100_000)
-        print("100000×100000: \(PNGError.tooManyPixels(width: 100_000, height: 100_000, limit: 268_000_000))")
+        print("100000×100000: \(PNGError.tooManyPixels(width: 100_000, height: 100_000, limit: 1_000_000_000))")
     }
 
     @Test func sideBeyondThePixelBudgetIsRefusedByLibpngLimits() {
         // A single side over maxPixels trips libpng's own user limit inside IHDR parsing.
-        let png = PNGBytes.minimalPNG(width: 300_000_000, height: 1)
-        #expect(throws: PNGError.tooManyPixels(width: 300_000_000, height: 1, limit: 268_000_000)) {
+        let png = PNGBytes.minimalPNG(width: 1_500_000_000, height: 1)
+        #expect(throws: PNGError.tooManyPixels(width: 1_500_000_000, height: 1, limit: 1_000_000_000)) {
             try PNGDecoder.decode(png)
         }
     }

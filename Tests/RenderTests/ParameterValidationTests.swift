@@ -99,7 +99,7 @@ struct ParameterValidationTests {
         #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 65536, height: 65536, limit: Int(Int32.max))) {
             try twice.graph(width: 1, height: 65536)
         }
-        #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 60000, height: 60000, limit: 268_000_000)) {
+        #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 60000, height: 60000, limit: 1_000_000_000)) {
             try RenderPipeline(operations: [.resize(Resize(width: 60000, height: 60000, fit: .fill, upscale: true))])
         }
         #expect(throws: Never.self) { try RenderPipeline(operations: [.resize(Resize(width: 60000, height: 60000, fit: .fill))]) }

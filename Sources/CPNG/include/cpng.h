@@ -115,7 +115,23 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, i
 int cpng_decoder_read_image(cpng_decoder *decoder, void *pixels, size_t size, cpng_status *status);
 
 /*
- * With CPNG_KEEP_CHUNKS, after cpng_decoder_read_image succeeded: the ancillary
+ * Streaming: decodes the next `count` rows into `pixels` (canonical rows as
+ * above, one after another; NULL reads and discards them). Rows come in order,
+ * so memory follows the width: an Adam7-interlaced image is the exception
+ * (libpng holds it whole, in canonical form, from the first request). After a
+ * failure the decoder takes no more reads.
+ */
+int cpng_decoder_read_rows(cpng_decoder *decoder, void *pixels, uint32_t count, cpng_status *status);
+
+/*
+ * Streaming: reads the rows not yet read (discarding them: the whole stream is
+ * always checked) and the rest of the file to IEND. The image is valid only
+ * when this returns CPNG_OK.
+ */
+int cpng_decoder_finish(cpng_decoder *decoder, cpng_status *status);
+
+/*
+ * With CPNG_KEEP_CHUNKS, after cpng_decoder_finish (or read_image) succeeded: the ancillary
  * chunks read (every one but tRNS, which the pixels already carry), in stream
  * order. Fills up to `capacity` entries of `out` (may be NULL) and returns the
  * count. The data stays valid until cpng_decoder_close.

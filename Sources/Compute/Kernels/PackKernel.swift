@@ -13,44 +13,38 @@ package enum PackKernel {
         Float(depth.maxValue)
     }
 
-    /// Runs the kernel on all cores for large images.
-    package static func run(_ image: FloatImage) -> PixelBuffer {
-        let count = image.pixels.count
-        let scale = scale(for: image.depth)
-        let depth = image.depth
-        let bytes = [UInt8](unsafeUninitializedCapacity: count * 4 * depth.bytesPerSample) { output, initialized in
-            HugePages.advise(output)
-            // A pixel is four Floats (SIMD4's layout), so its memory may be viewed as Floats for the
-            // duration of this call. The output is [UInt8] storage: 16-bit samples go in through a
-            // scoped UInt16 view where 2-byte aligned (array storage always is; typed stores vectorize,
-            // unaligned ones measured 40 % slower), with unaligned stores otherwise.
-            image.pixels.withUnsafeBufferPointer { pixels in
-                pixels.withMemoryRebound(to: Float.self) { floats in
-                    // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
-                    // Each chunk writes only its own pixels, so sharing the pointers is safe.
-                    nonisolated(unsafe) let input = floats.baseAddress!
-                    nonisolated(unsafe) let destination = output.baseAddress!
-                    ParallelLoop.forEachChunk(count) { range in
-                        let channels = (4 * range.lowerBound)..<(4 * range.upperBound)
-                        switch depth {
-                        case .eight:
-                            for c in channels { destination[c] = UInt8(truncatingIfNeeded: quantize(input[c], scale)) }
-                        case .sixteen where Int(bitPattern: destination) % MemoryLayout<UInt16>.alignment == 0:
-                            UnsafeMutableRawPointer(destination).withMemoryRebound(to: UInt16.self, capacity: 4 * count) { samples in
-                                for c in channels { samples[c] = UInt16(truncatingIfNeeded: quantize(input[c], scale)) }
-                            }
-                        case .sixteen:
-                            for c in channels {
-                                UnsafeMutableRawPointer(destination).storeBytes(of: UInt16(truncatingIfNeeded: quantize(input[c], scale)),
-                                                                                toByteOffset: 2 * c, as: UInt16.self)
-                            }
-                        }
+    /// Packs `count` pixels at `pixels` into canonical samples at `output`, on all cores when large.
+    package static func run(_ pixels: UnsafePointer<SIMD4<Float>>, count: Int, depth: PixelBuffer.Depth,
+                            into output: UnsafeMutableRawPointer) {
+        let scale = scale(for: depth)
+        // A pixel is four Floats (SIMD4's layout), so its memory may be viewed as Floats for the
+        // duration of this call. 16-bit samples go out through a scoped UInt16 view where 2-byte
+        // aligned (typed stores vectorize, unaligned ones measured 40 % slower), with unaligned
+        // stores otherwise.
+        pixels.withMemoryRebound(to: Float.self, capacity: 4 * count) { floats in
+            // Flat per-channel loops over plain pointers: the form LLVM vectorizes.
+            // Each chunk writes only its own pixels, so sharing the pointers is safe.
+            nonisolated(unsafe) let input = floats
+            nonisolated(unsafe) let destination = output
+            ParallelLoop.forEachChunk(count) { range in
+                let channels = (4 * range.lowerBound)..<(4 * range.upperBound)
+                switch depth {
+                case .eight:
+                    // The output is byte storage: typed byte stores vectorize.
+                    let bytes = destination.assumingMemoryBound(to: UInt8.self)
+                    for c in channels { bytes[c] = UInt8(truncatingIfNeeded: quantize(input[c], scale)) }
+                case .sixteen where Int(bitPattern: destination) % MemoryLayout<UInt16>.alignment == 0:
+                    destination.withMemoryRebound(to: UInt16.self, capacity: 4 * count) { samples in
+                        for c in channels { samples[c] = UInt16(truncatingIfNeeded: quantize(input[c], scale)) }
+                    }
+                case .sixteen:
+                    for c in channels {
+                        destination.storeBytes(of: UInt16(truncatingIfNeeded: quantize(input[c], scale)),
+                                               toByteOffset: 2 * c, as: UInt16.self)
                     }
                 }
             }
-            initialized = count * 4 * depth.bytesPerSample
         }
-        return PixelBuffer(width: image.width, height: image.height, depth: depth, bytes: bytes)
     }
 
     /// The formula above for one channel; the result lies in 0…scale.

@@ -6,10 +6,15 @@ package struct PassInput: Sendable {
     /// clipping to the input); the Vulkan backend binds only that span, so
     /// images larger than one storage-buffer binding are processed in tiles.
     package let footprint: @Sendable (PixelRect) -> PixelRect
+    /// Whether successive rows of output read rows of input that never move
+    /// up (false for rotate 90/180/270 and flip v): strip execution can then
+    /// forget input rows above the current strip.
+    package let isForward: Bool
 
     /// An input with its footprint.
-    package init(_ image: ImageRef, footprint: @escaping @Sendable (PixelRect) -> PixelRect) {
+    package init(_ image: ImageRef, isForward: Bool = true, footprint: @escaping @Sendable (PixelRect) -> PixelRect) {
         self.image = image
+        self.isForward = isForward
         self.footprint = footprint
     }
 
@@ -36,12 +41,16 @@ package struct RenderPass: Sendable {
     package let ints: [Int32]
     /// The shader's float parameters (at most 12).
     package let floats: [Float]
-    /// The CPU kernel: the inputs, in order, to the output.
-    package let cpu: @Sendable ([FloatImage]) -> FloatImage
+    /// The CPU kernel: fills `output` (whole rows of this pass's output) from
+    /// views of the inputs that hold at least the footprint of those rows.
+    package let cpu: @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void
+    /// A pure copy of input pixels (remap): both backends run it on the host in
+    /// strip execution, where a device would only add transfers.
+    package let isCopy: Bool
 
     /// A pass; see the properties.
     package init(shader: Shader, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
-                 cpu: @escaping @Sendable ([FloatImage]) -> FloatImage) {
+                 isCopy: Bool = false, cpu: @escaping @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
         self.shader = shader
         self.width = width
@@ -49,6 +58,7 @@ package struct RenderPass: Sendable {
         self.inputs = inputs
         self.ints = ints
         self.floats = floats
+        self.isCopy = isCopy
         self.cpu = cpu
     }
 }

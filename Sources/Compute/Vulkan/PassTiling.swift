@@ -23,15 +23,17 @@ enum PassTiling {
         return clipped.isEmpty ? PixelRect(x: 0, y: 0, width: 1, height: 1) : clipped
     }
 
-    /// Output rectangles covering `pass`, each needing at most `limit` pixels per binding.
-    static func tiles(for pass: RenderPass, inputSizes: [(width: Int, height: Int)], limit: Int) throws(ComputeError) -> [PixelRect] {
+    /// Output rectangles covering `region` of `pass` (all of it by default), each
+    /// needing at most `limit` pixels per binding.
+    static func tiles(for pass: RenderPass, region: PixelRect? = nil, inputSizes: [(width: Int, height: Int)],
+                      limit: Int) throws(ComputeError) -> [PixelRect] {
         func need(_ rect: PixelRect) -> Int {
             zip(pass.inputs, inputSizes).reduce(span(of: rect, width: pass.width).count) { most, input in
                 max(most, span(of: footprint(input.0, of: rect, inputSize: input.1), width: input.1.width).count)
             }
         }
         var tiles: [PixelRect] = []
-        var pending = [PixelRect(width: pass.width, height: pass.height)]
+        var pending = [region ?? PixelRect(width: pass.width, height: pass.height)]
         while let rect = pending.popLast() {
             if need(rect) <= limit {
                 tiles.append(rect)

@@ -26,6 +26,8 @@ final class RenderSlot: @unchecked Sendable {
     private(set) var samples: VulkanBuffer?
     /// Float32 RGBA pixels on the device, one buffer per image of the graph.
     private var images: [ImageRef: VulkanBuffer] = [:]
+    /// Float32 RGBA pixels of one pass in strip execution: its inputs' windows, then its output.
+    private var strips: [Int: VulkanBuffer] = [:]
 
     init(layout: KernelLayout) throws(ComputeError) {
         self.context = layout.context
@@ -51,6 +53,14 @@ final class RenderSlot: @unchecked Sendable {
         let buffer = try Self.grown(images[image], to: pixels * MemoryLayout<SIMD4<Float>>.size,
                                     placement: .deviceLocal, context: context)
         images[image] = buffer
+        return buffer
+    }
+
+    /// The `index`th float buffer of strip execution, holding at least `pixels` pixels.
+    func stripBuffer(_ index: Int, pixels: Int) throws(ComputeError) -> VulkanBuffer {
+        let buffer = try Self.grown(strips[index], to: pixels * MemoryLayout<SIMD4<Float>>.size,
+                                    placement: .deviceLocal, context: context)
+        strips[index] = buffer
         return buffer
     }
 

@@ -12,7 +12,7 @@ import Synchronization
 /// time, kept for the next image. An image makes one upload, runs `unpack`,
 /// every pass of its graph and `pack` while its pixels stay on the device, and
 /// makes one download. With no passes the output is byte-identical to `CPUBackend`'s.
-public final class VulkanBackend: RenderBackend {
+public final class VulkanBackend: StripBackend {
     public let label: String
     public var kind: BackendKind { .vulkan }
 
@@ -66,6 +66,12 @@ public final class VulkanBackend: RenderBackend {
         // Only a slot that finished cleanly is reused; after an error it is released.
         idleSlots.withLock { $0.append(slot) }
         return output
+    }
+
+    package func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws {
+        let slot = try idleSlots.withLock { $0.popLast() } ?? RenderSlot(layout: layout)
+        try run(pass, inputs: inputs, inputSizes: sizes, output: output, in: slot)
+        idleSlots.withLock { $0.append(slot) }
     }
 
     /// Pipelines built so far (`unpack` and `pack` included): one per shader used,
@@ -209,5 +215,79 @@ public final class VulkanBackend: RenderBackend {
                          Int32(inputSizes.count > 1 ? inputSizes[1].width : 0)),
             ints: (SIMD4(ints[0..<4]), SIMD4(ints[4..<8])),
             floats: (SIMD4(floats[0..<4]), SIMD4(floats[4..<8]), SIMD4(floats[8..<12])))
+    }
+
+    /// One chunk of one pass in strip execution: the input windows go up, the
+    /// pass runs on the output rows (in tiles, as `render` does), the rows come
+    /// back. Each window sits in a device buffer that starts at the aligned
+    /// pixel index at or before its first pixel, so the shaders address it with
+    /// the same image coordinates and bases as a whole image.
+    private func run(_ pass: RenderPass, inputs: [FloatRows], inputSizes: [(width: Int, height: Int)], output: FloatRows,
+                     in slot: RenderSlot) throws(ComputeError) {
+        let kernel = try kernel(for: pass.shader)
+        let pixelBytes = MemoryLayout<SIMD4<Float>>.size
+        let views = inputs + [output]
+        // Per view: the aligned pixel index its buffer starts at, and where its pixels sit in staging.
+        let starts = views.map { $0.top * $0.width / PassTiling.alignment * PassTiling.alignment }
+        var stagingOffsets: [Int] = []
+        var stagingBytes = 0
+        for view in views {
+            stagingOffsets.append(stagingBytes)
+            stagingBytes += max(1, view.height * view.width) * pixelBytes
+        }
+        try slot.reserve(stagingBytes: stagingBytes, sampleBytes: 0)
+        guard let staging = slot.staging, let mapped = staging.mapped else { throw .setupFailed("render buffers missing") }
+        var buffers: [VulkanBuffer] = []
+        for (index, view) in views.enumerated() {
+            let padding = view.top * view.width - starts[index]
+            buffers.append(try slot.stripBuffer(index, pixels: padding + max(1, view.height * view.width)))
+            if index < inputs.count, view.height > 0 {
+                (mapped + stagingOffsets[index]).copyMemory(from: view.base, byteCount: view.height * view.width * pixelBytes)
+            }
+        }
+
+        var sets: [[RenderSlot.Binding]] = []
+        var constants: [PassConstants] = []
+        let region = PixelRect(x: 0, y: output.top, width: output.width, height: output.height)
+        for tile in try PassTiling.tiles(for: pass, region: region, inputSizes: inputSizes, limit: chunkPixels) {
+            let out = PassTiling.span(of: tile, width: pass.width)
+            var bindings: [RenderSlot.Binding] = []
+            var bases: [Int] = []
+            for (slot, input) in pass.inputs.enumerated() {
+                let size = inputSizes[slot]
+                let footprint = input.footprint(tile).intersection(PixelRect(width: size.width, height: size.height))
+                // An input this tile does not read (a mark outside it) still needs a binding.
+                let span = footprint.isEmpty ? starts[slot]..<(starts[slot] + 1) : PassTiling.span(of: footprint, width: size.width)
+                bindings.append(RenderSlot.Binding(buffer: buffers[slot], offset: (span.lowerBound - starts[slot]) * pixelBytes,
+                                                   size: span.count * pixelBytes))
+                bases.append(span.lowerBound)
+            }
+            let last = views.count - 1
+            let outBinding = RenderSlot.Binding(buffer: buffers[last], offset: (out.lowerBound - starts[last]) * pixelBytes,
+                                                size: out.count * pixelBytes)
+            sets.append(bindings.count > 1 ? [bindings[0], outBinding, bindings[1]] : [bindings[0], outBinding])
+            constants.append(Self.constants(pass, tile: tile, inputSizes: inputSizes,
+                                            bases: (bases[0], out.lowerBound, bases.last!)))
+        }
+
+        let handles = try slot.makeSets(sets)
+        try slot.sequence.record { commands in
+            for (index, view) in inputs.enumerated() where view.height > 0 {
+                commands.copy(from: staging, offset: stagingOffsets[index], to: buffers[index],
+                              offset: (view.top * view.width - starts[index]) * pixelBytes, size: view.height * view.width * pixelBytes)
+            }
+            commands.barrier(.transfer, .compute)
+            for (set, constant) in zip(handles, constants) {
+                commands.dispatch(kernel, set: set, constants: constant, groupSize: pass.shader.groupSize)
+            }
+            commands.barrier(.compute, .transfer)
+            let last = views.count - 1
+            commands.copy(from: buffers[last], offset: (output.top * output.width - starts[last]) * pixelBytes, to: staging,
+                          offset: stagingOffsets[last], size: output.height * output.width * pixelBytes)
+            commands.barrier(.transfer, .host)
+        }
+        try slot.sequence.run()
+        output.base.update(from: (mapped + stagingOffsets.last!).assumingMemoryBound(to: SIMD4<Float>.self),
+                           count: output.height * output.width)
     }
 }

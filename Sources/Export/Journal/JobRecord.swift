@@ -107,6 +107,8 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var fraction: Double
     /// Position in the machine's queue while queued.
     public var queuePosition: Int?
+    /// The job's memory budget in bytes (`--memory`); nil from kiln versions before it.
+    public var memory: Int?
     /// Seconds since 1970 of this update.
     public var updated: Double
     /// The machine running the job (`kiln cancel` signals only its own host's processes).
@@ -120,7 +122,7 @@ public struct LiveStatus: Codable, Sendable, Equatable {
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,
-                failed: Int, fraction: Double, queuePosition: Int?, updated: Double) {
+                failed: Int, fraction: Double, queuePosition: Int?, memory: Int? = nil, updated: Double) {
         self.pid = pid
         self.state = state
         self.device = device
@@ -133,6 +135,7 @@ public struct LiveStatus: Codable, Sendable, Equatable {
         self.failed = failed
         self.fraction = fraction
         self.queuePosition = queuePosition
+        self.memory = memory
         self.updated = updated
     }
 }

@@ -19,13 +19,13 @@ enum AdjustKernel {
         let applyGamma = adjust.gamma != 1
         return RenderPass(shader: shader, width: width, height: height, inputs: [.pointwise(input)],
                           ints: [applyGamma ? 1 : 0],
-                          floats: [gain, brightness, contrast, saturation, inverseGamma]) { inputs in
+                          floats: [gain, brightness, contrast, saturation, inverseGamma]) { inputs, output in
             let source = inputs[0]
-            return source.pixels.withUnsafeBufferPointer { pixels in
-                nonisolated(unsafe) let pixels = pixels
-                return FloatImage.filled(width: width, height: height, depth: source.depth, rowCost: width * 8) { rows, output in
-                    for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
-                        let pixel = pixels[i]
+            output.forEachBand(rowCost: width * 8) { rows in
+                for y in rows {
+                    let line = source.row(y), out = output.row(y)
+                    for x in 0..<width {
+                        let pixel = line[x]
                         var c = SIMD3(pixel.x, pixel.y, pixel.z) * gain + brightness
                         c = (c - 0.5) * contrast + 0.5
                         let y = (c * luma).sum()
@@ -35,7 +35,7 @@ enum AdjustKernel {
                             c = SIMD3(powf(c.x, inverseGamma), powf(c.y, inverseGamma), powf(c.z, inverseGamma))
                         }
                         c = c.clamped(lowerBound: .zero, upperBound: .one)
-                        output[i] = SIMD4(c, pixel.w)
+                        out[x] = SIMD4(c, pixel.w)
                     }
                 }
             }

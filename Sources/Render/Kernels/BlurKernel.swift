@@ -41,11 +41,14 @@ enum BlurKernel {
         // The CPU twin of blur_x is the identity: blur_y's CPU kernel does both axes.
         let rows = builder.add(RenderPass(shader: horizontal, width: width, height: height,
                                           inputs: [PassInput(input) { $0.expanded(dx: radius, dy: 0) }],
-                                          ints: [0, Int32(radius), premultiplyInput ? 1 : 0, 0], floats: floats) { $0[0] })
+                                          ints: [0, Int32(radius), premultiplyInput ? 1 : 0, 0], floats: floats) { inputs, output in
+            for y in output.rows { output.row(y).update(from: inputs[0].row(y), count: width) }
+        })
         return builder.add(RenderPass(shader: vertical, width: width, height: height,
                                       inputs: [PassInput(rows) { $0.expanded(dx: 0, dy: radius) }],
-                                      ints: [0, Int32(radius), 0, unpremultiplyOutput ? 1 : 0], floats: floats) { inputs in
-            run(inputs[0], weights: weights, premultiplyInput: premultiplyInput, unpremultiplyOutput: unpremultiplyOutput)
+                                      ints: [0, Int32(radius), 0, unpremultiplyOutput ? 1 : 0], floats: floats) { inputs, output in
+            run(inputs[0], height: height, weights: weights, premultiplyInput: premultiplyInput,
+                unpremultiplyOutput: unpremultiplyOutput, output: output)
         })
     }
 
@@ -55,40 +58,31 @@ enum BlurKernel {
         max(16, min(128, (1 << 20) / ((2 * radius + 1) * MemoryLayout<SIMD4<Float>>.stride)))
     }
 
-    /// The CPU kernel: both axes of `source`.
-    static func run(_ source: FloatImage, weights: [Float], premultiplyInput: Bool,
-                    unpremultiplyOutput: Bool) -> FloatImage {
-        let width = source.width, height = source.height
+    /// The CPU kernel: both axes of `source` (an image `height` rows tall), for the rows of `output`.
+    static func run(_ source: FloatRows, height: Int, weights: [Float], premultiplyInput: Bool,
+                    unpremultiplyOutput: Bool, output: FloatRows) {
+        let width = output.width
         let radius = weights.count / 2
         let strip = min(width, stripWidth(radius: radius))
         let strips = (width + strip - 1) / strip
         // Tall bands keep the ring's start-up (2·radius rows) small; several
         // bands only when there are too few strips to share between the cores.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let bands = max(1, min((4 * cores + strips - 1) / strips, height / max(64, 8 * weights.count)))
-        let band = (height + bands - 1) / bands
-        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: width * height) { output, initialized in
-            HugePages.advise(output)
-            nonisolated(unsafe) let output = output.baseAddress!
-            source.pixels.withUnsafeBufferPointer { input in
-                nonisolated(unsafe) let input = input.baseAddress!
-                weights.withUnsafeBufferPointer { weights in
-                    nonisolated(unsafe) let weights = weights.baseAddress!
-                    ParallelLoop.forEachChunk(strips * bands, itemCost: band * strip * 2 * (radius + 1)) { tiles in
-                        let sweep = Sweep(weights: weights, radius: radius, strip: strip, source: input,
-                                          width: width, height: height, output: output,
-                                          premultiply: premultiplyInput, unpremultiply: unpremultiplyOutput)
-                        defer { sweep.deallocate() }
-                        for tile in tiles {
-                            let left = (tile % strips) * strip, top = (tile / strips) * band
-                            sweep.run(columns: left..<min(left + strip, width), rows: top..<min(top + band, height))
-                        }
-                    }
+        let bands = max(1, min((4 * cores + strips - 1) / strips, output.height / max(64, 8 * weights.count)))
+        let band = (output.height + bands - 1) / bands
+        weights.withUnsafeBufferPointer { weights in
+            nonisolated(unsafe) let weights = weights.baseAddress!
+            ParallelLoop.forEachChunk(strips * bands, itemCost: band * strip * 2 * (radius + 1)) { tiles in
+                let sweep = Sweep(weights: weights, radius: radius, strip: strip, source: source,
+                                  width: width, height: height, output: output,
+                                  premultiply: premultiplyInput, unpremultiply: unpremultiplyOutput)
+                defer { sweep.deallocate() }
+                for tile in tiles {
+                    let left = (tile % strips) * strip, top = output.top + (tile / strips) * band
+                    sweep.run(columns: left..<min(left + strip, width), rows: top..<min(top + band, output.rows.upperBound))
                 }
             }
-            initialized = width * height
         }
-        return FloatImage(width: width, height: height, depth: source.depth, pixels: pixels)
     }
 
     /// One thread's working state: the ring of horizontally blurred rows and a padded source row.
@@ -96,10 +90,10 @@ enum BlurKernel {
         let weights: UnsafePointer<Float>
         let radius: Int
         let strip: Int
-        let source: UnsafePointer<SIMD4<Float>>
+        let source: FloatRows
         let width: Int
         let height: Int
-        let output: UnsafeMutablePointer<SIMD4<Float>>
+        let output: FloatRows
         let premultiply: Bool
         let unpremultiply: Bool
         /// 2·radius + 1 rows of `strip` pixels; logical row j lives in slot j mod the row count.
@@ -109,8 +103,8 @@ enum BlurKernel {
         /// The ring's rows in the order an output row reads them.
         let window: UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>
 
-        init(weights: UnsafePointer<Float>, radius: Int, strip: Int, source: UnsafePointer<SIMD4<Float>>, width: Int,
-             height: Int, output: UnsafeMutablePointer<SIMD4<Float>>, premultiply: Bool, unpremultiply: Bool) {
+        init(weights: UnsafePointer<Float>, radius: Int, strip: Int, source: FloatRows, width: Int,
+             height: Int, output: FloatRows, premultiply: Bool, unpremultiply: Bool) {
             self.weights = weights
             self.radius = radius
             self.strip = strip
@@ -156,13 +150,13 @@ enum BlurKernel {
             for y in rows {
                 fill(y + radius)
                 for k in 0..<count { window[k] = UnsafePointer(slot(y - radius + k)) }
-                blurColumns(columns.count, into: output + y * width + columns.lowerBound)
+                blurColumns(columns.count, into: output.row(y) + columns.lowerBound)
             }
         }
 
         /// The horizontal blur of source row `row` at `columns`, premultiplied, into `out`.
         private func blurRow(_ row: Int, columns: Range<Int>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
-            let line = source + row * width
+            let line = source.row(row)
             let first = columns.lowerBound - radius, n = columns.count + 2 * radius
             if premultiply {
                 for i in 0..<n { padded[i] = Alpha.premultiply(line[min(max(first + i, 0), width - 1)]) }

@@ -12,34 +12,32 @@ enum CompositeKernel {
     static func pass(_ input: ImageRef, mark: ImageRef, markSize: (width: Int, height: Int), origin: (x: Int, y: Int),
                      opacity: Double, width: Int, height: Int) -> RenderPass {
         let opacity = Float(opacity)
-        let whole = PixelRect(width: markSize.width, height: markSize.height)
         return RenderPass(shader: shader, width: width, height: height,
-                          inputs: [.pointwise(input), PassInput(mark) { _ in whole }],
+                          inputs: [.pointwise(input),
+                                   // The mark's rows under the output's (the executor clips them to the mark).
+                                   PassInput(mark) { PixelRect(x: 0, y: $0.y - origin.y, width: markSize.width, height: $0.height) }],
                           ints: [origin.x, origin.y, markSize.width, markSize.height].map { Int32($0) },
-                          floats: [opacity]) { inputs in
-            let source = inputs[0]
-            return source.pixels.withUnsafeBufferPointer { pixels in
-                inputs[1].pixels.withUnsafeBufferPointer { markPixels in
-                    nonisolated(unsafe) let pixels = pixels, markPixels = markPixels
-                    return FloatImage.filled(width: width, height: height, depth: source.depth, rowCost: width * 4) { rows, output in
-                        for y in rows {
-                            for x in 0..<width {
-                                let base = pixels[y * width + x]
-                                let mx = x - origin.x, my = y - origin.y
-                                guard mx >= 0, my >= 0, mx < markSize.width, my < markSize.height else {
-                                    output[y * width + x] = base
-                                    continue
-                                }
-                                let over = markPixels[my * markSize.width + mx]
-                                let am = over.w * opacity
-                                let keep = base.w * (1 - am)
-                                let a = am + keep
-                                var c = a > 0 ? (over * am + base * keep) / a : .zero
-                                c = c.clamped(lowerBound: .zero, upperBound: .one)
-                                c.w = a
-                                output[y * width + x] = c
-                            }
+                          floats: [opacity]) { inputs, output in
+            let source = inputs[0], marks = inputs[1]
+            output.forEachBand(rowCost: width * 4) { rows in
+                for y in rows {
+                    let line = source.row(y), out = output.row(y)
+                    let my = y - origin.y
+                    for x in 0..<width {
+                        let base = line[x]
+                        let mx = x - origin.x
+                        guard mx >= 0, my >= 0, mx < markSize.width, my < markSize.height else {
+                            out[x] = base
+                            continue
                         }
+                        let over = marks[mx, my]
+                        let am = over.w * opacity
+                        let keep = base.w * (1 - am)
+                        let a = am + keep
+                        var c = a > 0 ? (over * am + base * keep) / a : .zero
+                        c = c.clamped(lowerBound: .zero, upperBound: .one)
+                        c.w = a
+                        out[x] = c
                     }
                 }
             }

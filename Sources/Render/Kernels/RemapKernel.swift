@@ -25,17 +25,15 @@ enum RemapKernel {
     /// A `width × height` output of `input` through `map`.
     static func pass(_ input: ImageRef, map: Map, width: Int, height: Int) -> RenderPass {
         RenderPass(shader: shader, width: width, height: height,
-                   inputs: [PassInput(input, footprint: map.footprint)],
-                   ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) }) { inputs in
+                   inputs: [PassInput(input, isForward: map.d == 0 && map.e == 1, footprint: map.footprint)],
+                   ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) }, isCopy: true) { inputs, output in
             let source = inputs[0]
-            return source.pixels.withUnsafeBufferPointer { pixels in
-                nonisolated(unsafe) let pixels = pixels
-                return FloatImage.filled(width: width, height: height, depth: source.depth, rowCost: width) { rows, output in
-                    for y in rows {
-                        for x in 0..<width {
-                            let (sx, sy) = map(x, y)
-                            output[y * width + x] = pixels[sy * source.width + sx]
-                        }
+            output.forEachBand(rowCost: width) { rows in
+                for y in rows {
+                    let out = output.row(y)
+                    for x in 0..<width {
+                        let (sx, sy) = map(x, y)
+                        out[x] = source[sx, sy]
                     }
                 }
             }

@@ -16,22 +16,20 @@ enum SharpenKernel {
                      width: Int, height: Int) -> RenderPass {
         let amount = Float(amount), threshold = Float(threshold)
         return RenderPass(shader: shader, width: width, height: height, inputs: [.pointwise(input), .pointwise(blurred)],
-                          floats: [amount, threshold]) { inputs in
-            let source = inputs[0]
-            return source.pixels.withUnsafeBufferPointer { pixels in
-                inputs[1].pixels.withUnsafeBufferPointer { blurred in
-                    nonisolated(unsafe) let pixels = pixels, blurred = blurred
-                    return FloatImage.filled(width: width, height: height, depth: source.depth, rowCost: width * 8) { rows, output in
-                        for i in (rows.lowerBound * width)..<(rows.upperBound * width) {
-                            let original = Alpha.premultiply(pixels[i])
-                            let difference = original - blurred[i]
-                            let weight = threshold > 0
-                                ? (pointwiseMax(difference, -difference) / threshold - 1).clamped(lowerBound: .zero, upperBound: .one)
-                                : .one
-                            var c = original + amount * difference * weight
-                            c.w = original.w
-                            output[i] = Alpha.unpremultiply(c)
-                        }
+                          floats: [amount, threshold]) { inputs, output in
+            let source = inputs[0], blurred = inputs[1]
+            output.forEachBand(rowCost: width * 8) { rows in
+                for y in rows {
+                    let line = source.row(y), blur = blurred.row(y), out = output.row(y)
+                    for x in 0..<width {
+                        let original = Alpha.premultiply(line[x])
+                        let difference = original - blur[x]
+                        let weight = threshold > 0
+                            ? (pointwiseMax(difference, -difference) / threshold - 1).clamped(lowerBound: .zero, upperBound: .one)
+                            : .one
+                        var c = original + amount * difference * weight
+                        c.w = original.w
+                        out[x] = Alpha.unpremultiply(c)
                     }
                 }
             }

@@ -3,8 +3,8 @@ import Export
 
 /// Shows a running export to a person or a script. Called from several threads.
 protocol ExportReporter: Sendable {
-    /// The job starts: how many images, on which device, under which title.
-    func start(total: Int, device: String, title: String, subtitle: String)
+    /// The job starts: how many images, on which device, under which title, within which memory budget (bytes).
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int)
     /// The job waits for a machine slot at this 1-based queue position.
     func queued(position: Int)
     /// One input finished.

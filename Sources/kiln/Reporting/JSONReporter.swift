@@ -10,10 +10,11 @@ final class JSONReporter: ExportReporter {
     private let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
     private static let progressInterval = Duration.milliseconds(500)
 
-    func start(total: Int, device: String, title: String, subtitle: String) {
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int) {
         var line = JSONLine(event: "start")
         line.add("total", .int(total))
         line.add("device", .string(device))
+        line.add("memory", .int(memory))
         line.add("title", .string(title))
         line.add("subtitle", .string(subtitle))
         emit(line)

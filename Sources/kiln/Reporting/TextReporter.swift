@@ -34,7 +34,7 @@ final class TextReporter: ExportReporter {
         color = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
     }
 
-    func start(total: Int, device: String, title: String, subtitle: String) {
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int) {
         state.withLock {
             $0.started = true
             $0.device = device

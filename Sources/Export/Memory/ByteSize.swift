@@ -1,0 +1,37 @@
+import Foundation
+
+/// Sizes as users write and read them: `300M`, `2G`, `512MiB`, `1.5GB`, `4096`
+/// (units of 1024, as `sort -S`, `docker --memory` and Kubernetes' `Mi` mean them).
+public enum ByteSize {
+    /// The bytes `text` says, or nil when it is not a size.
+    public static func parse(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+        guard !digits.isEmpty, let value = Double(digits), value.isFinite else { return nil }
+        let unit = trimmed.dropFirst(digits.count).lowercased()
+        let scale: Double
+        switch unit {
+        case "", "b": scale = 1
+        case "k", "kb", "kib": scale = 1024
+        case "m", "mb", "mib": scale = 1024 * 1024
+        case "g", "gb", "gib": scale = 1024 * 1024 * 1024
+        case "t", "tb", "tib": scale = 1024 * 1024 * 1024 * 1024
+        default: return nil
+        }
+        let bytes = value * scale
+        guard bytes >= 1, bytes < Double(Int.max) else { return nil }
+        return Int(bytes)
+    }
+
+    /// `bytes` for people: "300 MB", "1.6 GB" (units of 1024).
+    public static func text(_ bytes: Int) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes), unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        return value < 10 ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value.rounded())) \(units[unit])"
+    }
+}

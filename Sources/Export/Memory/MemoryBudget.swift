@@ -1,0 +1,58 @@
+import Foundation
+
+/// The job's memory budget (`--memory`, SPEC §8): before starting an image, a
+/// worker asks for its estimated working set and waits while admitting it
+/// would exceed the budget; an image that alone cannot fit is refused.
+public final class MemoryBudget: @unchecked Sendable {
+    /// The budget, in bytes.
+    public let limit: Int
+    /// What the process holds besides images (its code, runtime, the plan): measured at the start.
+    public let reserved: Int
+    /// Bytes of images admitted and not yet released. Guarded by `condition`.
+    private var used = 0
+    private let condition = NSCondition()
+
+    /// A budget of `limit` bytes for the whole process, `reserved` of them already in use.
+    public init(limit: Int, reserved: Int = 0) {
+        self.limit = max(1, limit)
+        self.reserved = max(0, reserved)
+    }
+
+    /// An image alone needs more than the whole budget.
+    public struct TooLarge: Error, CustomStringConvertible {
+        /// Its estimated working set.
+        public let needed: Int
+        /// What the process holds besides.
+        public let reserved: Int
+        /// The budget.
+        public let limit: Int
+        public var description: String {
+            "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
+                + "holds), more than --memory \(ByteSize.text(limit)) allows"
+        }
+    }
+
+    /// Waits until `bytes` fit beside what is admitted, then admits them; returns
+    /// false when `cancelled` became true while waiting (nothing admitted).
+    /// - Throws: `TooLarge` when `bytes` exceed the whole budget.
+    public func admit(_ bytes: Int, cancelled: () -> Bool) throws -> Bool {
+        guard reserved + bytes <= limit else { throw TooLarge(needed: bytes, reserved: reserved, limit: limit) }
+        condition.lock()
+        defer { condition.unlock() }
+        while used > 0 && reserved + used + bytes > limit {
+            if cancelled() { return false }
+            // A bounded wait, so a stop is noticed even when nobody releases.
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))
+        }
+        used += bytes
+        return true
+    }
+
+    /// Gives back what `admit` took.
+    public func release(_ bytes: Int) {
+        condition.lock()
+        used -= bytes
+        condition.unlock()
+        condition.broadcast()
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// `--memory` (SPEC §8) through the CLI: the budget is shown, respected, and an
+/// image that cannot fit alone fails with what it needs, nothing written for it.
+@Suite struct MemoryBudgetTests {
+    /// A 3000×2000 RGB gradient: 24 MB canonical, about 96 MB as one float image.
+    static func wideImage(in dir: TemporaryDirectory) throws -> String {
+        let width = 3000, height = 2000
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = (y * width + x) * 4
+                bytes[o] = UInt8(x * 255 / width)
+                bytes[o + 1] = UInt8(y * 255 / height)
+                bytes[o + 2] = UInt8((x + y) % 256)
+            }
+        }
+        let path = dir.join("wide.png")
+        let png = try PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes),
+                                        options: .init(level: 1))
+        try Data(png).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func anImageThatCannotFitFailsWithWhatItNeedsAndOthersGoOn() throws {
+        let dir = try TemporaryDirectory()
+        let wide = try Self.wideImage(in: dir)
+        let r = try kiln(["export", wide, Paths.sampleData + "/rgb8.png", "--output", dir.join("out"), "--blur", "2",
+                          "--memory", "60M", "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 1)
+        let events = Events(r.stdoutLines)
+        #expect(events.named("start").first?["memory"] as? Int == 60 << 20)
+        let failed = events.files("failed")
+        #expect(failed.count == 1 && (failed.first?["input"] as? String) == wide)
+        let error = failed.first?["error"] as? String ?? ""
+        #expect(error.contains("needs about") && error.contains("--memory 60 MB"), "the reason says what it needs: \(error)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out/wide.png")), "nothing is written for it")
+        #expect(events.files("written").count == 1, "the small image still fits and is written")
+    }
+
+    @Test func aBudgetThatFitsIsShownAndKept() throws {
+        let dir = try TemporaryDirectory()
+        let wide = try Self.wideImage(in: dir)
+        // Peak RSS through GNU time, which forks kiln from its own small process (see BadInputTests).
+        let rssFile = dir.join("rss")
+        let r = try ProcessRunner.run("/usr/bin/time", ["-o", rssFile, "-f", "%M", Paths.kiln, "export", wide,
+                                                        "--output", dir.join("out"), "--blur", "2", "--memory", "150M", "--device", "cpu",
+                                                        "--keep-journal", "--progress", "json"],
+                                      environment: ["KILN_RUNTIME_DIR": dir.join("slots")])
+        #expect(r.status == 0)
+        #expect(Events(r.stdoutLines).files("written").count == 1)
+        let peakKiB = ((try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? "")
+            .split(separator: "\n").last.flatMap { Int($0) } ?? Int.max
+        // Whole, the blur would hold two 96 MB float images; in strips it stays within the budget.
+        #expect(peakKiB < 150 * 1024, "peak RSS \(peakKiB) KiB under --memory 150M")
+        let status = try kiln(["status", dir.join("out"), "--json"])
+        #expect(status.stdout.contains("\"memory\":\(150 << 20)"), "kiln status shows the budget: \(status.stdout)")
+    }
+
+    @Test(arguments: ["lots", "0", "-5M", "3X"])
+    func aBadSizeIsAUsageError(_ size: String) throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.path, "--memory", size])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--memory"), "\(r.stderr)")
+    }
+}

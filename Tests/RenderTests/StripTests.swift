@@ -1,0 +1,132 @@
+@testable import Compute
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Render
+import Testing
+
+/// SPEC §8: images render in strips; the strip height must never show in the output.
+@Suite("strip execution: outputs do not depend on the strip height")
+struct StripTests {
+    /// Strip heights the tests use; 1 << 20 is the whole image at once.
+    static let heights = [1, 7, 64, 1 << 20]
+
+    /// Every operation, alone and in the chains that stress the windows: a shrink then
+    /// windows (sharpen's two reads of one image), a rotation or flip after float work
+    /// (an intermediate held whole), a crop (rows above never computed).
+    static func cases(mark: String) -> [(String, [Render.Operation])] {
+        [
+            ("crop", [.crop(Crop(x: 3, y: 5, width: 20, height: 40))]),
+            ("rotate 90", [.rotate(Rotate(degrees: 90))]),
+            ("rotate 180", [.rotate(Rotate(degrees: 180))]),
+            ("rotate 270", [.rotate(Rotate(degrees: 270))]),
+            ("flip h", [.flip(Flip(axis: .h))]),
+            ("flip v", [.flip(Flip(axis: .v))]),
+            ("resize shrink", [.resize(Resize(width: 17, height: 17))]),
+            ("resize enlarge bilinear", [.resize(Resize(width: 90, height: 90, filter: .bilinear, upscale: true))]),
+            ("resize cover", [.resize(Resize(width: 20, height: 30, fit: .cover))]),
+            ("adjust", [.adjust(Adjust(brightness: 0.1, contrast: 1.2, saturation: 0.7, exposure: 0.3, gamma: 1.4))]),
+            ("blur", [.blur(Blur(sigma: 2.5))]),
+            ("sharpen", [.sharpen(Sharpen(amount: 0.8, sigma: 1.5, threshold: 0.05))]),
+            ("grayscale", [.grayscale]),
+            ("watermark", [.watermark(Watermark(file: mark, position: .bl, opacity: 0.8, margin: 3, scale: 0.4))]),
+            ("resize, sharpen, watermark", [.resize(Resize(width: 30, height: 40)), .sharpen(Sharpen(amount: 1)),
+                                            .watermark(Watermark(file: mark, position: .center, scale: 0.5))]),
+            ("blur, rotate 90", [.blur(Blur(sigma: 1)), .rotate(Rotate(degrees: 90))]),
+            ("crop, flip v, blur", [.crop(Crop(x: 0, y: 10, width: 30, height: 50)), .flip(Flip(axis: .v)), .blur(Blur(sigma: 3))]),
+        ]
+    }
+
+    /// Random images of every format, one of them tall enough for many strips.
+    static func images(seed: UInt64) -> [PixelBuffer] {
+        var generator = SeededGenerator(seed: seed)
+        return [PixelBuffer.Depth.eight, .sixteen].flatMap { depth in
+            [true, false].map { alpha in TestImages.image(width: 41, height: 97, depth: depth, alpha: alpha, using: &generator) }
+        } + TestImages.all(seed: seed)
+    }
+
+    static func withMark(_ body: (String) throws -> Void) throws {
+        var generator = SeededGenerator(seed: 7)
+        let mark = TestImages.image(width: 9, height: 6, depth: .eight, alpha: true, using: &generator)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-strip-mark-\(UUID().uuidString).png").path
+        try Data(PNGEncoder.encode(mark)).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try body(file)
+    }
+
+    @Test("CPU: strip heights 1, 7, 64 and the whole image give identical bytes, for every operation")
+    func cpuStripHeights() throws {
+        let seed = TestSeed()
+        try Self.withMark { mark in
+            for (name, operations) in Self.cases(mark: mark) {
+                let pipeline = try RenderPipeline(operations: operations)
+                // (A crop that misses a small image fails it on every path alike.)
+                for image in Self.images(seed: seed.value) where (try? pipeline.graph(width: image.width, height: image.height)) != nil {
+                    let outputs = try Self.heights.map { try pipeline.render(image, on: CPUBackend(), chunking: .rows($0)) }
+                    for (height, output) in zip(Self.heights, outputs).dropLast() {
+                        #expect(output == outputs.last!, "\(seed): \(name), \(TestImages.name(image)): strips of \(height) rows differ from the whole image")
+                    }
+                    // The default chunking (by bytes) and the whole-image entry point agree too.
+                    #expect(try pipeline.render(image, on: CPUBackend()) == outputs.last!, "\(seed): \(name), \(TestImages.name(image))")
+                }
+            }
+        }
+    }
+
+    @Test("a forward-only decoder as the source gives the bytes of the decoded buffer")
+    func streamingSource() throws {
+        let seed = TestSeed()
+        try Self.withMark { mark in
+            for (name, operations) in Self.cases(mark: mark) {
+                let pipeline = try RenderPipeline(operations: operations)
+                for image in Self.images(seed: seed.value).prefix(4) {
+                    let png = try PNGEncoder.encode(image)
+                    let whole = try pipeline.render(image, on: CPUBackend())
+                    for path in [PNGDecoder.Path.automatic, .libpng] {
+                        let reader = try PNGRowReader(bytes: png, limits: .init(), libpngOnly: path == .libpng)
+                        let graph = try pipeline.graph(width: image.width, height: image.height)
+                        let source: any RowSource = StripExecutor.readsSourceBackwards(graph) ? try reader.readRemaining() : reader
+                        let streamed = try pipeline.render(source, on: CPUBackend(), chunking: .rows(5))
+                        _ = try reader.finish()
+                        #expect(streamed == whole, "\(seed): \(name), \(TestImages.name(image)), \(path): streamed output differs")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Vulkan: strips (uploaded per pass) equal the whole image on the device, and the CPU within SPEC §4.3", .requiresVulkan)
+    func vulkanStrips() throws {
+        let seed = TestSeed()
+        try Self.withMark { mark in
+            try withVulkan { vulkan in
+                for (name, operations) in Self.cases(mark: mark) {
+                    let pipeline = try RenderPipeline(operations: operations)
+                    for image in Self.images(seed: seed.value).prefix(4) {
+                        let whole = try pipeline.render(image, on: vulkan)
+                        let cpu = try pipeline.render(image, on: CPUBackend())
+                        for height in [7, 64] {
+                            let strips = try pipeline.render(image, on: vulkan, chunking: .rows(height))
+                            #expect(strips == whole, "\(seed): \(name), \(TestImages.name(image)): Vulkan strips of \(height) differ from Vulkan whole")
+                        }
+                        let difference = maxDifference(whole, samples(cpu), width: cpu.width, height: cpu.height)
+                        #expect(difference != nil && difference! <= bound(image.depth), "\(seed): \(name): Vulkan vs CPU \(difference ?? -1)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a strong shrink holds a window, not the image: the estimate follows the width")
+    func memoryFollowsWidth() throws {
+        let pipeline = try RenderPipeline(operations: [.resize(Resize(width: 1920, height: 1920))])
+        func estimate(_ width: Int, _ height: Int) throws -> Int {
+            StripExecutor.estimatedBytes(graph: try pipeline.graph(width: width, height: height), width: width, height: height,
+                                         depth: .eight)
+        }
+        let tall = try estimate(20000, 20000), taller = try estimate(20000, 80000)
+        // Four times the rows, about the same working set: memory follows width, not area.
+        #expect(Double(taller) < 1.5 * Double(tall), "20000×20000: \(tall) bytes, 20000×80000: \(taller) bytes")
+        #expect(tall < 128 << 20, "a 400 MPix shrink should stream in well under 128 MiB of floats, not \(tall) bytes")
+    }
+}
