@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The output directory of a job, and the only place that writes into it.
 ///
@@ -15,19 +16,38 @@ public final class OutputDirectory: Sendable {
     public let stateDirectory: String
     private let temporaryDirectory: String
     private let counter = AtomicCounter()
+    /// Called once, the first time an output is put in place without a hard link.
+    private let notice: @Sendable (String) -> Void
+    private let saidNoHardLinks = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the output directory and its `.kiln/tmp`, and
     /// removes temporary files left by processes that no longer run.
-    public init(path: String) throws(ExportError) {
+    ///
+    /// A shard of a job in a shared directory passes its own `temporaryDirectory`
+    /// (`.kiln/shards/K-of-N/tmp`) and `removesStale: false`, then calls
+    /// ``removeTemporaries()`` once it holds the shard's lock: a pid says nothing
+    /// about processes on other hosts, whose files the pid check would delete.
+    /// `notice` is told once when the file system has no hard links.
+    public init(path: String, temporaryDirectory: String? = nil, removesStale: Bool = true,
+                notice: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
         self.path = path
         stateDirectory = path + "/.kiln"
-        temporaryDirectory = stateDirectory + "/tmp"
+        self.temporaryDirectory = temporaryDirectory ?? stateDirectory + "/tmp"
+        self.notice = notice
         do throws(OutputError) {
-            try Self.makeDirectories(temporaryDirectory)
+            try Self.makeDirectories(self.temporaryDirectory)
         } catch {
             throw .badOutputDirectory(path, reason: error.description)
         }
-        removeStaleTemporaries()
+        if removesStale { removeStaleTemporaries() }
+    }
+
+    /// Removes every file in the temporary directory: for a shard that holds its
+    /// lock, whatever is there was left by a dead process (of any host).
+    public func removeTemporaries() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? [] {
+            unlink(temporaryDirectory + "/" + name)
+        }
     }
 
     /// The path of an output given relative to this directory (an absolute one, as
@@ -106,19 +126,35 @@ public final class OutputDirectory: Sendable {
             guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
         } else {
             // link() fails if the name exists: no race with another writer of the same output.
-            if link(temporary, destination) == 0 {
+            let linked = !Self.linksDisabled && link(temporary, destination) == 0
+            let failure = Self.linksDisabled ? EPERM : errno
+            if linked {
                 unlink(temporary)
-            } else if errno == EEXIST {
+            } else if failure == EEXIST {
                 throw .exists
-            } else if (errno == EPERM || errno == EOPNOTSUPP) && !exists(relative) {
-                // File systems without hard links (FAT, some FUSE): check, then rename.
+            } else if Self.noHardLinks(failure) {
+                // File systems without hard links (FAT, some FUSE mounts of buckets): check, then rename.
+                // Not atomic against another writer of the same name, but shards never share an output.
+                guard !exists(relative) else { throw .exists }
                 guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+                if !saidNoHardLinks.exchange(true, ordering: .relaxed) {
+                    notice("\(path) has no hard links; outputs are put in place by rename after checking that "
+                           + "the name is free (safe while no other program writes the same names)")
+                }
             } else {
-                throw .system("cannot move into place", errno)
+                throw .system("cannot move into place", failure)
             }
         }
         ok = true
     }
+
+    /// Whether `link` failed because the file system has no hard links (not because of the name).
+    private static func noHardLinks(_ code: Int32) -> Bool {
+        code == EPERM || code == EOPNOTSUPP || code == ENOSYS
+    }
+
+    /// Test hook: `KILN_TEST_NO_HARDLINKS=1` acts as a file system without hard links.
+    private static let linksDisabled = ProcessInfo.processInfo.environment["KILN_TEST_NO_HARDLINKS"] == "1"
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in

@@ -32,10 +32,18 @@ struct ExportCommand: AsyncParsableCommand {
         (and, by default, one the CPU: KILN_CPU_SLOTS sets how many); --strategy \
         says whether to wait.
 
+        With --shard K/N, a process exports its share of the inputs, so that N \
+        processes (a Kubernetes Indexed Job, a Slurm job array, GNU parallel) export \
+        the whole into one shared --output, each input exactly once. Each shard keeps \
+        its journal and lock in OUTPUT/.kiln/shards/K-of-N; running the same command \
+        again continues it; `kiln status OUTPUT` shows every shard, `kiln cancel \
+        OUTPUT` stops them all. A second process on a running shard exits 69 (waits \
+        with an explicit --strategy queue).
+
         Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
         (bad flag or value, unusable output directory, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
-        --strategy fail, 75 cancelled or expired (resumable).
+        --strategy fail, or another process running the same job or shard, 75 cancelled or expired (resumable).
         """
     )
 
@@ -80,6 +88,9 @@ struct ExportCommand: AsyncParsableCommand {
           help: "Keep OUTPUT/.kiln (the job's journal) after a run without failures; by default it is removed.")
     var keepJournal = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Export only shard K of N (K from 0, e.g. 2/4): every shard plans the same inputs and takes a deterministic share, balanced by pixels; shards share --output, each with its own journal. auto takes it from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/KILN_SHARD_COUNT. The same command again continues the shard.", valueName: "K/N|auto"))
+    var shard: String?
+
     @OptionGroup(title: "Operations (applied in the order above, not the order given)")
     var render: OperationOptions
 
@@ -95,6 +106,17 @@ struct ExportCommand: AsyncParsableCommand {
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
             throw ValidationError("--max-pixels must be \(ParameterRanges.pixels.text), not \(maxPixels)")
+        }
+        _ = try shardSpec()
+    }
+
+    /// `--shard` parsed (nil without it); a bad value is a usage error (64) naming the reason.
+    private func shardSpec() throws -> ShardSpec? {
+        guard let shard else { return nil }
+        do {
+            return try ShardSpec.parse(shard)
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
@@ -129,6 +151,13 @@ struct ExportCommand: AsyncParsableCommand {
         var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
         record.keepJournal = keepJournal
+        if let spec = try shardSpec() {
+            // Every shard computes the whole plan and keeps its part: no coordinator, the same split everywhere.
+            let (share, shardRecord) = ShardPlan.share(of: items, for: spec)
+            record.items = share
+            record.shard = shardRecord
+            record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
+        }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter).run()
     }
 

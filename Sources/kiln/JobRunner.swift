@@ -20,7 +20,6 @@ struct JobRunner {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         MemoryPolicy.apply()
-        let options = record.options
         // The device first: a missing required GPU must stop the job before anything is written.
         let preference = DevicePreference(rawValue: record.device) ?? .auto
         let choice: BackendChoice
@@ -29,23 +28,42 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
+        let shard = record.shard?.spec
+        let directory = record.options.outputDirectory
+        let journal = Journal(outputDirectory: directory, shard: shard)
         let output: OutputDirectory
         do {
-            output = try OutputDirectory(path: options.outputDirectory)
+            // A shard keeps its temporary files in its own folder, cleaned once it holds its lock.
+            output = try OutputDirectory(path: directory,
+                                         temporaryDirectory: shard.map { _ in journal.directory + "/tmp" },
+                                         removesStale: shard == nil, notice: { reporter.warning($0) })
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
-        let journal = Journal(outputDirectory: options.outputDirectory)
+        if let shard, let mark = ShardLayout.cancelMark(directory) {
+            // A Job's or an array's retry of a cancelled shard ends at once instead of starting over.
+            throw reporter.refusal("the job in \(directory) was \(mark); `kiln resume "
+                                   + "\(directory) --shard \(shard)` lifts the mark and continues",
+                                   KilnExitCode.resumable)
+        }
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
         let earlierRecords: [String: FinishedRecord]
+        var record = self.record
+        var resuming = self.resuming
         do {
-            guard let taken = try JobLock(journal: journal) else {
-                let pid = journal.status().map { " (pid \($0.pid))" } ?? ""
-                throw reporter.refusal("another kiln job\(pid) is running in \(options.outputDirectory)",
-                                       KilnExitCode.unavailable)
+            lock = try takeLock(journal)
+            if shard != nil {
+                output.removeTemporaries()
+                // The same `export --shard` command again (a retry after a crash, a preemption, a lost
+                // node) continues the shard where its journal says, as `kiln resume` would.
+                if !resuming, let earlier = try? journal.job(), record.continues(earlier) {
+                    let jobs = record.options.jobs
+                    record = earlier
+                    record.options.jobs = jobs
+                    resuming = true
+                }
             }
-            lock = taken
             finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
@@ -55,6 +73,7 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
         }
+        let options = record.options
 
         let device = choice.note ?? choice.backend.label
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
@@ -63,7 +82,7 @@ struct JobRunner {
         let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords, memory: memory)
-        let (title, subtitle) = displayTitles(device: device)
+        let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit)
@@ -83,6 +102,13 @@ struct JobRunner {
                                                                                         status: status))
         lifecycle.start()
         defer { lifecycle.stop() }
+
+        // Shards learn of `kiln cancel` (from any host) by its mark: they stop as Ctrl-C would, also while queued.
+        let cancelWatch = shard.map { _ in
+            CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
+        }
+        cancelWatch?.start()
+        defer { cancelWatch?.stop() }
 
         let slot: MachineSlots.Slot?
         do {
@@ -131,9 +157,35 @@ struct JobRunner {
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
         // recognizes them by comparing what it would write (see ExportJob).
-        if code == KilnExitCode.success && record.keepJournal != true { journal.remove() }
+        // A shard keeps its journal: `kiln status` tells a finished shard from one not started by it,
+        // and a retry of a finished shard then ends at once.
+        if code == KilnExitCode.success && record.keepJournal != true && shard == nil { journal.remove() }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
+    }
+
+    /// Takes the job's (or shard's) lock. When another process holds it: exits 69, or, with
+    /// `--strategy queue` given explicitly, waits for it (a duplicate worker should not sit
+    /// waiting unless asked: a Job or array retries it anyway).
+    private func takeLock(_ journal: Journal) throws -> JobLock {
+        if let lock = try JobLock(journal: journal) { return lock }
+        let other = journal.status().map { status in
+            " (pid \(status.pid)" + (status.host.map { " on \($0)" } ?? "") + ")"
+        } ?? ""
+        let what = record.shard.map { "shard \($0.spec) of the job" } ?? "another kiln job"
+        let place = "\(what)\(other) is running in \(record.options.outputDirectory)"
+        guard settings.strategy == .queue else {
+            throw reporter.refusal(place + (record.shard == nil ? "" : " (--strategy queue waits for it)"),
+                                   KilnExitCode.unavailable)
+        }
+        reporter.warning(place + "; waiting for it (--strategy queue)")
+        while true {
+            usleep(200_000)
+            if let lock = try JobLock(journal: journal) { return lock }
+            if record.shard != nil, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
+                throw reporter.refusal("stopped waiting: the job was \(mark)", KilnExitCode.resumable)
+            }
+        }
     }
 
     /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
@@ -166,7 +218,7 @@ struct JobRunner {
     /// `--title`/`--subtitle` as given, else "Exporting 29 images" and
     /// "fit 1920×1920 · PNG level 6 · CPU (no Vulkan driver)". The device is always
     /// on the display: appended to a custom subtitle.
-    private func displayTitles(device: String) -> (String, String) {
+    private func displayTitles(_ record: JobRecord, device: String) -> (String, String) {
         let count = record.items.count
         let title = record.title ?? "Exporting \(count) image\(count == 1 ? "" : "s")"
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }

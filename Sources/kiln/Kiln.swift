@@ -13,7 +13,8 @@ struct Kiln: AsyncParsableCommand {
               written (also status/cancel with no job to act on)
           64  usage error (bad flag, bad value, unusable output directory)
           69  a required resource is unavailable (e.g. --device gpu without a GPU),
-              or the job could not start at once under --strategy fail
+              the job could not start at once under --strategy fail, or another
+              process runs the same job or shard
           75  cancelled or expired; resumable
         """,
         version: KilnVersion.description,

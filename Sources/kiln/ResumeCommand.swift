@@ -18,17 +18,34 @@ struct ResumeCommand: AsyncParsableCommand {
     @Argument(help: "The output directory of the job.")
     var directory: String
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("The shard to continue, of a job split with export --shard (lifts the mark of kiln cancel).", valueName: "K/N"))
+    var shard: String?
+
     @OptionGroup(title: "Running")
     var settings: RunSettings
 
     func run() async throws {
         let reporter = settings.makeReporter()
+        let spec: ShardSpec?
+        do {
+            spec = try shard.map { try ShardSpec.parse($0) }
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
+        if spec == nil, ShardLayout.isSharded(directory), (try? Journal(outputDirectory: directory).job()) == nil {
+            let shards = ShardLayout.shards(in: directory).map(\.description).joined(separator: ", ")
+            throw reporter.refusal("\(directory) holds a job split into shards (\(shards)): continue one with "
+                                   + "`kiln resume \(directory) --shard K/N`, or run its export command again",
+                                   KilnExitCode.usage)
+        }
         let record: JobRecord
         do {
-            record = try Journal(outputDirectory: directory).job()
+            record = try Journal(outputDirectory: directory, shard: spec).job()
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.someFailed)
         }
+        // Resuming a shard is asking for the work again: a cancel of the whole job no longer applies.
+        if spec != nil { ShardLayout.liftCancel(directory) }
         // Inputs and the output directory may be relative to where the job started.
         guard FileManager.default.changeCurrentDirectoryPath(record.workingDirectory) else {
             throw reporter.refusal("cannot enter \(record.workingDirectory), where the job was started: "

@@ -15,8 +15,10 @@ struct RunSettings: ParsableArguments {
         case queue, fail
     }
 
-    @Option(help: "When another kiln job holds the GPU slot (or the CPU slots): queue (wait) or fail (exit 69).")
-    var strategy: Strategy = .queue
+    // Optional so that an explicit `--strategy queue` can be told from the default: only then does a
+    // second process on a busy job or shard wait for it (by default it exits 69 at once).
+    @Option(help: ArgumentHelp("When another kiln job holds the GPU slot (or the CPU slots): queue (wait, the default) or fail (exit 69). A second process on the same job or shard exits 69 unless queue is given explicitly, then waits.", valueName: "strategy"))
+    var strategy: Strategy?
 
     @Option(help: "Progress display: auto (bar on a terminal, json otherwise), bar, json or none.")
     var progress: ProgressMode = .auto

@@ -6,7 +6,14 @@ import Foundation
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the state of the export job in an output directory.")
+        abstract: "Show the state of the export job in an output directory.",
+        discussion: """
+        For a job split with export --shard, every shard's journal under \
+        DIR/.kiln/shards is read: the totals, the pixel-weighted fraction, the \
+        throughput, and each shard's state (not started, queued, running with its \
+        pid and host, stopping, stopped, finished) with its counts. It works from \
+        any host that mounts DIR.
+        """)
 
     @Argument(help: "The output directory of the job.")
     var directory: String
@@ -15,6 +22,15 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        // A sharded job (export --shard) has no whole-job journal: every shard is read and summed.
+        if let sharded = ShardedStatus.read(directory) {
+            if json {
+                print(ShardedStatusView.json(sharded))
+            } else {
+                ShardedStatusView.text(sharded, directory: directory).forEach { print($0) }
+            }
+            return
+        }
         let journal = Journal(outputDirectory: directory)
         let record: JobRecord
         do {

@@ -11,6 +11,9 @@ final class StatusPublisher: Sendable {
     private let title: String
     private let subtitle: String
     private let last = Mutex<ContinuousClock.Instant?>(nil)
+    /// When this run started (for the throughput `kiln status` sums over shards).
+    private let started = Date()
+    private let host = Host.name
 
     init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
         self.journal = journal
@@ -26,12 +29,19 @@ final class StatusPublisher: Sendable {
         last.withLock { last in
             last = .now
             let (counts, fraction) = job.snapshot
-            journal.publish(LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
-                                       total: job.items.count, completed: counts.completed, written: counts.written,
-                                       skipped: counts.skipped, failed: counts.failed + counts.conflicts,
-                                       fraction: state == .finished ? 1 : fraction,
-                                       queuePosition: queuePosition, memory: job.memory.limit,
-                                       updated: Date().timeIntervalSince1970))
+            let now = Date()
+            var status = LiveStatus(pid: getpid(), state: state, device: device, title: title, subtitle: subtitle,
+                                    total: job.items.count, completed: counts.completed, written: counts.written,
+                                    skipped: counts.skipped, failed: counts.failed + counts.conflicts,
+                                    fraction: state == .finished ? 1 : fraction,
+                                    queuePosition: queuePosition, memory: job.memory.limit,
+                                    updated: now.timeIntervalSince1970)
+            status.host = host
+            status.started = started.timeIntervalSince1970
+            let seconds = max(now.timeIntervalSince(started), 1e-3)
+            status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
+            status.pixelsPerSecond = Double(counts.pixels) / seconds
+            journal.publish(status)
         }
     }
 

@@ -22,6 +22,8 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var workingDirectory: String
     /// Keep `.kiln/` after a fully successful run (`--keep-journal`); by default it is removed.
     public var keepJournal: Bool?
+    /// The shard this record is, for a job split with `--shard K/N` (nil for a whole job).
+    public var shard: ShardRecord?
 
     /// A record of a job started from the current directory.
     public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,
@@ -109,6 +111,14 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var memory: Int?
     /// Seconds since 1970 of this update.
     public var updated: Double
+    /// The machine running the job (`kiln cancel` signals only its own host's processes).
+    public var host: String?
+    /// Seconds since 1970 when this run started exporting.
+    public var started: Double?
+    /// Images finished by this run per second since it started.
+    public var imagesPerSecond: Double?
+    /// Pixels decoded by this run per second since it started.
+    public var pixelsPerSecond: Double?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,

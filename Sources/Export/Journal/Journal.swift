@@ -25,6 +25,11 @@ public final class Journal: Sendable {
         directory = outputDirectory + "/.kiln"
     }
 
+    /// The journal kept in `directory` (a shard's, `OUTPUT/.kiln/shards/K-of-N`; see ``ShardLayout``).
+    public init(directory: String) {
+        self.directory = directory
+    }
+
     /// Starts a new job: records it and forgets any earlier job's finished items.
     public func start(_ record: JobRecord) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,0 +1,254 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// `kiln export --shard K/N` through the CLI: bad specs, one process per shard,
+/// `kill -9` and the same command again, `kiln status` and `kiln cancel` over
+/// every shard, and the union of the shards equal to a single-process export.
+/// Small generated images keep it quick; the test hook `KILN_TEST_STALL_AFTER`
+/// holds a shard in the middle of its work, so "midway" is exact.
+@Suite(.serialized) struct ShardTests {
+    /// 40 images of different sizes in two folders (found with --recursive), made once.
+    static let inputs: String = {
+        let dir = NSTemporaryDirectory() + "/kiln-shard-inputs-\(getpid())"
+        var rng = SeededGenerator(seed: 13)
+        for index in 0..<40 {
+            let width = 24 + Int(rng.next() % 160), height = 16 + Int(rng.next() % 120)
+            let bytes = (0..<(width * height * 4)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let png = try! PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes),
+                                             options: .init(level: 1))
+            let folder = dir + (index % 2 == 0 ? "/even" : "/odd")
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: folder + String(format: "/img%02d.png", index), contents: Data(png))
+        }
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-shard-inputs-\(getpid())") }
+        return dir
+    }()
+
+    static let count = 40
+
+    /// A single-process export of ``inputs``, to compare the shards' union with.
+    static let reference: String = {
+        let dir = NSTemporaryDirectory() + "/kiln-shard-ref-\(getpid())"
+        let r = try! kiln(["export", inputs, "--recursive", "--output", dir, "--progress", "none", "--level", "1"])
+        precondition(r.status == 0, "reference export failed: \(r.stderr)")
+        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-shard-ref-\(getpid())") }
+        return dir
+    }()
+
+    private func export(_ out: String, _ shard: String, _ extra: [String] = []) -> [String] {
+        ["export", Self.inputs, "--recursive", "--output", out, "--level", "1", "--progress", "json", "--jobs", "2",
+         "--shard", shard] + extra
+    }
+
+    /// The outputs under `directory` (relative paths, sorted), the journal left out.
+    private func outputs(_ directory: String) -> [String] {
+        let walker = FileManager.default.enumerator(atPath: directory)
+        var found: [String] = []
+        while let path = walker?.nextObject() as? String {
+            if path.hasPrefix(".kiln") { walker?.skipDescendants() } else if path.hasSuffix(".png") { found.append(path) }
+        }
+        return found.sorted()
+    }
+
+    /// Outputs that differ from the single-process export (or are missing or extra).
+    private func differences(_ directory: String) -> [String] {
+        let names = outputs(Self.reference)
+        var wrong = names.filter {
+            !FileManager.default.contentsEqual(atPath: Self.reference + "/" + $0, andPath: directory + "/" + $0)
+        }
+        if outputs(directory) != names { wrong.append("file list: \(outputs(directory).count) of \(names.count)") }
+        return wrong
+    }
+
+    private func status(_ directory: String) -> [String: Any] {
+        let r = try? kiln(["status", directory, "--json"])
+        return (try? JSONSerialization.jsonObject(with: Data((r?.stdout ?? "").utf8)) as? [String: Any]) ?? [:]
+    }
+
+    private func shards(_ status: [String: Any]) -> [[String: Any]] { status["shards"] as? [[String: Any]] ?? [] }
+
+    private func hostname() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, 255)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    @Test(arguments: ["4/4", "0/0", "a/b", "-1/3", "1/-3", "1/2/3", "", "x"])
+    func badSpecsAreUsageErrorsWithTheReason(_ spec: String) throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", Self.inputs, "--recursive", "--output", out.path, "--shard", spec])
+        #expect(r.status == 64, "\(spec): \(r.stderr)")
+        #expect(r.stderr.contains("--shard"), "\(r.stderr)")
+        #expect(outputs(out.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out.join(".kiln/shards")), "nothing started")
+    }
+
+    @Test func badSpecReasonsNameTheRule() throws {
+        let out = try TemporaryDirectory()
+        let reasons = ["4/4": "at most 3/4", "0/0": "at least 1", "a/b": "whole numbers", "-1/3": "negative"]
+        for (spec, reason) in reasons {
+            let r = try kiln(["export", Self.inputs, "--output", out.path, "--shard", spec])
+            #expect(r.status == 64 && r.stderr.contains(reason), "\(spec): \(r.stderr)")
+        }
+    }
+
+    @Test func theUnionOfTheShardsIsTheSingleProcessExport() throws {
+        let out = try TemporaryDirectory()
+        let children = try (0..<3).map { try startKiln(export(out.path, "\($0)/3")) }
+        var written: [String] = []
+        for child in children {
+            let r = try child.wait()
+            #expect(r.status == 0, "\(r.stderr)")
+            written += Events(r.stdoutLines).files("written").map { $0[string: "output"] }
+        }
+        #expect(written.count == Self.count, "each input exported exactly once")
+        #expect(Set(written).count == Self.count)
+        #expect(differences(out.path) == [])
+        let after = status(out.path)
+        #expect(after["state"] as? String == "finished")
+        #expect(after["completed"] as? Int == Self.count && after["total"] as? Int == Self.count)
+        #expect(shards(after).map { $0[string: "state"] } == ["finished", "finished", "finished"])
+        #expect(shards(after).map { $0["total"] as? Int ?? 0 }.reduce(0, +) == Self.count)
+        // A retry of a finished shard (a Job's or an array's) ends at once, doing nothing.
+        let again = try kiln(export(out.path, "1/3"))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).named("file").isEmpty)
+    }
+
+    @Test func killNineMidwayThenTheSameCommandFinishesWithoutRedoingAnything() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "6"])
+        #expect(child.waitUntil { status(out.path)["completed"] as? Int ?? 0 >= 6 })
+
+        // During: shard 0 runs here (pid, host), shard 1 has not started; the totals cover both.
+        let during = status(out.path)
+        #expect(during["state"] as? String == "running")
+        #expect(during["total"] as? Int == Self.count)
+        #expect(during["shardCount"] as? Int == 2)
+        let runningShard = shards(during).first ?? [:]
+        #expect(runningShard[string: "state"] == "running")
+        #expect(runningShard["pid"] as? Int == Int(child.pid))
+        #expect(runningShard[string: "host"] == hostname())
+        #expect(shards(during).last?[string: "state"] == "notStarted")
+        #expect((shards(during).last?["total"] as? Int ?? 0) > 0, "a shard not started still has its size")
+
+        child.send(SIGKILL)
+        #expect(try child.wait().signal == SIGKILL)
+        let stopped = status(out.path)
+        #expect(shards(stopped).first?[string: "state"] == "stopped")
+        #expect(stopped["state"] as? String == "incomplete")
+
+        let journal = (try? String(contentsOfFile: out.join(".kiln/shards/0-of-2/finished.ndjson"), encoding: .utf8)) ?? ""
+        let recorded = outputs(out.path).filter { journal.contains("\"output\":\"\($0)\"") }
+        #expect(recorded.count >= 6)
+        func identity(_ name: String) -> [AnyHashable] {
+            let a = (try? FileManager.default.attributesOfItem(atPath: out.join(name))) ?? [:]
+            return [a[.systemFileNumber] as? Int ?? -1, a[.modificationDate] as? Date ?? Date.distantPast]
+        }
+        let before = recorded.map(identity)
+
+        let again = try kiln(export(out.path, "0/2"))
+        #expect(again.status == 0, "\(again.stderr)")
+        let share = shards(status(out.path)).first?["total"] as? Int ?? 0
+        #expect(Events(again.stdoutLines).files("written").count == share - recorded.count, "only what was left")
+        #expect(recorded.map(identity) == before, "an output the journal recorded was rewritten")
+
+        #expect(try kiln(export(out.path, "1/2")).status == 0)
+        #expect(differences(out.path) == [])
+        let after = status(out.path)
+        #expect(after["state"] as? String == "finished")
+        #expect(after["fraction"] as? Double == 1)
+        #expect(shards(after).allSatisfy { $0[string: "state"] == "finished" && $0["pid"] == nil })
+    }
+
+    @Test func aSecondProcessOnTheSameShardExits69OrWaitsWhenAsked() throws {
+        let out = try TemporaryDirectory()
+        let first = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(first.waitUntil { status(out.path)["completed"] as? Int ?? 0 >= 2 })
+
+        let second = try kiln(export(out.path, "0/2"))
+        #expect(second.status == 69, "\(second.stderr)")
+        let refusal = Events(second.stdoutLines).named("error").first?[string: "message"] ?? second.stderr
+        #expect(refusal.contains("shard 0/2") && refusal.contains("pid \(first.pid)"), "\(refusal)")
+        // Another shard runs beside it.
+        #expect(try kiln(export(out.path, "1/2")).status == 0)
+
+        // With --strategy queue given, a duplicate waits, and takes over when the first dies.
+        let waiting = try startKiln(export(out.path, "0/2", ["--strategy", "queue"]))
+        usleep(800_000)
+        #expect(try String(contentsOfFile: "/proc/\(waiting.pid)/stat", encoding: .utf8).split(separator: " ")[2] != "Z",
+                "the waiting process is still there")
+        first.send(SIGKILL)
+        _ = try first.wait()
+        let took = try waiting.wait(timeout: .seconds(60))
+        #expect(took.status == 0, "\(took.stderr)")
+        #expect(differences(out.path) == [])
+    }
+
+    @Test func cancelStopsEveryShardAndTheirRetriesUntilResumed() throws {
+        let out = try TemporaryDirectory()
+        let children = try (0..<2).map {
+            try startKiln(export(out.path, "\($0)/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])
+        }
+        #expect(children[0].waitUntil {
+            shards(status(out.path)).filter { ($0["completed"] as? Int ?? 0) >= 2 }.count == 2
+        })
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("2 running shards"), "\(cancel.stdout)")
+        for child in children {
+            let r = try child.wait(timeout: .seconds(30))
+            #expect(r.status == 75, "\(r.stderr)")
+        }
+        #expect(status(out.path)["cancelled"] is String)
+
+        let retry = try kiln(export(out.path, "0/2"))
+        #expect(retry.status == 75, "a retry of a cancelled shard ends at once: \(retry.stderr)")
+        #expect(Events(retry.stdoutLines).named("file").isEmpty)
+
+        let resumed = try kiln(["resume", out.path, "--shard", "0/2", "--progress", "none"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try kiln(export(out.path, "1/2")).status == 0)
+        #expect(differences(out.path) == [])
+        #expect(status(out.path)["cancelled"] == nil)
+    }
+
+    @Test func withoutHardLinksOutputsAreRenamedAndThatIsSaidOnce() throws {
+        let out = try TemporaryDirectory()
+        var warnings: [String] = []
+        for k in 0..<2 {
+            let r = try kiln(export(out.path, "\(k)/2"), environment: ["KILN_TEST_NO_HARDLINKS": "1"])
+            #expect(r.status == 0, "\(r.stderr)")
+            warnings += Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+                .filter { $0.contains("no hard links") }
+        }
+        #expect(warnings.count == 2, "once per process: \(warnings)")
+        #expect(differences(out.path) == [])
+    }
+
+    @Test func autoTakesTheShardFromTheArrayEngine() throws {
+        let out = try TemporaryDirectory()
+        // Slurm --array=2-5: task 5 is the last of 4, shard 3/4.
+        let slurm = try kiln(export(out.path, "auto"),
+                             environment: ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "2"])
+        #expect(slurm.status == 0, "\(slurm.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/shards/3-of-4/job.json")))
+        let kubernetes = try kiln(export(out.path, "auto"), environment: ["JOB_COMPLETION_INDEX": "0", "KILN_SHARD_COUNT": "4"])
+        #expect(kubernetes.status == 0, "\(kubernetes.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/shards/0-of-4/job.json")))
+        let none = try kiln(export(out.path, "auto"))
+        #expect(none.status == 64 && none.stderr.contains("SLURM_ARRAY_TASK_ID"), "\(none.stderr)")
+        let shards = shards(status(out.path))
+        #expect(shards.map { $0[string: "state"] } == ["finished", "notStarted", "notStarted", "finished"])
+    }
+
+    @Test func resumeOfAShardedDirectoryNamesTheShards() throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(export(out.path, "0/2")).status == 0)
+        let r = try kiln(["resume", out.path])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--shard K/N") && r.stderr.contains("0/2"), "\(r.stderr)")
+    }
+}
