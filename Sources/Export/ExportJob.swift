@@ -28,6 +28,8 @@ public final class ExportJob: Sendable {
     /// Converts outputs to the plan's colour profile, when it names one.
     private let colorConverter: ColorConverter?
     private let journal: Journal?
+    /// How durably finished images are committed before they are reported.
+    public let durability: Durability
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
     private let planDigest: String
@@ -43,6 +45,9 @@ public final class ExportJob: Sendable {
     private let stopReason = Mutex<String?>(nil)
     /// Notable metadata drops already reported: each is said once per job.
     private let reportedDrops = Mutex<Set<String>>([])
+    /// The identities of the inputs, gathered the first time an output path is
+    /// found occupied (a fresh output directory never needs them).
+    private let inputIdentities = Mutex<Set<FileIdentity>?>(nil)
 
     /// Running totals of a job, safe to read while it runs.
     public struct Counts: Sendable, Equatable {
@@ -103,10 +108,12 @@ public final class ExportJob: Sendable {
     /// already verified) are counted as done and not redone. `earlierRecords`
     /// is what the folder's journal said before this run (any job's): it tells
     /// an existing output made by this very work from one made otherwise.
+    /// `durability` says how finished images are committed (see ``Durability``).
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
-                earlierRecords: [String: FinishedRecord] = [:]) {
+                earlierRecords: [String: FinishedRecord] = [:], durability: Durability = .batch) {
         self.options = options
+        self.durability = durability
         self.earlierRecords = earlierRecords
         planDigest = Provenance.digest(of: options.plan)
         shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
@@ -178,21 +185,19 @@ public final class ExportJob: Sendable {
     public var isComplete: Bool { counts.completed == items.count }
 
     /// Processes the remaining items until done or stopped, blocking until the
-    /// workers finish, reporting into `progress` (weighted by pixels). Returns the totals.
+    /// workers finish and every finished image is committed, reporting into
+    /// `progress` (weighted by pixels). Returns the totals.
+    ///
+    /// Nothing is read before the workers start: each input is opened when its
+    /// turn comes, and read once (its weight for the progress comes from that read).
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
         let work = remaining
-        // Weights come from the headers (a few bytes per file); an unreadable one weighs one pixel.
-        func pixels(_ item: ExportItem) -> Int64 {
-            Int64((try? PNGDecoder.readHeader(contentsOf: item.input)).map { $0.width * $0.height } ?? 1)
-        }
-        let weights = work.map(pixels)
-        // Items an earlier run finished count as done, by their pixels, so a resumed job's fraction starts where it stopped.
-        let donePixels = items.filter { finishedBefore[$0.output] != nil }.map(pixels).reduce(0, +)
-        let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
+        let tracker = PixelProgress(root: progress, items: items.count, doneItems: items.count - work.count)
         self.tracker.withLock { $0 = tracker }
+        let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
+                                 critical: hooks.critical)
         let next = Atomic<Int>(0)
-        let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
             while takesNewImages {
                 if let limit = hooks.stallAfter, counts.completed >= limit {
@@ -205,27 +210,37 @@ public final class ExportJob: Sendable {
                     $0.current = work[index].input
                     $0.inFlight += 1
                 }
-                let item = tracker.begin(pixels: weights[index])
-                guard let result = process(work[index], inputs: inputs, tracker: tracker, item: item, hooks: hooks) else {
+                let progressItem = tracker.begin()
+                let deliver: @Sendable (FileResult) -> Void = { [self] result in
+                    tracker.finish(progressItem)
+                    count(result)
+                    hooks.onResult(result)
+                }
+                guard let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
+                                             hooks: hooks, deliver: deliver) else {
                     state.withLock { $0.inFlight -= 1 }
                     return
                 }
-                tracker.finish(item)
-                state.withLock { counts in
-                    counts.inFlight -= 1
-                    counts.completed += 1
-                    counts.pixels += result.pixels
-                    switch result.status {
-                    case .written: counts.written += 1
-                    case .skipped: counts.skipped += 1
-                    case .conflict: counts.conflicts += 1
-                    case .failed: counts.failed += 1
-                    }
-                }
-                hooks.onResult(result)
+                commit.submit(finished)
             }
         }
+        commit.close()
         return counts
+    }
+
+    /// Counts a result once it is committed.
+    private func count(_ result: FileResult) {
+        state.withLock { counts in
+            counts.inFlight -= 1
+            counts.completed += 1
+            counts.pixels += result.pixels
+            switch result.status {
+            case .written: counts.written += 1
+            case .skipped: counts.skipped += 1
+            case .conflict: counts.conflicts += 1
+            case .failed: counts.failed += 1
+            }
+        }
     }
 
     /// Warnings for one image: every damaged chunk the decoder left out, and
@@ -244,17 +259,20 @@ public final class ExportJob: Sendable {
         while takesNewImages { usleep(20_000) }
     }
 
-    /// The item's result, or nil when the job stopped before finishing it.
-    private func process(_ item: ExportItem, inputs: Set<FileIdentity>, tracker: PixelProgress,
-                         item progressItem: PixelProgress.Item, hooks: Hooks) -> FileResult? {
+    /// The finished item, to be committed, or nil when the job stopped before finishing it.
+    private func process(_ item: ExportItem, tracker: PixelProgress, item progressItem: PixelProgress.Item,
+                         staging: StagedOutput.Flush, hooks: Hooks,
+                         deliver: @escaping @Sendable (FileResult) -> Void) -> FinishedImage? {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
         var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
         let made = Provenance(input: item.input, plan: planDigest)
-        let existing = options.overwrite || options.inPlace ? .absent : existingOutput(item, made: made)
+        // One lstat of the output path; only an occupied one needs more.
+        let occupied = !options.inPlace && output.exists(item.output)
+        let existing = options.overwrite || options.inPlace || !occupied ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
-        } else if !options.inPlace, let existing = FileIdentity(path: destination), inputs.contains(existing) {
+        } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
         } else if case .identical(let earlier) = existing {
             result.status = .skipped
@@ -264,9 +282,13 @@ public final class ExportJob: Sendable {
             result.error = reason
         } else {
             do {
-                var (_, decoded, metadata) = try PNGDecoder.decodeWithMetadata(
-                    contentsOf: item.input, limits: .init(maxPixels: options.maxPixels))
+                // A small input is read once, whole, and decoded from memory; a large one is streamed.
+                let limits = PNGDecoder.Limits(maxPixels: options.maxPixels)
+                let source = InputFile.smallContents(of: item.input)
+                var (_, decoded, metadata) = try source.map { try PNGDecoder.decodeWithMetadata($0, limits: limits) }
+                    ?? PNGDecoder.decodeWithMetadata(contentsOf: item.input, limits: limits)
                 result.pixels = decoded.pixelCount
+                tracker.weigh(progressItem, pixels: decoded.pixelCount)
                 tracker.advance(progressItem, to: .decoded)
                 guard !isStopped else { return nil }
                 var rendered = try renderer.render(decoded)
@@ -300,7 +322,7 @@ public final class ExportJob: Sendable {
                     }
                     result.status = .written
                     result.bytesWritten = bytes.count
-                    return result
+                    return FinishedImage(result: result, record: record, recorded: true, deliver: deliver)
                 } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides.
                     if PNGChunks.sameExceptTime(present, bytes) {
@@ -313,13 +335,12 @@ public final class ExportJob: Sendable {
                         record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
                     }
                 } else {
-                    try hooks.critical("write \(item.output)") {
-                        try output.write(bytes, to: item.output, replace: options.overwrite)
-                        try journal?.recordFinished(record)
-                    }
+                    // Staged now; put in place and recorded by the commit (at once, or with its batch).
+                    let staged = try output.stage(bytes, flush: staging)
                     result.status = .written
                     result.bytesWritten = bytes.count
-                    return result
+                    return FinishedImage(result: result, record: record, staged: staged, replace: options.overwrite,
+                                         deliver: deliver)
                 }
             } catch let stop as RenderStop {
                 stopReason.withLock { $0 = $0 ?? stop.description }
@@ -333,8 +354,15 @@ public final class ExportJob: Sendable {
         // resume redoes failures and conflicts (the input may have been fixed) but not skips.
         record.status = result.status
         record.error = result.error
-        try? journal?.recordFinished(record)
-        return result
+        return FinishedImage(result: result, record: record, deliver: deliver)
+    }
+
+    /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).
+    private func isInput(_ file: FileIdentity) -> Bool {
+        inputIdentities.withLock { identities in
+            if identities == nil { identities = Set(items.compactMap { FileIdentity(path: $0.input) }) }
+            return identities!.contains(file)
+        }
     }
 
     /// What sits at an item's output path before the work, when `--overwrite` is not given.
@@ -349,8 +377,8 @@ public final class ExportJob: Sendable {
         case unrecorded([UInt8])
     }
 
+    /// What occupies the output path (the caller found it occupied).
     private func existingOutput(_ item: ExportItem, made: Provenance?) -> Existing {
-        guard output.exists(item.output) else { return .absent }
         let path = output.url(of: item.output)
         guard let present = output.regularFileContents(item.output) else {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")

@@ -86,21 +86,55 @@ public final class OutputDirectory: Sendable {
         return bytes
     }
 
-    /// Writes `bytes` as the output `relative`, atomically. Replaces an existing
-    /// file only when `replace` is true.
+    /// Writes `bytes` as the output `relative`, atomically, its data flushed
+    /// before it is put in place. Replaces an existing file only when `replace` is true.
     public func write(_ bytes: [UInt8], to relative: String, replace: Bool) throws(OutputError) {
-        try makeParents(of: relative)
+        let staged = try stage(bytes, flush: .now)
+        try place(staged, at: relative, replace: replace)
+    }
+
+    /// Writes `bytes` to a new temporary file under `.kiln/tmp/`, to be put in
+    /// place by ``place(_:at:replace:)``. `flush` says when its data is flushed:
+    /// `.now` before this returns, `.later` by ``flush(_:)`` (the file stays open
+    /// until then), `.never` not at all.
+    public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
         let temporary = temporaryDirectory + "/\(getpid())-\(counter.next()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-        var ok = false
-        defer { if !ok { unlink(temporary) } }
-        do {
-            defer { close(fd) }
+        var staged = StagedOutput(temporary: temporary, descriptor: fd)
+        do throws(OutputError) {
             try Self.writeAll(fd, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
-            guard fdatasync(fd) == 0 else { throw .system("cannot flush", errno) }
+            if flush == .now { try self.flush(&staged) }
+        } catch {
+            discard(&staged)
+            throw error
         }
+        if flush == .never { staged.close() }
+        return staged
+    }
+
+    /// Flushes the data of a staged output (`fdatasync`) and closes it.
+    public func flush(_ staged: inout StagedOutput) throws(OutputError) {
+        guard staged.descriptor >= 0 else { return }
+        defer { staged.close() }
+        guard fdatasync(staged.descriptor) == 0 else { throw .system("cannot flush", errno) }
+    }
+
+    /// Abandons a staged output: closes and removes its temporary file.
+    public func discard(_ staged: inout StagedOutput) {
+        staged.close()
+        unlink(staged.temporary)
+    }
+
+    /// Puts a staged output in place as `relative`; on failure the temporary file is removed.
+    /// Replaces an existing file only when `replace` is true.
+    public func place(_ staged: StagedOutput, at relative: String, replace: Bool) throws(OutputError) {
+        var staged = staged
+        var ok = false
+        defer { if !ok { discard(&staged) } }
+        try makeParents(of: relative)
+        let temporary = staged.temporary
         let destination = url(of: relative)
         if replace {
             guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
@@ -118,6 +152,24 @@ public final class OutputDirectory: Sendable {
             }
         }
         ok = true
+    }
+
+    /// Flushes the directories holding these outputs (each once), so that their
+    /// names survive a power loss as their data does.
+    public func flushDirectories(of relatives: some Sequence<String>) {
+        var directories = Set<String>()
+        for relative in relatives {
+            let full = url(of: relative)
+            let slash = full.lastIndex(of: "/")
+            directories.insert(slash.map { String(full[..<$0]) } ?? ".")
+        }
+        for directory in directories {
+            let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if fd >= 0 {
+                fsync(fd)
+                close(fd)
+            }
+        }
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {

@@ -60,7 +60,8 @@ struct JobRunner {
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
-                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords)
+                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
+                            durability: settings.durability)
         let (title, subtitle) = displayTitles(device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
