@@ -32,6 +32,8 @@ public final class ExportJob: Sendable {
     public let durability: Durability
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
+    /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
+    private let lostWrites: Set<String>
     private let planDigest: String
     /// The box of a resize that never enlarges, if the plan has one.
     private let shrinkOnlyBox: (width: Int?, height: Int?)?
@@ -63,7 +65,8 @@ public final class ExportJob: Sendable {
         public var failed = 0
         /// Decoded pixels of items finished by this run.
         public var pixels = 0
-        /// Items this run has started and not yet finished.
+        /// Images the workers hold: started by this run and not yet handed to the commit
+        /// (images waiting for their commit take no more work and are not counted).
         public var inFlight = 0
         /// The input being worked on most recently.
         public var current: String?
@@ -108,11 +111,15 @@ public final class ExportJob: Sendable {
     /// already verified) are counted as done and not redone. `earlierRecords`
     /// is what the folder's journal said before this run (any job's): it tells
     /// an existing output made by this very work from one made otherwise.
+    /// `lostWrites` are outputs this very job recorded as written whose bytes no
+    /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
-                earlierRecords: [String: FinishedRecord] = [:], durability: Durability = .batch) {
+                earlierRecords: [String: FinishedRecord] = [:], lostWrites: Set<String> = [],
+                durability: Durability = .batch) {
         self.options = options
+        self.lostWrites = lostWrites
         self.durability = durability
         self.earlierRecords = earlierRecords
         planDigest = Provenance.digest(of: options.plan)
@@ -198,9 +205,11 @@ public final class ExportJob: Sendable {
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
                                  critical: hooks.critical)
         let next = Atomic<Int>(0)
+        // Images the workers are done with (committed or waiting for their commit), for the stall hook.
+        let handedOver = Atomic<Int>(earlier.completed)
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
             while takesNewImages {
-                if let limit = hooks.stallAfter, counts.completed >= limit {
+                if let limit = hooks.stallAfter, handedOver.load(ordering: .relaxed) >= limit {
                     stallWhileTakingImages()
                     continue
                 }
@@ -216,11 +225,11 @@ public final class ExportJob: Sendable {
                     count(result)
                     hooks.onResult(result)
                 }
-                guard let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
-                                             hooks: hooks, deliver: deliver) else {
-                    state.withLock { $0.inFlight -= 1 }
-                    return
-                }
+                let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
+                                       hooks: hooks, deliver: deliver)
+                state.withLock { $0.inFlight -= 1 }
+                guard let finished else { return }
+                handedOver.add(1, ordering: .relaxed)
                 commit.submit(finished)
             }
         }
@@ -231,7 +240,6 @@ public final class ExportJob: Sendable {
     /// Counts a result once it is committed.
     private func count(_ result: FileResult) {
         state.withLock { counts in
-            counts.inFlight -= 1
             counts.completed += 1
             counts.pixels += result.pixels
             switch result.status {
@@ -266,10 +274,15 @@ public final class ExportJob: Sendable {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
         var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
-        let made = Provenance(input: item.input, plan: planDigest)
-        // One lstat of the output path; only an occupied one needs more.
-        let occupied = !options.inPlace && output.exists(item.output)
-        let existing = options.overwrite || options.inPlace || !occupied ? .absent : existingOutput(item, made: made)
+        // At most one lstat of the output path (none in a fresh directory); only an occupied one needs more.
+        let occupied = !options.inPlace && !output.startedEmpty && output.exists(item.output)
+        // What made the output: the input's stat, from the read that decodes it when it is read now; an
+        // occupied output is judged before the input is read (identical work is skipped unread).
+        var source = occupied ? nil : InputFile(path: item.input)
+        let made = source.map { Provenance(input: $0, plan: planDigest) } ?? Provenance(input: item.input, plan: planDigest)
+        // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
+        let replace = options.overwrite || lostWrites.contains(item.output)
+        let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
         } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
@@ -284,8 +297,8 @@ public final class ExportJob: Sendable {
             do {
                 // A small input is read once, whole, and decoded from memory; a large one is streamed.
                 let limits = PNGDecoder.Limits(maxPixels: options.maxPixels)
-                let source = InputFile.smallContents(of: item.input)
-                var (_, decoded, metadata) = try source.map { try PNGDecoder.decodeWithMetadata($0, limits: limits) }
+                if source == nil { source = InputFile(path: item.input) }
+                var (_, decoded, metadata) = try source?.bytes.map { try PNGDecoder.decodeWithMetadata($0, limits: limits) }
                     ?? PNGDecoder.decodeWithMetadata(contentsOf: item.input, limits: limits)
                 result.pixels = decoded.pixelCount
                 tracker.weigh(progressItem, pixels: decoded.pixelCount)
@@ -339,7 +352,7 @@ public final class ExportJob: Sendable {
                     let staged = try output.stage(bytes, flush: staging)
                     result.status = .written
                     result.bytesWritten = bytes.count
-                    return FinishedImage(result: result, record: record, staged: staged, replace: options.overwrite,
+                    return FinishedImage(result: result, record: record, staged: staged, replace: replace,
                                          deliver: deliver)
                 }
             } catch let stop as RenderStop {

@@ -15,6 +15,10 @@ public final class OutputDirectory: Sendable {
     public let stateDirectory: String
     private let temporaryDirectory: String
     private let counter = AtomicCounter()
+    /// Whether the directory held nothing but the job's own `.kiln` when opened:
+    /// then no output path can be occupied but by this job (which never writes one
+    /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
+    public let startedEmpty: Bool
 
     /// Opens (creating if needed) the output directory and its `.kiln/tmp`, and
     /// removes temporary files left by processes that no longer run.
@@ -27,6 +31,7 @@ public final class OutputDirectory: Sendable {
         } catch {
             throw .badOutputDirectory(path, reason: error.description)
         }
+        startedEmpty = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [""]) == [".kiln"]
         removeStaleTemporaries()
     }
 
@@ -106,6 +111,8 @@ public final class OutputDirectory: Sendable {
             try Self.writeAll(fd, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
             if flush == .now { try self.flush(&staged) }
+            // Its commit flushes it soon: the disk may start now, while the worker goes on.
+            if flush == .later { LinuxCalls.startWriteback(fd) }
         } catch {
             discard(&staged)
             throw error
@@ -138,6 +145,9 @@ public final class OutputDirectory: Sendable {
         let destination = url(of: relative)
         if replace {
             guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+        } else if let renamed = LinuxCalls.renameNoReplace(temporary, destination) {
+            // One call that fails if the name exists: no race with another writer of the same output.
+            guard renamed == 0 else { throw errno == EEXIST ? .exists : .system("cannot move into place", errno) }
         } else {
             // link() fails if the name exists: no race with another writer of the same output.
             if link(temporary, destination) == 0 {

@@ -38,6 +38,7 @@ struct JobRunner {
         let journal = Journal(outputDirectory: options.outputDirectory)
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
+        var lostWrites = Set<String>()
         let earlierRecords: [String: FinishedRecord]
         do {
             guard let taken = try JobLock(journal: journal) else {
@@ -46,7 +47,11 @@ struct JobRunner {
                                        KilnExitCode.unavailable)
             }
             lock = taken
-            finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
+            if resuming {
+                (finishedBefore, lostWrites) = journal.verify(in: output)
+            } else {
+                finishedBefore = [:]
+            }
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
             if !resuming { try journal.start(record) }
@@ -61,7 +66,7 @@ struct JobRunner {
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
-                            durability: settings.durability)
+                            lostWrites: lostWrites, durability: settings.durability)
         let (title, subtitle) = displayTitles(device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here

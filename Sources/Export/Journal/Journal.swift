@@ -131,14 +131,30 @@ extension Journal {
     /// outputs whose size and CRC-32 match the record, and skips whose output
     /// still exists. Failures and conflicts are left out, so a resume tries them again.
     public func verifiedFinished(in output: OutputDirectory) -> [String: FinishedRecord] {
-        finished().filter { relative, record in
+        verify(in: output).kept
+    }
+
+    /// The finished items that still hold (see ``verifiedFinished(in:)``), and the
+    /// outputs recorded as written that no longer match their record: writes the
+    /// disk lost (a power cut before they were flushed, a truncation). The job
+    /// wrote those, so its resume writes them again.
+    public func verify(in output: OutputDirectory) -> (kept: [String: FinishedRecord], lost: Set<String>) {
+        var kept: [String: FinishedRecord] = [:]
+        var lost = Set<String>()
+        for (relative, record) in finished() {
             switch record.status {
-            case .failed, .conflict: return false
-            case .skipped: return output.exists(relative)
+            case .failed, .conflict: continue
+            case .skipped:
+                if output.exists(relative) { kept[relative] = record }
             case .written:
-                guard let data = FileManager.default.contents(atPath: output.url(of: relative)) else { return false }
-                return data.count == record.size && CRC32.checksum(data) == record.crc32
+                let bytes = output.regularFileContents(relative)
+                if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 {
+                    kept[relative] = record
+                } else {
+                    lost.insert(relative)
+                }
             }
         }
+        return (kept, lost)
     }
 }

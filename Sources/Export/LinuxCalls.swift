@@ -1,0 +1,31 @@
+import Foundation
+
+/// Linux calls that Swift's Glibc module does not import (glibc declares them
+/// only under `_GNU_SOURCE`), looked up once at run time; where one is missing
+/// the callers fall back to portable calls.
+enum LinuxCalls {
+    private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+
+    private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
+    private static let syncFileRange: SyncFileRange? =
+        dlsym(nil, "sync_file_range").map { unsafeBitCast($0, to: SyncFileRange.self) }
+
+    /// `renameat2(RENAME_NOREPLACE)`: renames `from` to `to` unless `to` exists
+    /// (then fails with `EEXIST`), atomically, in one call. Returns `rename`'s
+    /// result (0, or -1 with `errno` set), or nil when the call is missing or the
+    /// file system does not support it (use `link` then).
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32? {
+        guard let renameat2 else { return nil }
+        let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */)
+        if result != 0 && (errno == EINVAL || errno == ENOSYS) { return nil }
+        return result
+    }
+
+    /// Starts writing `fd`'s dirty pages to the disk without waiting
+    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`), so that the `fdatasync` of a
+    /// later group commit finds them written or on their way. Best effort.
+    static func startWriteback(_ fd: Int32) {
+        _ = syncFileRange?(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */)
+    }
+}
