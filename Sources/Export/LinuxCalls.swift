@@ -5,11 +5,24 @@ import Foundation
 /// the callers fall back to portable calls.
 enum LinuxCalls {
     private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
-    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+    private typealias SyncFS = @convention(c) (Int32) -> Int32
 
     private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
-    private static let syncFileRange: SyncFileRange? =
-        dlsym(nil, "sync_file_range").map { unsafeBitCast($0, to: SyncFileRange.self) }
+    private static let syncfs: SyncFS? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: SyncFS.self) }
+
+    /// Whether ``syncFileSystem(of:)`` is available.
+    static var canSyncFileSystem: Bool { syncfs != nil }
+
+    /// `syncfs`: writes every dirty file of the file system holding `fd` to the
+    /// disk and flushes the disk's cache once. Returns its result (0, or -1 with
+    /// `errno`); -1 with `ENOSYS` when the call is missing.
+    static func syncFileSystem(of fd: Int32) -> Int32 {
+        guard let syncfs else {
+            errno = ENOSYS
+            return -1
+        }
+        return syncfs(fd)
+    }
 
     /// `renameat2(RENAME_NOREPLACE)`: renames `from` to `to` unless `to` exists
     /// (then fails with `EEXIST`), atomically, in one call. Returns `rename`'s
@@ -20,12 +33,5 @@ enum LinuxCalls {
         let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */)
         if result != 0 && (errno == EINVAL || errno == ENOSYS) { return nil }
         return result
-    }
-
-    /// Starts writing `fd`'s dirty pages to the disk without waiting
-    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`), so that the `fdatasync` of a
-    /// later group commit finds them written or on their way. Best effort.
-    static func startWriteback(_ fd: Int32) {
-        _ = syncFileRange?(fd, 0, 0, 2 /* SYNC_FILE_RANGE_WRITE */)
     }
 }

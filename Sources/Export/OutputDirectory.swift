@@ -15,6 +15,8 @@ public final class OutputDirectory: Sendable {
     public let stateDirectory: String
     private let temporaryDirectory: String
     private let counter = AtomicCounter()
+    /// This process, which names its temporary files (read once: the names are made per image).
+    private let processID = getpid()
     /// Whether the directory held nothing but the job's own `.kiln` when opened:
     /// then no output path can be occupied but by this job (which never writes one
     /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
@@ -103,7 +105,7 @@ public final class OutputDirectory: Sendable {
     /// `.now` before this returns, `.later` by ``flush(_:)`` (the file stays open
     /// until then), `.never` not at all.
     public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
-        let temporary = temporaryDirectory + "/\(getpid())-\(counter.next()).tmp"
+        let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
         var staged = StagedOutput(temporary: temporary, descriptor: fd)
@@ -111,8 +113,8 @@ public final class OutputDirectory: Sendable {
             try Self.writeAll(fd, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
             if flush == .now { try self.flush(&staged) }
-            // Its commit flushes it soon: the disk may start now, while the worker goes on.
-            if flush == .later { LinuxCalls.startWriteback(fd) }
+            // A batch is flushed by one syncfs when there is one: then the file need not stay open.
+            if flush == .later && LinuxCalls.canSyncFileSystem { staged.close() }
         } catch {
             discard(&staged)
             throw error
@@ -126,6 +128,23 @@ public final class OutputDirectory: Sendable {
         guard staged.descriptor >= 0 else { return }
         defer { staged.close() }
         guard fdatasync(staged.descriptor) == 0 else { throw .system("cannot flush", errno) }
+    }
+
+    /// Flushes the data of a batch of staged outputs and closes them: one
+    /// `syncfs` of the file system of `.kiln/tmp` (every output is staged there,
+    /// and placing never leaves it) — one disk flush for the batch, where an
+    /// `fdatasync` per output costs one each — or, without `syncfs`, an
+    /// `fdatasync` per output. Throws when the data may not have reached the disk.
+    public func flush(_ batch: inout [StagedOutput]) throws(OutputError) {
+        if LinuxCalls.canSyncFileSystem {
+            let fd = open(temporaryDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw .system("cannot open \(temporaryDirectory)", errno) }
+            defer { close(fd) }
+            for index in batch.indices { batch[index].close() }
+            guard LinuxCalls.syncFileSystem(of: fd) == 0 else { throw .system("cannot flush", errno) }
+        } else {
+            for index in batch.indices { try flush(&batch[index]) }
+        }
     }
 
     /// Abandons a staged output: closes and removes its temporary file.

@@ -9,10 +9,11 @@ import Foundation
 ///   before the worker moves on).
 /// - `batch` hands images to one committing thread and lets the worker go on.
 ///   The thread commits what has gathered when ``maximumBatch`` images wait or
-///   ``maximumDelay`` after the first, whichever comes first: it flushes each
-///   output's data (before its name exists, so a named output is always whole),
-///   puts them in place, appends their records in one write, and flushes their
-///   directories and the journal once for the batch.
+///   ``maximumDelay`` after the first, whichever comes first: it flushes the
+///   outputs' data (one `syncfs` of their file system for the whole batch, see
+///   `OutputDirectory.flush(_ batch:)`) before any is named, so a
+///   named output is always whole; puts them in place; appends their records in
+///   one write; and flushes their directories and the journal once for the batch.
 ///
 /// A crash loses at most the images not yet committed; `kiln resume` redoes them
 /// (an output in place without its record is recognized as this very work).
@@ -22,7 +23,7 @@ final class GroupCommit: @unchecked Sendable {
     /// The longest an image waits for its commit.
     static let maximumDelay = 0.1
     /// The most images waiting before a worker waits too (memory and open files stay bounded).
-    static let maximumWaiting = 2 * maximumBatch
+    static let maximumWaiting = 4 * maximumBatch
 
     private let durability: Durability
     private let output: OutputDirectory
@@ -140,16 +141,31 @@ final class GroupCommit: @unchecked Sendable {
         for image in batch { image.deliver(image.result) }
     }
 
-    /// Flushes (batch) and places each staged output; one that cannot be placed fails alone.
+    /// Flushes the batch's outputs (`batch`: all at once, before any is named) and
+    /// places each; one that cannot be placed fails alone.
     private func placeOutputs(_ batch: inout [FinishedImage]) {
-        for index in batch.indices {
-            guard var staged = batch[index].staged else { continue }
+        let staged = batch.indices.filter { batch[$0].staged != nil }
+        if durability == .batch && !staged.isEmpty {
+            var outputs = staged.map { batch[$0].staged! }
+            do throws(OutputError) {
+                try output.flush(&outputs)
+            } catch {
+                // Not known to be on the disk: none is named, each fails (and is redone by a later run).
+                for (index, var file) in zip(staged, outputs) {
+                    output.discard(&file)
+                    batch[index].staged = nil
+                    batch[index].fail("\(error)")
+                }
+                return
+            }
+        }
+        for index in staged {
+            guard var file = batch[index].staged else { continue }
             batch[index].staged = nil
             do throws(OutputError) {
-                if durability == .batch { try output.flush(&staged) }
-                try output.place(staged, at: batch[index].record.output, replace: batch[index].replace)
+                try output.place(file, at: batch[index].record.output, replace: batch[index].replace)
             } catch {
-                output.discard(&staged)
+                output.discard(&file)
                 batch[index].fail("\(error)")
             }
         }
