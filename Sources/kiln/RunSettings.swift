@@ -31,8 +31,8 @@ struct RunSettings: ParsableArguments {
         "How finished outputs are made durable: full, batch or none.",
         discussion: """
         full: each output and its journal record flushed (fdatasync) before the next image. \
-        batch (default): flushed together, up to 128 images or every 100 ms; an image is reported \
-        only once flushed. Both survive kill -9 and power loss: kiln resume redoes what was lost. \
+        batch (default): flushed together (one syncfs of the output's file system, then the journal), \
+        per up to 128 images or 100 ms; an image is reported only once flushed. Both survive kill -9 and power loss: kiln resume redoes what was lost. \
         none: never flushed, for scratch outputs; survives kill -9, not power loss.
         """))
     var durability: Durability = .batch

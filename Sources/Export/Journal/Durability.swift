@@ -7,10 +7,10 @@ public enum Durability: String, Sendable, CaseIterable {
     /// journal per image, before the job moves on (the behaviour before group commit).
     /// Survives `kill -9` and power loss, losing at most the images in flight.
     case full
-    /// Group commit: finished images are made durable together, at most
-    /// ``GroupCommit/maximumBatch`` of them or ``GroupCommit/maximumDelay`` after
-    /// the first, whichever comes first: each output's data is flushed, then it
-    /// is put in place, its record appended, and its directory and the journal
+    /// Group commit: finished images are made durable together, up to 128 of
+    /// them or 100 ms after the first, whichever comes first: the outputs' data
+    /// is flushed (one `syncfs` of their file system), then they are put in
+    /// place, their records appended, and their directories and the journal
     /// flushed once for the whole batch. An image is reported finished only then.
     /// Survives `kill -9` and power loss, losing at most the last batch (redone on resume).
     case batch
