@@ -69,7 +69,9 @@ final class GroupCommit: @unchecked Sendable {
         while waiting.count >= Self.maximumWaiting && !closed { condition.wait() }
         if waiting.isEmpty { firstWaitingSince = Self.now }
         waiting.append(image)
-        condition.broadcast()
+        // The committing thread needs waking only for a first image (it may wait without a
+        // deadline) or a full batch; otherwise its timed wait ends when the batch is due.
+        if waiting.count == 1 || waiting.count == Self.maximumBatch { condition.broadcast() }
         condition.unlock()
     }
 
