@@ -33,7 +33,7 @@ public final class Journal: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         closeAppendFile()  // the file is replaced: later records go to the new one
         try DurableFile.replace(finishedPath, with: Data())
-        try DurableFile.replace(jobPath, with: try Self.encoder.encode(record))
+        try DurableFile.replace(jobPath, with: try JobRecordEncoding.encode(record, with: Self.encoder))
     }
 
     /// The recorded job, or `JournalError.noJob`.
