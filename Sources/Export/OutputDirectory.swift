@@ -3,9 +3,9 @@ import Foundation
 /// The output directory of a job, and the only place that writes into it.
 ///
 /// Every output is written to a temporary file under `.kiln/tmp/` (same file
-/// system, hidden from listings of the outputs), flushed, and renamed into
-/// place: an output path either does not exist or holds a complete PNG, even
-/// if the process is killed. Directories are created component by component
+/// system, hidden from listings of the outputs), flushed (alone, with its batch,
+/// or not at all: see ``Durability``), and renamed into place: an output path
+/// either does not exist or holds a complete PNG, even if the process is killed. Directories are created component by component
 /// and a symlink met on the way is refused, so outputs never land outside the
 /// output directory; `rename` replaces a symlinked output rather than following it.
 public final class OutputDirectory: Sendable {
@@ -102,8 +102,8 @@ public final class OutputDirectory: Sendable {
 
     /// Writes `bytes` to a new temporary file under `.kiln/tmp/`, to be put in
     /// place by ``place(_:at:replace:)``. `flush` says when its data is flushed:
-    /// `.now` before this returns, `.later` by ``flush(_:)`` (the file stays open
-    /// until then), `.never` not at all.
+    /// `.now` before this returns, `.later` with its batch (the flush of a batch
+    /// of staged outputs), `.never` not at all.
     public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
         let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)

@@ -7,7 +7,8 @@ public struct StagedOutput: Sendable {
     public enum Flush: Sendable {
         /// Before staging returns (one `fdatasync` per output, as `--durability full`).
         case now
-        /// By ``OutputDirectory/flush(_:)``, with the rest of its batch (`--durability batch`).
+        /// With the rest of its batch, by the commit (`--durability batch`): one `syncfs`
+        /// for the batch, or, where there is none, an `fdatasync` of each file (kept open until then).
         case later
         /// Never (`--durability none`).
         case never
