@@ -31,8 +31,12 @@ public final class ExportJob: Sendable {
     private let journal: Journal?
     /// Admits images by their working set (`--memory`).
     public let memory: MemoryBudget
+    /// How durably finished images are committed before they are reported.
+    public let durability: Durability
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
+    /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
+    private let lostWrites: Set<String>
     private let planDigest: String
     /// The box of a resize that never enlarges, if the plan has one.
     private let shrinkOnlyBox: (width: Int?, height: Int?)?
@@ -46,6 +50,9 @@ public final class ExportJob: Sendable {
     private let stopReason = Mutex<String?>(nil)
     /// Notable metadata drops already reported: each is said once per job.
     private let reportedDrops = Mutex<Set<String>>([])
+    /// The identities of the inputs, gathered the first time an output path is
+    /// found occupied (a fresh output directory never needs them).
+    private let inputIdentities = Mutex<Set<FileIdentity>?>(nil)
 
     /// Running totals of a job, safe to read while it runs.
     public struct Counts: Sendable, Equatable {
@@ -61,7 +68,8 @@ public final class ExportJob: Sendable {
         public var failed = 0
         /// Decoded pixels of items finished by this run.
         public var pixels = 0
-        /// Items this run has started and not yet finished.
+        /// Images the workers hold: started by this run and not yet handed to the commit
+        /// (images waiting for their commit take no more work and are not counted).
         public var inFlight = 0
         /// The input being worked on most recently.
         public var current: String?
@@ -106,10 +114,16 @@ public final class ExportJob: Sendable {
     /// already verified) are counted as done and not redone. `earlierRecords`
     /// is what the folder's journal said before this run (any job's): it tells
     /// an existing output made by this very work from one made otherwise.
+    /// `lostWrites` are outputs this very job recorded as written whose bytes no
+    /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
+    /// `durability` says how finished images are committed (see ``Durability``).
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
-                earlierRecords: [String: FinishedRecord] = [:], memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget)) {
+                earlierRecords: [String: FinishedRecord] = [:], lostWrites: Set<String> = [],
+                durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget)) {
         self.options = options
+        self.lostWrites = lostWrites
+        self.durability = durability
         self.memory = memory
         self.earlierRecords = earlierRecords
         planDigest = Provenance.digest(of: options.plan)
@@ -182,24 +196,24 @@ public final class ExportJob: Sendable {
     public var isComplete: Bool { counts.completed == items.count }
 
     /// Processes the remaining items until done or stopped, blocking until the
-    /// workers finish, reporting into `progress` (weighted by pixels). Returns the totals.
+    /// workers finish and every finished image is committed, reporting into
+    /// `progress` (weighted by pixels). Returns the totals.
+    ///
+    /// Nothing is read before the workers start: each input is opened when its
+    /// turn comes, and read once (its weight for the progress comes from that read).
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
         let work = remaining
-        // Weights come from the headers (a few bytes per file); an unreadable one weighs one pixel.
-        func pixels(_ item: ExportItem) -> Int64 {
-            Int64((try? PNGDecoder.readHeader(contentsOf: item.input)).map { $0.width * $0.height } ?? 1)
-        }
-        let weights = work.map(pixels)
-        // Items an earlier run finished count as done, by their pixels, so a resumed job's fraction starts where it stopped.
-        let donePixels = items.filter { finishedBefore[$0.output] != nil }.map(pixels).reduce(0, +)
-        let tracker = PixelProgress(root: progress, totalPixels: weights.reduce(0, +) + donePixels, donePixels: donePixels)
+        let tracker = PixelProgress(root: progress, items: items.count, doneItems: items.count - work.count)
         self.tracker.withLock { $0 = tracker }
+        let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
+                                 critical: hooks.critical)
         let next = Atomic<Int>(0)
-        let inputs = Set(items.compactMap { FileIdentity(path: $0.input) })
+        // Images the workers are done with (committed or waiting for their commit), for the stall hook.
+        let handedOver = Atomic<Int>(earlier.completed)
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
             while takesNewImages {
-                if let limit = hooks.stallAfter, counts.completed >= limit {
+                if let limit = hooks.stallAfter, handedOver.load(ordering: .relaxed) >= limit {
                     stallWhileTakingImages()
                     continue
                 }
@@ -209,27 +223,36 @@ public final class ExportJob: Sendable {
                     $0.current = work[index].input
                     $0.inFlight += 1
                 }
-                let item = tracker.begin(pixels: weights[index])
-                guard let result = process(work[index], inputs: inputs, tracker: tracker, item: item, hooks: hooks) else {
-                    state.withLock { $0.inFlight -= 1 }
-                    return
+                let progressItem = tracker.begin()
+                let deliver: @Sendable (FileResult) -> Void = { [self] result in
+                    tracker.finish(progressItem)
+                    count(result)
+                    hooks.onResult(result)
                 }
-                tracker.finish(item)
-                state.withLock { counts in
-                    counts.inFlight -= 1
-                    counts.completed += 1
-                    counts.pixels += result.pixels
-                    switch result.status {
-                    case .written: counts.written += 1
-                    case .skipped: counts.skipped += 1
-                    case .conflict: counts.conflicts += 1
-                    case .failed: counts.failed += 1
-                    }
-                }
-                hooks.onResult(result)
+                let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
+                                       hooks: hooks, deliver: deliver)
+                state.withLock { $0.inFlight -= 1 }
+                guard let finished else { return }
+                handedOver.add(1, ordering: .relaxed)
+                commit.submit(finished)
             }
         }
+        commit.close()
         return counts
+    }
+
+    /// Counts a result once it is committed.
+    private func count(_ result: FileResult) {
+        state.withLock { counts in
+            counts.completed += 1
+            counts.pixels += result.pixels
+            switch result.status {
+            case .written: counts.written += 1
+            case .skipped: counts.skipped += 1
+            case .conflict: counts.conflicts += 1
+            case .failed: counts.failed += 1
+            }
+        }
     }
 
     /// Warnings for one image: every damaged chunk the decoder left out, and
@@ -248,17 +271,25 @@ public final class ExportJob: Sendable {
         while takesNewImages { usleep(20_000) }
     }
 
-    /// The item's result, or nil when the job stopped before finishing it.
-    private func process(_ item: ExportItem, inputs: Set<FileIdentity>, tracker: PixelProgress,
-                         item progressItem: PixelProgress.Item, hooks: Hooks) -> FileResult? {
+    /// The finished item, to be committed, or nil when the job stopped before finishing it.
+    private func process(_ item: ExportItem, tracker: PixelProgress, item progressItem: PixelProgress.Item,
+                         staging: StagedOutput.Flush, hooks: Hooks,
+                         deliver: @escaping @Sendable (FileResult) -> Void) -> FinishedImage? {
         let destination = output.url(of: item.output)
         var result = FileResult(input: item.input, output: destination, status: .failed)
         var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
-        let made = Provenance(input: item.input, plan: planDigest)
-        let existing = options.overwrite || options.inPlace ? .absent : existingOutput(item, made: made)
+        // At most one lstat of the output path (none in a fresh directory); only an occupied one needs more.
+        let occupied = !options.inPlace && !output.startedEmpty && output.exists(item.output)
+        // What made the output: the input's stat, from the read that decodes it when it is read now; an
+        // occupied output is judged before the input is read (identical work is skipped unread).
+        var source = occupied ? nil : InputFile(path: item.input)
+        let made = source.map { Provenance(input: $0, plan: planDigest) } ?? Provenance(input: item.input, plan: planDigest)
+        // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
+        let replace = options.overwrite || lostWrites.contains(item.output)
+        let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made)
         if let problem = item.problem {
             result.error = problem
-        } else if !options.inPlace, let existing = FileIdentity(path: destination), inputs.contains(existing) {
+        } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
             result.error = "its output \(destination) is an input; inputs are never overwritten"
         } else if case .identical(let earlier) = existing {
             result.status = .skipped
@@ -268,14 +299,20 @@ public final class ExportJob: Sendable {
             result.error = reason
         } else {
             do {
+                // A small input is read once, whole, and decoded from memory; a large one is streamed.
                 let limits = PNGDecoder.Limits(maxPixels: options.maxPixels)
-                let open = { try PNGRowReader(contentsOf: item.input, limits: limits) }
+                if source == nil { source = InputFile(path: item.input) }
+                let whole = source?.bytes
+                let open = {
+                    try whole.map { try PNGRowReader(bytes: $0, limits: limits) } ?? PNGRowReader(contentsOf: item.input, limits: limits)
+                }
                 let reader = try open()
+                result.pixels = reader.width * reader.height
+                tracker.weigh(progressItem, pixels: result.pixels)
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8).
                 let needed = try renderer.workingSet(of: reader.header)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
-                result.pixels = reader.width * reader.height
                 var (rendered, metadata) = try renderer.render(reader, reopen: open) { fraction in
                     tracker.advance(progressItem, rendering: fraction)
                 }
@@ -309,7 +346,7 @@ public final class ExportJob: Sendable {
                     }
                     result.status = .written
                     result.bytesWritten = bytes.count
-                    return result
+                    return FinishedImage(result: result, record: record, recorded: true, deliver: deliver)
                 } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides.
                     if PNGChunks.sameExceptTime(present, bytes) {
@@ -322,13 +359,12 @@ public final class ExportJob: Sendable {
                         record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
                     }
                 } else {
-                    try hooks.critical("write \(item.output)") {
-                        try output.write(bytes, to: item.output, replace: options.overwrite)
-                        try journal?.recordFinished(record)
-                    }
+                    // Staged now; put in place and recorded by the commit (at once, or with its batch).
+                    let staged = try output.stage(bytes, flush: staging)
                     result.status = .written
                     result.bytesWritten = bytes.count
-                    return result
+                    return FinishedImage(result: result, record: record, staged: staged, replace: replace,
+                                         deliver: deliver)
                 }
             } catch let stop as RenderStop {
                 stopReason.withLock { $0 = $0 ?? stop.description }
@@ -342,8 +378,15 @@ public final class ExportJob: Sendable {
         // resume redoes failures and conflicts (the input may have been fixed) but not skips.
         record.status = result.status
         record.error = result.error
-        try? journal?.recordFinished(record)
-        return result
+        return FinishedImage(result: result, record: record, deliver: deliver)
+    }
+
+    /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).
+    private func isInput(_ file: FileIdentity) -> Bool {
+        inputIdentities.withLock { identities in
+            if identities == nil { identities = Set(items.compactMap { FileIdentity(path: $0.input) }) }
+            return identities!.contains(file)
+        }
     }
 
     /// What sits at an item's output path before the work, when `--overwrite` is not given.
@@ -358,8 +401,8 @@ public final class ExportJob: Sendable {
         case unrecorded([UInt8])
     }
 
+    /// What occupies the output path (the caller found it occupied).
     private func existingOutput(_ item: ExportItem, made: Provenance?) -> Existing {
-        guard output.exists(item.output) else { return .absent }
         let path = output.url(of: item.output)
         guard let present = output.regularFileContents(item.output) else {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")

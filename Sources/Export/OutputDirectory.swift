@@ -4,9 +4,9 @@ import Synchronization
 /// The output directory of a job, and the only place that writes into it.
 ///
 /// Every output is written to a temporary file under `.kiln/tmp/` (same file
-/// system, hidden from listings of the outputs), flushed, and renamed into
-/// place: an output path either does not exist or holds a complete PNG, even
-/// if the process is killed. Directories are created component by component
+/// system, hidden from listings of the outputs), flushed (alone, with its batch,
+/// or not at all: see ``Durability``), and renamed into place: an output path
+/// either does not exist or holds a complete PNG, even if the process is killed. Directories are created component by component
 /// and a symlink met on the way is refused, so outputs never land outside the
 /// output directory; `rename` replaces a symlinked output rather than following it.
 public final class OutputDirectory: Sendable {
@@ -19,6 +19,12 @@ public final class OutputDirectory: Sendable {
     /// Called once, the first time an output is put in place without a hard link.
     private let notice: @Sendable (String) -> Void
     private let saidNoHardLinks = Atomic<Bool>(false)
+    /// This process, which names its temporary files (read once: the names are made per image).
+    private let processID = getpid()
+    /// Whether the directory held nothing but the job's own `.kiln` when opened:
+    /// then no output path can be occupied but by this job (which never writes one
+    /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
+    public let startedEmpty: Bool
 
     /// Opens (creating if needed) the output directory and its `.kiln/tmp`, and
     /// removes temporary files left by processes that no longer run.
@@ -39,6 +45,7 @@ public final class OutputDirectory: Sendable {
         } catch {
             throw .badOutputDirectory(path, reason: error.description)
         }
+        startedEmpty = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [""]) == [".kiln"]
         if removesStale { removeStaleTemporaries() }
     }
 
@@ -106,24 +113,82 @@ public final class OutputDirectory: Sendable {
         return bytes
     }
 
-    /// Writes `bytes` as the output `relative`, atomically. Replaces an existing
-    /// file only when `replace` is true.
+    /// Writes `bytes` as the output `relative`, atomically, its data flushed
+    /// before it is put in place. Replaces an existing file only when `replace` is true.
     public func write(_ bytes: [UInt8], to relative: String, replace: Bool) throws(OutputError) {
-        try makeParents(of: relative)
-        let temporary = temporaryDirectory + "/\(getpid())-\(counter.next()).tmp"
+        let staged = try stage(bytes, flush: .now)
+        try place(staged, at: relative, replace: replace)
+    }
+
+    /// Writes `bytes` to a new temporary file under `.kiln/tmp/`, to be put in
+    /// place by ``place(_:at:replace:)``. `flush` says when its data is flushed:
+    /// `.now` before this returns, `.later` with its batch (the flush of a batch
+    /// of staged outputs), `.never` not at all.
+    public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
+        let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-        var ok = false
-        defer { if !ok { unlink(temporary) } }
-        do {
-            defer { close(fd) }
+        var staged = StagedOutput(temporary: temporary, descriptor: fd)
+        do throws(OutputError) {
             try Self.writeAll(fd, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
-            guard fdatasync(fd) == 0 else { throw .system("cannot flush", errno) }
+            if flush == .now { try self.flush(&staged) }
+            // A batch is flushed by one syncfs when there is one: then the file need not stay open.
+            if flush == .later && LinuxCalls.canSyncFileSystem { staged.close() }
+        } catch {
+            discard(&staged)
+            throw error
         }
+        if flush == .never { staged.close() }
+        return staged
+    }
+
+    /// Flushes the data of a staged output (`fdatasync`) and closes it.
+    public func flush(_ staged: inout StagedOutput) throws(OutputError) {
+        guard staged.descriptor >= 0 else { return }
+        defer { staged.close() }
+        guard fdatasync(staged.descriptor) == 0 else { throw .system("cannot flush", errno) }
+    }
+
+    /// Flushes the data of a batch of staged outputs and closes them: one
+    /// `syncfs` of the file system of `.kiln/tmp` (every output is staged there,
+    /// and placing never leaves it) — one disk flush for the batch, where an
+    /// `fdatasync` per output costs one each — or, without `syncfs`, an
+    /// `fdatasync` per output. Throws when the data may not have reached the disk.
+    public func flush(_ batch: inout [StagedOutput]) throws(OutputError) {
+        if LinuxCalls.canSyncFileSystem {
+            let fd = open(temporaryDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw .system("cannot open \(temporaryDirectory)", errno) }
+            defer { close(fd) }
+            for index in batch.indices { batch[index].close() }
+            guard LinuxCalls.syncFileSystem(of: fd) == 0 else { throw .system("cannot flush", errno) }
+        } else {
+            for index in batch.indices { try flush(&batch[index]) }
+        }
+    }
+
+    /// Abandons a staged output: closes and removes its temporary file.
+    public func discard(_ staged: inout StagedOutput) {
+        staged.close()
+        unlink(staged.temporary)
+    }
+
+    /// Puts a staged output in place as `relative`; on failure the temporary file is removed.
+    /// Replaces an existing file only when `replace` is true.
+    public func place(_ staged: StagedOutput, at relative: String, replace: Bool) throws(OutputError) {
+        var staged = staged
+        var ok = false
+        defer { if !ok { discard(&staged) } }
+        try makeParents(of: relative)
+        let temporary = staged.temporary
         let destination = url(of: relative)
         if replace {
             guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+        } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(temporary, destination),
+                  renamed == 0 || !Self.noHardLinks(errno) && errno != EINVAL {
+            // One call that fails if the name exists: no race with another writer of the same output.
+            // (A file system that does not take the flag falls through to link, then to check-and-rename.)
+            guard renamed == 0 else { throw errno == EEXIST ? .exists : .system("cannot move into place", errno) }
         } else {
             // link() fails if the name exists: no race with another writer of the same output.
             let linked = !Self.linksDisabled && link(temporary, destination) == 0
@@ -155,6 +220,24 @@ public final class OutputDirectory: Sendable {
 
     /// Test hook: `KILN_TEST_NO_HARDLINKS=1` acts as a file system without hard links.
     private static let linksDisabled = ProcessInfo.processInfo.environment["KILN_TEST_NO_HARDLINKS"] == "1"
+
+    /// Flushes the directories holding these outputs (each once), so that their
+    /// names survive a power loss as their data does.
+    public func flushDirectories(of relatives: some Sequence<String>) {
+        var directories = Set<String>()
+        for relative in relatives {
+            let full = url(of: relative)
+            let slash = full.lastIndex(of: "/")
+            directories.insert(slash.map { String(full[..<$0]) } ?? ".")
+        }
+        for directory in directories {
+            let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if fd >= 0 {
+                fsync(fd)
+                close(fd)
+            }
+        }
+    }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in

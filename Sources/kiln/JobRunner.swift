@@ -48,6 +48,7 @@ struct JobRunner {
         }
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
+        var lostWrites = Set<String>()
         let earlierRecords: [String: FinishedRecord]
         var record = self.record
         var resuming = self.resuming
@@ -64,7 +65,11 @@ struct JobRunner {
                     resuming = true
                 }
             }
-            finishedBefore = resuming ? journal.verifiedFinished(in: output) : [:]
+            if resuming {
+                (finishedBefore, lostWrites) = journal.verify(in: output)
+            } else {
+                finishedBefore = [:]
+            }
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
             if !resuming { try journal.start(record) }
@@ -81,7 +86,8 @@ struct JobRunner {
         // The budget covers the whole process: what it holds already is set aside.
         let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
-                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords, memory: memory)
+                            journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
+                            lostWrites: lostWrites, durability: settings.durability, memory: memory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here

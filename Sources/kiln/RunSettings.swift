@@ -29,6 +29,16 @@ struct RunSettings: ParsableArguments {
     @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, stall) has to finish the images in flight; they are then left for resume.")
     var grace: Double = 5
 
+    @Option(help: ArgumentHelp(
+        "How finished outputs are made durable: full, batch or none.",
+        discussion: """
+        full: each output and its journal record flushed (fdatasync) before the next image. \
+        batch (default): flushed together (one syncfs of the output's file system, then the journal), \
+        per up to 128 images or 100 ms; an image is reported only once flushed. Both survive kill -9 and power loss: kiln resume redoes what was lost. \
+        none: never flushed, for scratch outputs; survives kill -9, not power loss.
+        """))
+    var durability: Durability = .batch
+
     @Flag(help: "Print only failures and warnings.")
     var quiet = false
 
@@ -82,3 +92,5 @@ struct RunSettings: ParsableArguments {
         return configuration
     }
 }
+
+extension Durability: ExpressibleByArgument {}

@@ -24,6 +24,27 @@ struct JournalTests {
         #expect(try journal.job() == record)
     }
 
+    @Test("job.json's items, written without JSONEncoder's tree, read back exactly, as JSONEncoder would write them")
+    func jobRecordItemsEncoding() throws {
+        let work = try TemporaryDirectory()
+        var record = Self.record(work)
+        record.items = [
+            ExportItem(input: "in/a \"quoted\" \\ back/slash.png", output: "a \"quoted\" \\ back/slash.png"),
+            ExportItem(input: "/abs/ünïcödé 😀.png", output: "ünïcödé 😀.png", problem: "its output is also the output of x"),
+            ExportItem(input: "tab\tnew\nline\u{1}.png", output: "tab\tnew\nline\u{1}.png"),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try JobRecordEncoding.encode(record, with: encoder)
+        #expect(try JSONDecoder().decode(JobRecord.self, from: data) == record)
+        // Without control characters (which each escape in its own valid way), the bytes are JSONEncoder's.
+        record.items.removeLast()
+        #expect(try JobRecordEncoding.encode(record, with: encoder) == encoder.encode(record))
+        let journal = Journal(outputDirectory: work.join("out"))
+        try journal.start(record)
+        #expect(try journal.job() == record)
+    }
+
     @Test("finished records: the later one wins, a torn last line is ignored, a new start forgets them")
     func finishedRecords() throws {
         let work = try TemporaryDirectory()

@@ -21,18 +21,25 @@ package enum ParallelLoop {
         return try body()
     }
 
+    /// The cores, asked once: Foundation reads two cgroup files per ask, which
+    /// was most of the system calls of a small image (issue "Many small images").
+    private static let cores = ProcessInfo.processInfo.activeProcessorCount
+
     /// The threads one kernel call may use now.
     package static var threads: Int {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        return max(1, cores / max(1, imagesInFlight.load(ordering: .relaxed)))
+        max(1, cores / max(1, imagesInFlight.load(ordering: .relaxed)))
     }
 
     /// Calls `body` with disjoint ranges covering `0..<count`, concurrently when
     /// `count × itemCost` is large (`itemCost`: e.g. the pixels × taps of a row).
     package static func forEachChunk(_ count: Int, itemCost: Int = 1, _ body: @Sendable (Range<Int>) -> Void) {
-        let threads = threads
         let work = count * max(1, itemCost)
-        guard work >= minimumParallelWork, threads > 1, count > 1 else {
+        guard work >= minimumParallelWork, count > 1 else {
+            body(0..<count)
+            return
+        }
+        let threads = threads
+        guard threads > 1 else {
             body(0..<count)
             return
         }

@@ -22,13 +22,18 @@ enum DurableFile {
         if sync { syncDirectory(of: path) }
     }
 
-    /// Appends `data` to `path` in one write and flushes it to disk.
-    static func append(_ path: String, _ data: Data) throws {
+    /// Opens `path` for appending (created if missing).
+    static func openForAppending(_ path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw JournalError.system("cannot open \(path)", errno) }
-        defer { close(fd) }
+        return fd
+    }
+
+    /// Appends `data` to the open file `fd` (named `path` in errors) in one write,
+    /// then flushes it to disk when `flush` is true.
+    static func append(_ fd: Int32, _ data: Data, path: String, flush: Bool) throws {
         try writeAll(fd, data)
-        guard fdatasync(fd) == 0 else { throw JournalError.system("cannot flush \(path)", errno) }
+        if flush && fdatasync(fd) != 0 { throw JournalError.system("cannot flush \(path)", errno) }
     }
 
     private static func writeAll(_ fd: Int32, _ data: Data) throws {

@@ -4,9 +4,10 @@ import Synchronization
 
 /// The job state kept in the output directory (`OUTPUT/.kiln/`):
 /// - `job.json`: the ``JobRecord``, written once per start (temp + fsync + rename);
-/// - `finished.ndjson`: one ``FinishedRecord`` per finished item, each appended
-///   in one write and flushed before the job moves on, so a crash loses at most
-///   the line being written (a torn last line is ignored when reading);
+/// - `finished.ndjson`: one ``FinishedRecord`` per finished item, appended in
+///   one write (one per batch under group commit) and flushed as ``Durability``
+///   says, so a crash loses at most the lines not yet flushed (a torn last line
+///   is ignored when reading);
 /// - `status.json`: the ``LiveStatus``, replaced (not fsynced) a few times a second.
 ///
 /// Appending keeps recording O(1) per image however long the batch, where
@@ -14,7 +15,9 @@ import Synchronization
 public final class Journal: Sendable {
     /// The journal's directory, `OUTPUT/.kiln`.
     public let directory: String
-    private let appendLock = Mutex(())
+    /// `finished.ndjson`, opened for appending at the first record and kept open
+    /// (one `open` per job, not per image).
+    private let appendFile = Mutex<Int32>(-1)
 
     private var jobPath: String { directory + "/job.json" }
     private var finishedPath: String { directory + "/finished.ndjson" }
@@ -33,8 +36,9 @@ public final class Journal: Sendable {
     /// Starts a new job: records it and forgets any earlier job's finished items.
     public func start(_ record: JobRecord) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        closeAppendFile()  // the file is replaced: later records go to the new one
         try DurableFile.replace(finishedPath, with: Data())
-        try DurableFile.replace(jobPath, with: try Self.encoder.encode(record))
+        try DurableFile.replace(jobPath, with: try JobRecordEncoding.encode(record, with: Self.encoder))
     }
 
     /// The recorded job, or `JournalError.noJob`.
@@ -65,15 +69,36 @@ public final class Journal: Sendable {
         return records
     }
 
-    /// Records a finished item durably. Safe from any thread.
+    /// Records a finished item durably (appended and flushed). Safe from any thread.
     public func recordFinished(_ record: FinishedRecord) throws {
-        var line = try Self.encoder.encode(record)
-        line.append(UInt8(ascii: "\n"))
-        try appendLock.withLock { _ in try DurableFile.append(finishedPath, line) }
+        try append([record], flush: true)
+    }
+
+    /// Appends records in one write, flushing them (`fdatasync`) when `flush`
+    /// is true; otherwise ``flush()`` does, for a whole batch. Safe from any thread.
+    public func append(_ records: [FinishedRecord], flush: Bool) throws {
+        var lines = Data()
+        for record in records {
+            lines.append(try Self.encoder.encode(record))
+            lines.append(UInt8(ascii: "\n"))
+        }
+        try appendFile.withLock { fd in
+            if fd < 0 { fd = try DurableFile.openForAppending(finishedPath) }
+            try DurableFile.append(fd, lines, path: finishedPath, flush: flush)
+        }
+    }
+
+    /// Flushes the records appended so far (one `fdatasync`). Safe from any thread.
+    public func flush() throws {
+        try appendFile.withLock { fd in
+            guard fd >= 0 else { return }
+            guard fdatasync(fd) == 0 else { throw JournalError.system("cannot flush \(finishedPath)", errno) }
+        }
     }
 
     /// Removes the journal (after a fully successful run): the output directory then holds only outputs.
     public func remove() {
+        closeAppendFile()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -88,6 +113,17 @@ public final class Journal: Sendable {
         FileManager.default.contents(atPath: statusPath).flatMap { try? JSONDecoder().decode(LiveStatus.self, from: $0) }
     }
 
+    private func closeAppendFile() {
+        appendFile.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    deinit {
+        closeAppendFile()
+    }
+
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -100,14 +136,30 @@ extension Journal {
     /// outputs whose size and CRC-32 match the record, and skips whose output
     /// still exists. Failures and conflicts are left out, so a resume tries them again.
     public func verifiedFinished(in output: OutputDirectory) -> [String: FinishedRecord] {
-        finished().filter { relative, record in
+        verify(in: output).kept
+    }
+
+    /// The finished items that still hold (see ``verifiedFinished(in:)``), and the
+    /// outputs recorded as written that no longer match their record: writes the
+    /// disk lost (a power cut before they were flushed, a truncation). The job
+    /// wrote those, so its resume writes them again.
+    public func verify(in output: OutputDirectory) -> (kept: [String: FinishedRecord], lost: Set<String>) {
+        var kept: [String: FinishedRecord] = [:]
+        var lost = Set<String>()
+        for (relative, record) in finished() {
             switch record.status {
-            case .failed, .conflict: return false
-            case .skipped: return output.exists(relative)
+            case .failed, .conflict: continue
+            case .skipped:
+                if output.exists(relative) { kept[relative] = record }
             case .written:
-                guard let data = FileManager.default.contents(atPath: output.url(of: relative)) else { return false }
-                return data.count == record.size && CRC32.checksum(data) == record.crc32
+                let bytes = output.regularFileContents(relative)
+                if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 {
+                    kept[relative] = record
+                } else {
+                    lost.insert(relative)
+                }
             }
         }
+        return (kept, lost)
     }
 }

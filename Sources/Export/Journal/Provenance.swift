@@ -22,6 +22,13 @@ public struct Provenance: Codable, Sendable, Equatable {
         self.plan = plan
     }
 
+    /// The provenance of exporting an input already read (its `fstat`, no second look at the path).
+    init(input: InputFile, plan: String) {
+        inputSize = input.size
+        inputModified = input.modified
+        self.plan = plan
+    }
+
     /// A short digest of a plan: CRC-32 of its JSON with sorted keys.
     public static func digest(of plan: RenderPlan) -> String {
         let encoder = JSONEncoder()

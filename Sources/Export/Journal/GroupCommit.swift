@@ -1,0 +1,177 @@
+import Foundation
+
+/// Puts finished images' outputs in place and records them in the journal, as
+/// durably as the job's ``Durability`` says, and only then reports them: an
+/// image is never reported finished before the promise about it holds.
+///
+/// - `full` and `none` commit each image at once on the worker that made it
+///   (`full`: the output's data was flushed when staged, the record is flushed
+///   before the worker moves on).
+/// - `batch` hands images to one committing thread and lets the worker go on.
+///   The thread commits what has gathered when ``maximumBatch`` images wait or
+///   ``maximumDelay`` after the first, whichever comes first: it flushes the
+///   outputs' data (one `syncfs` of their file system for the whole batch, see
+///   `OutputDirectory.flush(_ batch:)`) before any is named, so a
+///   named output is always whole; puts them in place; appends their records in
+///   one write; and flushes their directories and the journal once for the batch.
+///
+/// A crash loses at most the images not yet committed; `kiln resume` redoes them
+/// (an output in place without its record is recognized as this very work).
+final class GroupCommit: @unchecked Sendable {
+    /// The most images committed together.
+    static let maximumBatch = 128
+    /// The longest an image waits for its commit.
+    static let maximumDelay = 0.1
+    /// The most images waiting before a worker waits too (memory and open files stay bounded).
+    static let maximumWaiting = 4 * maximumBatch
+
+    private let durability: Durability
+    private let output: OutputDirectory
+    private let journal: Journal?
+    private let critical: @Sendable (String, () throws -> Void) throws -> Void
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var waiting: [FinishedImage] = []
+    private var firstWaitingSince = 0.0
+    private var closed = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// A commit for one job run; `critical` wraps each commit (a task's critical work).
+    init(durability: Durability, output: OutputDirectory, journal: Journal?,
+         critical: @escaping @Sendable (String, () throws -> Void) throws -> Void) {
+        self.durability = durability
+        self.output = output
+        self.journal = journal
+        self.critical = critical
+        if durability == .batch {
+            let thread = Thread { [self] in
+                commitUntilClosed()
+                finished.signal()
+            }
+            thread.name = "kiln group commit"
+            thread.start()
+        }
+    }
+
+    /// How the worker stages an output for this durability.
+    var stagingFlush: StagedOutput.Flush {
+        switch durability {
+        case .full: return .now
+        case .batch: return .later
+        case .none: return .never
+        }
+    }
+
+    /// Commits `image` (at once, or with its batch) and then delivers it. Safe from any thread.
+    func submit(_ image: FinishedImage) {
+        guard durability == .batch else { return commit([image], flushJournal: durability == .full) }
+        condition.lock()
+        while waiting.count >= Self.maximumWaiting && !closed { condition.wait() }
+        if waiting.isEmpty { firstWaitingSince = Self.now }
+        waiting.append(image)
+        // The committing thread needs waking only for a first image (it may wait without a
+        // deadline) or a full batch; otherwise its timed wait ends when the batch is due.
+        if waiting.count == 1 || waiting.count == Self.maximumBatch { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Commits what waits and stops the committing thread; returns when every
+    /// submitted image is delivered.
+    func close() {
+        guard durability == .batch else { return }
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+        finished.wait()
+    }
+
+    private func commitUntilClosed() {
+        while let batch = nextBatch() {
+            commit(batch, flushJournal: true)
+        }
+    }
+
+    /// The next batch, once it is due; nil when closed with nothing left.
+    private func nextBatch() -> [FinishedImage]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if waiting.isEmpty {
+                if closed { return nil }
+                condition.wait()
+                continue
+            }
+            let due = firstWaitingSince + Self.maximumDelay
+            if closed || waiting.count >= Self.maximumBatch || Self.now >= due {
+                let batch = Array(waiting.prefix(Self.maximumBatch))
+                waiting.removeFirst(batch.count)
+                firstWaitingSince = Self.now
+                condition.broadcast()  // workers waiting for room
+                return batch
+            }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: due - Self.now))
+        }
+    }
+
+    /// Puts the batch's outputs in place and records them, then delivers every image.
+    private func commit(_ batch: [FinishedImage], flushJournal: Bool) {
+        var batch = batch
+        let written = batch.filter { $0.staged != nil }.count
+        do {
+            try critical(written == 0 ? "record \(batch.count) results" : "commit \(written) outputs") {
+                placeOutputs(&batch)
+                let records = batch.filter { !$0.recorded }.map(\.record)
+                guard let journal, !records.isEmpty else { return }
+                do {
+                    try journal.append(records, flush: false)
+                    if durability == .batch {
+                        // The names first, then the records that point at them.
+                        output.flushDirectories(of: batch.filter { $0.result.status == .written && !$0.recorded }
+                            .map(\.record.output))
+                    }
+                    if flushJournal && durability.syncs { try journal.flush() }
+                } catch {
+                    for index in batch.indices where !batch[index].recorded {
+                        batch[index].fail("\(batch[index].result.output) could not be recorded: \(error)")
+                    }
+                }
+            }
+        } catch {
+            // `critical` itself never fails (it only marks the section); nothing to undo.
+        }
+        for image in batch { image.deliver(image.result) }
+    }
+
+    /// Flushes the batch's outputs (`batch`: all at once, before any is named) and
+    /// places each; one that cannot be placed fails alone.
+    private func placeOutputs(_ batch: inout [FinishedImage]) {
+        let staged = batch.indices.filter { batch[$0].staged != nil }
+        if durability == .batch && !staged.isEmpty {
+            var outputs = staged.map { batch[$0].staged! }
+            do throws(OutputError) {
+                try output.flush(&outputs)
+            } catch {
+                // Not known to be on the disk: none is named, each fails (and is redone by a later run).
+                for (index, var file) in zip(staged, outputs) {
+                    output.discard(&file)
+                    batch[index].staged = nil
+                    batch[index].fail("\(error)")
+                }
+                return
+            }
+        }
+        for index in staged {
+            guard var file = batch[index].staged else { continue }
+            batch[index].staged = nil
+            do throws(OutputError) {
+                try output.place(file, at: batch[index].record.output, replace: batch[index].replace)
+            } catch {
+                output.discard(&file)
+                batch[index].fail("\(error)")
+            }
+        }
+    }
+
+    private static var now: Double { ProcessInfo.processInfo.systemUptime }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Linux calls that Swift's Glibc module does not import (glibc declares them
+/// only under `_GNU_SOURCE`), looked up once at run time; where one is missing
+/// the callers fall back to portable calls.
+enum LinuxCalls {
+    private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+    private typealias SyncFS = @convention(c) (Int32) -> Int32
+
+    private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
+    private static let syncfs: SyncFS? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: SyncFS.self) }
+
+    /// Whether ``syncFileSystem(of:)`` is available.
+    static var canSyncFileSystem: Bool { syncfs != nil }
+
+    /// `syncfs`: writes every dirty file of the file system holding `fd` to the
+    /// disk and flushes the disk's cache once. Returns its result (0, or -1 with
+    /// `errno`); -1 with `ENOSYS` when the call is missing.
+    static func syncFileSystem(of fd: Int32) -> Int32 {
+        guard let syncfs else {
+            errno = ENOSYS
+            return -1
+        }
+        return syncfs(fd)
+    }
+
+    /// `renameat2(RENAME_NOREPLACE)`: renames `from` to `to` unless `to` exists
+    /// (then fails with `EEXIST`), atomically, in one call. Returns `rename`'s
+    /// result (0, or -1 with `errno` set), or nil when the call is missing or the
+    /// file system does not support it (use `link` then).
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32? {
+        guard let renameat2 else { return nil }
+        let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */)
+        if result != 0 && (errno == EINVAL || errno == ENOSYS) { return nil }
+        return result
+    }
+}
