@@ -1,6 +1,7 @@
 public import Compute
 import Foundation
 public import PNGCodec
+import Synchronization
 
 /// A job's operation list, bound once: parameters checked and watermark files
 /// decoded at creation; per image, `render` lowers the operations to a
@@ -13,6 +14,17 @@ public final class RenderPipeline: Sendable {
     public let pixelLimit: Int
     /// The decoded watermark of each `watermark` operation, by index.
     private let marks: [Int: FloatImage]
+    /// Graphs built for recent image sizes: a batch of same-sized images (icons,
+    /// tiles) builds its filter taps once, not twice per image (estimate, render).
+    private let graphs = Mutex<[Size: PassGraph]>([:])
+
+    private struct Size: Hashable {
+        let width: Int
+        let height: Int
+    }
+
+    /// Sizes whose graphs are kept at once.
+    private static let cachedSizes = 16
 
     /// The default `maxPixels`: SPEC §5's `--max-pixels`.
     public static let defaultMaxPixels = PNGDecoder.Limits.defaultMaxPixels
@@ -46,6 +58,17 @@ public final class RenderPipeline: Sendable {
     /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
     /// through which every growing image goes, checks before it builds anything).
     package func graph(width: Int, height: Int) throws(RenderError) -> PassGraph {
+        let size = Size(width: width, height: height)
+        if let graph = graphs.withLock({ $0[size] }) { return graph }
+        let graph = try build(width: width, height: height)
+        graphs.withLock { graphs in
+            if graphs.count >= Self.cachedSizes { graphs.removeAll(keepingCapacity: true) }
+            graphs[size] = graph
+        }
+        return graph
+    }
+
+    private func build(width: Int, height: Int) throws(RenderError) -> PassGraph {
         var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit)
         for (index, operation) in operations.enumerated() {
             switch operation {
