@@ -19,10 +19,11 @@ package final class StripExecutor {
         /// A fixed number of rows per chunk instead (tests: 1, 7, 64, …).
         package var rows: Int?
 
-        /// The default: 4 MiB, a size that keeps a band per core busy and a window in cache.
+        /// The default: 8 MiB, the fastest of 1–32 MiB measured (smaller chunks wake the
+        /// threads more often; larger ones add memory and no speed).
         package static let standard = Chunking(bytes: 8 << 20, rows: nil)
         /// Chunks of exactly `rows` rows.
-        package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: 4 << 20, rows: max(1, rows)) }
+        package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: standard.bytes, rows: max(1, rows)) }
     }
 
     private let graph: PassGraph
