@@ -70,7 +70,7 @@ struct DecoderSession: ~Copyable {
     /// As ``decodePixels(limits:)``, also saying whether the fast path decoded them.
     consuming func decodePixelsReportingPath(limits: PNGDecoder.Limits) throws -> (PixelBuffer, fastPath: Bool) {
         let pixels = try readPixels(limits: limits)
-        return (pixels, cpng_decoder_used_fast_path(handle) != 0)
+        return (pixels, usedFastPath)
     }
 
     /// Decodes the pixels, then collects the ancillary chunks kept while reading
@@ -94,7 +94,7 @@ struct DecoderSession: ~Copyable {
         guard cpng_decoder_finish(handle, &status) == CPNG_OK else { throw PNGError(status: status) }
     }
 
-    /// Whether the fast path decoded the image (known after ``finish()``).
+    /// Whether the fast path decoded the image (known once it is read to the end).
     var usedFastPath: Bool { cpng_decoder_used_fast_path(handle) != 0 }
 
     /// The ancillary chunks kept while reading, damaged compressed ones dropped with a warning.

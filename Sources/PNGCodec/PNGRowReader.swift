@@ -34,7 +34,6 @@ public final class PNGRowReader: RowSource {
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.decodedDepth }
-    public var isRandomAccess: Bool { false }
 
     public func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
         precondition(rows.lowerBound >= nextRow && rows.upperBound <= height, "rows \(rows) read out of order")
@@ -71,7 +70,4 @@ public final class PNGRowReader: RowSource {
         nextRow = height
         return session.metadata()
     }
-
-    /// Whether the fast path decoded the image (after ``finish()``).
-    public var usedFastPath: Bool { session.usedFastPath }
 }

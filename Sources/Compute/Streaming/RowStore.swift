@@ -30,9 +30,6 @@ final class RowStore {
     /// One past the last row held.
     var end: Int { top + count }
 
-    /// The bytes the store holds on to.
-    var bytes: Int { capacity * width * MemoryLayout<SIMD4<Float>>.stride }
-
     /// The rows held.
     var view: FloatRows {
         FloatRows(base: storage + offset * width, width: width, top: top, height: count, depth: depth)

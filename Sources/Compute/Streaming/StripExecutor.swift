@@ -43,8 +43,9 @@ package final class StripExecutor {
     /// Stored rows read from the source before unpacking.
     private var stored: UnsafeMutableRawPointer?
     private var storedBytes = 0
-    /// The source is read through footprint rectangles (random access), not stored.
-    private let sourceByRectangle: Bool
+    /// The source when a pass reads it backwards: then it is read through footprint
+    /// rectangles (random access), not stored.
+    private let rectangleSource: (any RandomAccessRowSource)?
 
     /// Whether the graph reads its source backwards (rotate, flip v first):
     /// then the source must be random-access (a decoded buffer, SPEC §8's
@@ -55,7 +56,8 @@ package final class StripExecutor {
 
     /// An executor of `graph` over `source` (of the size the graph was built for) on `backend`.
     package init(graph: PassGraph, source: any RowSource, backend: any StripBackend, chunking: Chunking = .standard) {
-        precondition(source.isRandomAccess || !Self.readsSourceBackwards(graph), "a forward-only source read backwards")
+        precondition(source is any RandomAccessRowSource || !Self.readsSourceBackwards(graph),
+                     "a forward-only source read backwards")
         self.graph = graph
         self.source = source
         self.backend = backend
@@ -98,7 +100,7 @@ package final class StripExecutor {
         self.lowWater = lowWater
         consumerSlots = slots
         wholeNodes = whole
-        sourceByRectangle = byRectangle
+        rectangleSource = byRectangle ? source as? any RandomAccessRowSource : nil
     }
 
     deinit { stored?.deallocate() }
@@ -164,10 +166,11 @@ package final class StripExecutor {
         let rowBytes = sizes[node].width * MemoryLayout<SIMD4<Float>>.stride
         var rows = max(1, chunking.bytes / rowBytes)
         guard node > 0 else { return rows }
-        while rows > 1, inputRows(of: node, chunk: rows, graph: graph, sizes: sizes).map({ $0.rows * sizes[$0.node].width })
-                .max().map({ $0 * MemoryLayout<SIMD4<Float>>.stride > 2 * chunking.bytes }) == true {
-            rows /= 2
+        func inputBytes(_ rows: Int) -> Int {
+            inputRows(of: node, chunk: rows, graph: graph, sizes: sizes)
+                .map { $0.rows * sizes[$0.node].width * MemoryLayout<SIMD4<Float>>.stride }.max() ?? 0
         }
+        while rows > 1, inputBytes(rows) > 2 * chunking.bytes { rows /= 2 }
         return rows
     }
 
@@ -262,13 +265,13 @@ package final class StripExecutor {
     }
 
     /// Source pixels `rect` unpacked into a store of their own (a source read backwards).
-    private func sourceRectangle(_ rect: PixelRect) throws -> RowStore {
+    private func sourceRectangle(_ rect: PixelRect, of source: any RandomAccessRowSource) -> RowStore {
         let store = RowStore(width: rect.width, depth: source.depth)
         let view = store.append(rect.height)
         let line = UnsafeMutableRawPointer.allocate(byteCount: rect.width * 4 * source.depth.bytesPerSample, alignment: 16)
         defer { line.deallocate() }
         for y in rect.y..<(rect.y + rect.height) {
-            try source.read(columns: rect.x..<(rect.x + rect.width), of: y, into: line)
+            source.read(columns: rect.x..<(rect.x + rect.width), of: y, into: line)
             UnpackKernel.run(line, depth: source.depth, count: rect.width, into: view.row(view.top + y - rect.y))
         }
         return store
@@ -292,16 +295,16 @@ package final class StripExecutor {
         var rectangles: [RowStore] = []
         for (slot, input) in pass.inputs.enumerated() {
             guard let inputNode = Self.node(of: input.image), !footprints[slot].isEmpty else { continue }
-            if inputNode == 0 && sourceByRectangle { continue }
+            if inputNode == 0 && rectangleSource != nil { continue }
             _ = try rows(of: inputNode, footprints[slot].y..<(footprints[slot].y + footprints[slot].height))
         }
-        let inputs = try pass.inputs.enumerated().map { slot, input -> FloatRows in
+        let inputs = pass.inputs.enumerated().map { slot, input -> FloatRows in
             let footprint = footprints[slot]
             switch input.image {
             case .constant(let index):
                 return constants[index].view
-            case .source where sourceByRectangle && !footprint.isEmpty:
-                let store = try sourceRectangle(footprint)
+            case .source where rectangleSource != nil && !footprint.isEmpty:
+                let store = sourceRectangle(footprint, of: rectangleSource!)
                 rectangles.append(store)
                 let view = store.view
                 return FloatRows(base: view.base, width: view.width, left: footprint.x, top: footprint.y,
