@@ -27,7 +27,7 @@ let package = Package(
         // Every libpng call and every setjmp lives in this C target (SPEC §1).
         .target(
             name: "CPNG",
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
         .target(name: "PNGCodec", dependencies: ["CPNG"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.

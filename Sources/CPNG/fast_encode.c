@@ -1,11 +1,13 @@
 /* The fast encoding path (see cpng.h): rows filtered with a per-row choice,
  * deflated by ISA-L in independent segments (pigz-style: each primed with the
  * 32 KiB of filtered data before it, ended by a sync flush) that can run on
- * several cores, then assembled into one zlib stream and a PNG by hand. */
+ * several cores, or, for a small image, whole in one call (whole_deflate.c),
+ * then assembled into one zlib stream and a PNG by hand. */
 #include "cpng.h"
 #include "clones.h"
 #include "rows.h"
 #include "status.h"
+#include "whole_deflate.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -161,15 +163,20 @@ static int drain(struct isal_zstream *stream, cpng_buffer *out, int finishing) {
 }
 
 int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
-                      uint32_t first_row, uint32_t end_row, int level, cpng_segment *out, cpng_status *status) {
+                      uint32_t first_row, uint32_t end_row, int deflater, int level, cpng_segment *out,
+                      cpng_status *status) {
     cpng_status_clear(status);
     memset(out, 0, sizeof *out);
     int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
                  : color_type == CPNG_COLOR_RGB ? 3 : 4;
+    int whole = deflater == CPNG_DEFLATER_WHOLE;
+    int valid_deflate = whole ? level >= 1 && level <= CPNG_WHOLE_MAX_LEVEL && first_row == 0 && end_row == height
+                              : deflater == CPNG_DEFLATER_ISAL && level >= 1 && level <= 3;
     if (pixels == NULL || first_row >= end_row || end_row > height || (bit_depth != 8 && bit_depth != 16) ||
-        level < 1 || level > 3) {
-        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "bad segment %u..<%u of %u rows, depth %d, level %d",
-                         first_row, end_row, height, bit_depth, level);
+        !valid_deflate) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
+                         "bad segment %u..<%u of %u rows, depth %d, deflater %d, level %d", first_row, end_row, height,
+                         bit_depth, deflater, level);
         return status->code;
     }
     size_t bpp = (size_t)channels * (size_t)(bit_depth / 8);
@@ -179,18 +186,20 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
     struct isal_zstream stream;
     /* Zeroed: ISA-L may read hash entries it has not written (still correct
      * output, but not the same bytes every time). */
-    uint8_t *level_buffer = calloc(1, (size_t)isal_level_buffer_size(level));
-    uint8_t *dictionary = malloc(WINDOW_BYTES);
+    uint8_t *level_buffer = whole ? NULL : calloc(1, (size_t)isal_level_buffer_size(level));
+    uint8_t *dictionary = whole ? NULL : malloc(WINDOW_BYTES);
     cpng_buffer compressed = {0};
-    int ok = rows_init(&r, stored) && level_buffer != NULL && dictionary != NULL;
+    int ok = rows_init(&r, stored) && (whole || (level_buffer != NULL && dictionary != NULL));
     memset(&stream, 0, sizeof stream);
     if (ok) {
-        isal_deflate_init(&stream);
-        stream.level = (uint32_t)level;
-        stream.level_buf = level_buffer;
-        stream.level_buf_size = (uint32_t)isal_level_buffer_size(level);
-        stream.gzip_flag = IGZIP_DEFLATE; /* raw deflate: the zlib wrapper is written at assembly */
-        stream.flush = NO_FLUSH;
+        if (!whole) {
+            isal_deflate_init(&stream);
+            stream.level = (uint32_t)level;
+            stream.level_buf = level_buffer;
+            stream.level_buf_size = (uint32_t)isal_level_buffer_size(level);
+            stream.gzip_flag = IGZIP_DEFLATE; /* raw deflate: the zlib wrapper is written at assembly */
+            stream.flush = NO_FLUSH;
+        }
         /* Prime with the last 32 KiB of filtered data before this segment, re-filtered
          * here (a row's filter depends only on it and the row above). */
         if (first_row > 0) {
@@ -215,8 +224,8 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
             }
             ok = isal_deflate_set_dict(&stream, dictionary, (uint32_t)used) == COMP_OK;
         }
-        /* The segment's filtered rows in one buffer: ISA-L's higher levels
-         * compress far better given large inputs than row by row. */
+        /* The segment's filtered rows in one buffer: the deflaters compress
+         * far better given large inputs than row by row. */
         size_t raw_size = (size_t)(end_row - first_row) * (stored + 1);
         /* Zeroed padding after the data: ISA-L's hashing may look a few bytes
          * past the input's end, and what it finds there must not vary. */
@@ -227,10 +236,11 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
             memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);
         }
         uint32_t adler = ok ? isal_adler32(1, filtered, raw_size) : 1;
+        if (whole) ok = ok && cpng_deflate_whole(filtered, raw_size, level, &compressed);
         /* The image's last segment ends the deflate stream; the others end
          * byte-aligned (sync flush) so they can be concatenated. */
         int final = end_row == height;
-        for (size_t offset = 0; ok && offset < raw_size; offset += UINT32_MAX / 2) {
+        for (size_t offset = 0; ok && !whole && offset < raw_size; offset += UINT32_MAX / 2) {
             size_t piece = raw_size - offset < UINT32_MAX / 2 ? raw_size - offset : UINT32_MAX / 2;
             int last = offset + piece == raw_size;
             stream.next_in = filtered + offset;

@@ -8,11 +8,19 @@ struct EncodingPlan {
     var bitDepth: Int
     var level: Int
     var adaptiveFilters: Bool
-    /// The ISA-L level of the fast path, or nil for libpng and zlib: levels
-    /// 1-6 of images of at least 256 KiB take the fast path at ISA-L's level 1 (on W1 its levels 2 and 3
-    /// were no smaller, only slower), 0 (stored) and 7-9 (zlib's smallest
-    /// output) libpng, as does an explicit `.none` filter.
-    var fastLevel: Int?
+    /// The fast path's deflater and level, or nil for libpng and zlib. Levels
+    /// 1-6 take it: images of at least 256 KiB at ISA-L's level 1, in segments
+    /// on every core (on W1 its levels 2 and 3 were no smaller, only slower),
+    /// smaller ones whole through libdeflate at the requested level (a third
+    /// of zlib's time on 32×32 outputs, and smaller). 0 (stored), 7-9 (zlib's
+    /// smallest output) and an explicit `.none` filter go through libpng.
+    var fast: FastDeflate?
+
+    /// A deflater of the fast path (`CPNG_DEFLATER_*`) and its level.
+    struct FastDeflate: Equatable {
+        var deflater: Int32
+        var level: Int
+    }
 
     init(image: PixelBuffer, options: PNGEncoder.Options) throws {
         guard (0...9).contains(options.level) else {
@@ -29,16 +37,19 @@ struct EncodingPlan {
         case .none: adaptiveFilters = false
         case .adaptive: adaptiveFilters = true
         }
-        // Small images go through zlib: ISA-L's speed does not matter there, zlib
-        // compresses them better, and its output never varies (ISA-L's did, for a
-        // few tiny images, under concurrency: see BENCHMARKS.md).
+        // Both deflaters give the same bytes for the same pixels every time,
+        // which resume's byte identity relies on.
         let rawBytes = image.pixelCount * image.depth.bytesPerSample * colorType.channels
-        fastLevel = (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic
-            && rawBytes >= Self.smallestFastImage ? 1 : nil
+        if (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
+            fast = rawBytes >= Self.smallestSegmentedImage
+                ? FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1)
+                : FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: options.level)
+        }
     }
 
-    /// Stored bytes below which an image is encoded by zlib even at levels 1-6.
-    static let smallestFastImage = 256 << 10
+    /// Stored bytes from which an image is deflated by ISA-L in segments on
+    /// every core; below, libdeflate compresses it whole on one.
+    static let smallestSegmentedImage = 256 << 10
 
     /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.
     static func losslessColorType(of image: PixelBuffer) -> PNGColorType {

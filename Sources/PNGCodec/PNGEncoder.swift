@@ -3,9 +3,10 @@ import CPNG
 
 /// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6).
 ///
-/// Levels 1-6 of images of at least 256 KiB take the fast path: rows filtered with a per-row choice and
-/// deflated by ISA-L, a large image in independent segments on every core
-/// (joined into one zlib stream, each primed with the 32 KiB before it).
+/// Levels 1-6 take the fast path: rows filtered with a per-row choice and
+/// deflated by ISA-L when the image has at least 256 KiB of rows, in
+/// independent segments on every core (joined into one zlib stream, each
+/// primed with the 32 KiB before it), by libdeflate in one call when smaller.
 /// Level 0 and levels 7-9 (zlib's smallest output) go through libpng.
 ///
 /// The output keeps the buffer's bit depth and picks the smallest exact color
@@ -42,7 +43,8 @@ public enum PNGEncoder {
 
     /// The deflate implementation (levels 0 and 7-9 always use zlib).
     public enum Deflater: Sendable, Equatable {
-        /// ISA-L for levels 1-6, in segments on every core.
+        /// For levels 1-6, ISA-L in segments on every core, or libdeflate for
+        /// images under 256 KiB of rows.
         case automatic
         /// libpng and zlib at the requested level (the reference, for benchmarks).
         case zlib
@@ -98,8 +100,8 @@ public enum PNGEncoder {
             }
         }
         var raw: [cpng_chunk] = []
-        if let fastLevel = plan.fastLevel {
-            let segments = try deflateSegments(image, plan: plan, level: fastLevel)
+        if let fast = plan.fast {
+            let segments = try deflateSegments(image, plan: plan, fast: fast)
             defer { for i in segments.indices { var segment = segments[i]; cpng_segment_free(&segment) } }
             withRawChunks(0, &raw) { raw in
                 _ = cpng_fast_assemble(UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
@@ -128,9 +130,11 @@ extension PNGEncoder {
     static let segmentBytes = 1 << 20
 
     /// Deflates `image` in row segments, on several threads when it is large.
-    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, level: Int) throws -> [cpng_segment] {
+    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, fast: EncodingPlan.FastDeflate) throws
+        -> [cpng_segment]
+    {
         let rowBytes = image.width * (plan.bitDepth / 8) * plan.colorType.channels + 1
-        let rowsPerSegment = max(1, segmentBytes / rowBytes)
+        let rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? image.height : max(1, segmentBytes / rowBytes)
         let count = (image.height + rowsPerSegment - 1) / rowsPerSegment
         let results = UnsafeMutableBufferPointer<(cpng_segment, cpng_status)>.allocate(capacity: count)
         defer { results.deallocate() }
@@ -143,8 +147,8 @@ extension PNGEncoder {
                 var status = cpng_status()
                 let first = index * rowsPerSegment, end = min(image.height, first + rowsPerSegment)
                 _ = cpng_fast_segment(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                                      Int32(plan.colorType.rawValue), UInt32(first), UInt32(end), Int32(level),
-                                      &segment, &status)
+                                      Int32(plan.colorType.rawValue), UInt32(first), UInt32(end), fast.deflater,
+                                      Int32(fast.level), &segment, &status)
                 (results.baseAddress! + index).initialize(to: (segment, status))
             }
             if count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: count, execute: run) }

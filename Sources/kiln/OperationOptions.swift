@@ -19,7 +19,7 @@ extension ColorConversion.Intent: ExpressibleByArgument {}
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored, 1-6 the fast compressor (ISA-L, on every core; zlib below 256 KiB), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored, 1-6 the fast compressors (ISA-L on every core; libdeflate below 256 KiB), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
     var level: Int?
 
     @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")

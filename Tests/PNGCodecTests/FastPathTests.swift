@@ -99,4 +99,41 @@ import Testing
         for type in ["gAMA", "pHYs", "tIME", "tEXt"] { #expect(PNGBytes.data(of: type, in: fast) == PNGBytes.data(of: type, in: zlib)) }
         #expect(try PNGDecoder.decode(fast, path: .libpng).0 == image)
     }
+
+    /// Small images are deflated whole (libdeflate, or Huffman coding alone for
+    /// noise-like rows): exact, and no larger than zlib's output through libpng.
+    @Test func smallImagesAreExactAndNoLargerThanZlibs() throws {
+        var generator = SeededGenerator(seed: 0x511)
+        // A downscaled noisy gradient with an alpha ramp (an S1 output: short
+        // matches cost more than they save; libdeflate alone made it 4 % larger
+        // than zlib), and an icon-like image of flat shapes, where matches pay.
+        var noise = PixelBuffer(width: 32, height: 32, depth: .eight)
+        for y in 0..<32 {
+            for x in 0..<32 {
+                for c in 0..<3 {
+                    let fine = (0..<4).reduce(0) { sum, _ in sum + Int(generator.next() % 8) }
+                    noise.bytes[(y * 32 + x) * 4 + c] = UInt8(truncatingIfNeeded: 40 * c + 2 * x * (c + 1) + 2 * y * (3 - c) + fine / 4)
+                }
+                noise.bytes[(y * 32 + x) * 4 + 3] = UInt8(min(255, 64 + (x + y) * 4))
+            }
+        }
+        var icon = PixelBuffer(width: 48, height: 48, depth: .eight)
+        for y in 0..<48 {
+            for x in 0..<48 {
+                let inside = (x - 24) * (x - 24) + (y - 24) * (y - 24) < 400
+                let stripe = (x / 6 + y / 6) % 2 == 0
+                let pixel: [UInt8] = inside ? (stripe ? [200, 40, 40, 255] : [250, 250, 250, 255]) : [0, 0, 0, 0]
+                for c in 0..<4 { icon.bytes[(y * 48 + x) * 4 + c] = pixel[c] }
+            }
+        }
+        for (name, image) in [("noise", noise), ("icon", icon)] {
+            for level in [1, 6] {
+                let fast = try PNGEncoder.encode(image, options: .init(level: level))
+                let zlib = try PNGEncoder.encode(image, options: .init(level: level, deflater: .zlib))
+                #expect(try PNGDecoder.decode(fast, path: .libpng).0 == image, "\(name) at level \(level): not lossless")
+                #expect(Double(fast.count) <= Double(zlib.count) * 1.02,
+                        "\(name) at level \(level): \(fast.count) bytes, zlib's \(zlib.count)")
+            }
+        }
+    }
 }

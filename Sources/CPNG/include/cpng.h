@@ -186,7 +186,7 @@ int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_dep
                 int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
                 cpng_status *status);
 
-/* ---- Fast encoding (ISA-L) ------------------------------------------- */
+/* ---- Fast encoding (ISA-L, libdeflate) -------------------------------- */
 
 /* A piece of the zlib stream: raw deflate data for a range of rows. */
 typedef struct cpng_segment {
@@ -196,15 +196,23 @@ typedef struct cpng_segment {
     size_t raw_size;  /* how many filtered bytes it holds */
 } cpng_segment;
 
+/* Which deflater compresses a segment. */
+#define CPNG_DEFLATER_ISAL 0       /* ISA-L, levels 1-3: any range of rows, primed with the data before it */
+#define CPNG_DEFLATER_WHOLE 1 /* levels 1-12, the whole image in one call (small images) */
+
 /*
  * Filters rows [first_row, end_row) of canonical pixels as `color_type` at
  * `bit_depth` (8 or 16), choosing each row's filter, and deflates them with
- * ISA-L at `level` 1-3, primed with the 32 KiB of filtered data before
- * first_row. Segments of one image are independent (run them on several
- * threads) and, in row order, form one deflate stream.
+ * `deflater` at `level`. With ISA-L the segment is primed with the 32 KiB of
+ * filtered data before first_row: segments of one image are independent (run
+ * them on several threads) and, in row order, form one deflate stream.
+ * The whole-image deflater (libdeflate, or zlib's Huffman-only coding where
+ * that is smaller for noise-like rows) takes only first_row 0, end_row height.
+ * Either way the same pixels always give the same bytes.
  */
 int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
-                      uint32_t first_row, uint32_t end_row, int level, cpng_segment *out, cpng_status *status);
+                      uint32_t first_row, uint32_t end_row, int deflater, int level, cpng_segment *out,
+                      cpng_status *status);
 
 /* Frees a segment's data. */
 void cpng_segment_free(cpng_segment *segment);
