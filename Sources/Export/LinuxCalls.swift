@@ -24,6 +24,18 @@ enum LinuxCalls {
         return syncfs(fd)
     }
 
+    /// `O_TMPFILE` (Linux 3.11; `__O_TMPFILE | O_DIRECTORY` on x86-64 and
+    /// arm64): `open` of a directory with it makes a file with no name on that
+    /// directory's file system, gone when closed unless linked (``nameOpenFile(_:as:)``).
+    static let openUnnamed: Int32 = 0o20_200_000
+
+    /// Gives the unnamed file open as `descriptor` the name `path`, unless `path`
+    /// exists (then fails with `EEXIST`): `linkat` of `/proc/self/fd/N`, which,
+    /// unlike `AT_EMPTY_PATH`, needs no privilege. Returns 0, or -1 with `errno`.
+    static func nameOpenFile(_ descriptor: Int32, as path: String) -> Int32 {
+        linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW)
+    }
+
     /// `renameat2(RENAME_NOREPLACE)`: renames `from` to `to` unless `to` exists
     /// (then fails with `EEXIST`), atomically, in one call. Returns `rename`'s
     /// result (0, or -1 with `errno` set), or nil when the call is missing or the

@@ -3,10 +3,13 @@ import Synchronization
 
 /// The output directory of a job, and the only place that writes into it.
 ///
-/// Every output is written to a temporary file under `.kiln/tmp/` (same file
-/// system, hidden from listings of the outputs), flushed (alone, with its batch,
-/// or not at all: see ``Durability``), and renamed into place: an output path
-/// either does not exist or holds a complete PNG, even if the process is killed. Directories are created component by component
+/// Every output is written to a file with no name (`O_TMPFILE` on the file
+/// system of `.kiln/tmp/`), flushed (alone, with its batch, or not at all: see
+/// ``Durability``), and linked into place: one change to the output's
+/// directory, and a killed process leaves nothing behind. Where the file system
+/// makes no unnamed files, a temporary file under `.kiln/tmp/` (hidden from
+/// listings of the outputs) is renamed into place instead. Either way an output
+/// path either does not exist or holds a complete PNG, even if the process is killed. Directories are created component by component
 /// and a symlink met on the way is refused, so outputs never land outside the
 /// output directory; `rename` replaces a symlinked output rather than following it.
 public final class OutputDirectory: Sendable {
@@ -21,6 +24,8 @@ public final class OutputDirectory: Sendable {
     private let saidNoHardLinks = Atomic<Bool>(false)
     /// This process, which names its temporary files (read once: the names are made per image).
     private let processID = getpid()
+    /// Whether outputs are staged as unnamed files (see ``stage(_:flush:)``).
+    private let stagesUnnamed: Bool
     /// Whether the directory held nothing but the job's own `.kiln` when opened:
     /// then no output path can be occupied but by this job (which never writes one
     /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
@@ -46,7 +51,21 @@ public final class OutputDirectory: Sendable {
             throw .badOutputDirectory(path, reason: error.description)
         }
         startedEmpty = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [""]) == [".kiln"]
+        stagesUnnamed = !Self.linksDisabled && !Self.unnamedDisabled
+            && Self.makesUnnamedFiles(in: self.temporaryDirectory, probeName: "\(processID)-probe.tmp")
         if removesStale { removeStaleTemporaries() }
+    }
+
+    /// Whether the file system of `directory` makes unnamed files and links
+    /// them by `/proc/self/fd` (tried once, with a probe linked and removed).
+    private static func makesUnnamedFiles(in directory: String, probeName: String) -> Bool {
+        let fd = open(directory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let probe = directory + "/" + probeName
+        guard LinuxCalls.nameOpenFile(fd, as: probe) == 0 else { return false }
+        unlink(probe)
+        return true
     }
 
     /// Removes every file in the temporary directory: for a shard that holds its
@@ -120,37 +139,45 @@ public final class OutputDirectory: Sendable {
         try place(staged, at: relative, replace: replace)
     }
 
-    /// Writes `bytes` to a new temporary file under `.kiln/tmp/`, to be put in
-    /// place by ``place(_:at:replace:)``. `flush` says when its data is flushed:
-    /// `.now` before this returns, `.later` with its batch (the flush of a batch
-    /// of staged outputs), `.never` not at all.
+    /// Writes `bytes` to a new unnamed file (or, where the file system makes
+    /// none, a temporary file under `.kiln/tmp/`), to be put in place by
+    /// ``place(_:at:replace:)``. `flush` says when its data is flushed: `.now`
+    /// before this returns, `.later` with its batch (the flush of a batch of
+    /// staged outputs), `.never` not at all.
     public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
-        let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-        var staged = StagedOutput(temporary: temporary, descriptor: fd)
+        var staged: StagedOutput
+        if stagesUnnamed {
+            let fd = open(temporaryDirectory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
+            staged = StagedOutput(temporary: nil, descriptor: fd)
+        } else {
+            let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
+            staged = StagedOutput(temporary: temporary, descriptor: fd)
+        }
         do throws(OutputError) {
-            try Self.writeAll(fd, bytes)
+            try Self.writeAll(staged.descriptor, bytes)
             // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
             if flush == .now { try self.flush(&staged) }
-            // A batch is flushed by one syncfs when there is one: then the file need not stay open.
-            if flush == .later && LinuxCalls.canSyncFileSystem { staged.close() }
+            // A batch is flushed by one syncfs when there is one: then a named file need not stay open.
+            if flush == .later && LinuxCalls.canSyncFileSystem { staged.finishWriting() }
         } catch {
             discard(&staged)
             throw error
         }
-        if flush == .never { staged.close() }
+        if flush == .never { staged.finishWriting() }
         return staged
     }
 
-    /// Flushes the data of a staged output (`fdatasync`) and closes it.
+    /// Flushes the data of a staged output (`fdatasync`) and closes it unless it has no name yet.
     public func flush(_ staged: inout StagedOutput) throws(OutputError) {
         guard staged.descriptor >= 0 else { return }
-        defer { staged.close() }
+        defer { staged.finishWriting() }
         guard fdatasync(staged.descriptor) == 0 else { throw .system("cannot flush", errno) }
     }
 
-    /// Flushes the data of a batch of staged outputs and closes them: one
+    /// Flushes the data of a batch of staged outputs and closes the named ones: one
     /// `syncfs` of the file system of `.kiln/tmp` (every output is staged there,
     /// and placing never leaves it) — one disk flush for the batch, where an
     /// `fdatasync` per output costs one each — or, without `syncfs`, an
@@ -160,17 +187,17 @@ public final class OutputDirectory: Sendable {
             let fd = open(temporaryDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { throw .system("cannot open \(temporaryDirectory)", errno) }
             defer { close(fd) }
-            for index in batch.indices { batch[index].close() }
+            for index in batch.indices { batch[index].finishWriting() }
             guard LinuxCalls.syncFileSystem(of: fd) == 0 else { throw .system("cannot flush", errno) }
         } else {
             for index in batch.indices { try flush(&batch[index]) }
         }
     }
 
-    /// Abandons a staged output: closes and removes its temporary file.
+    /// Abandons a staged output: closes it (an unnamed file is gone then) or removes its temporary file.
     public func discard(_ staged: inout StagedOutput) {
         staged.close()
-        unlink(staged.temporary)
+        if let temporary = staged.temporary { unlink(temporary) }
     }
 
     /// Puts a staged output in place as `relative`; on failure the temporary file is removed.
@@ -180,8 +207,12 @@ public final class OutputDirectory: Sendable {
         var ok = false
         defer { if !ok { discard(&staged) } }
         try makeParents(of: relative)
-        let temporary = staged.temporary
         let destination = url(of: relative)
+        guard let temporary = staged.temporary else {
+            try placeUnnamed(&staged, at: destination, replace: replace)
+            ok = true
+            return
+        }
         if replace {
             guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
         } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(temporary, destination),
@@ -213,6 +244,27 @@ public final class OutputDirectory: Sendable {
         ok = true
     }
 
+    /// Links an unnamed staged output into place and closes it: one change to
+    /// the output's directory. `linkat` fails if the name exists, so no other
+    /// writer's output is ever replaced; `replace` links it into the temporary
+    /// directory first, then renames it over the output.
+    private func placeUnnamed(_ staged: inout StagedOutput, at destination: String, replace: Bool) throws(OutputError) {
+        if replace {
+            let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
+            guard LinuxCalls.nameOpenFile(staged.descriptor, as: temporary) == 0 else {
+                throw .system("cannot name a temporary file", errno)
+            }
+            guard rename(temporary, destination) == 0 else {
+                let failure = errno
+                unlink(temporary)
+                throw .system("cannot rename into place", failure)
+            }
+        } else if LinuxCalls.nameOpenFile(staged.descriptor, as: destination) != 0 {
+            throw errno == EEXIST ? .exists : .system("cannot move into place", errno)
+        }
+        staged.close()
+    }
+
     /// Whether `link` failed because the file system has no hard links (not because of the name).
     private static func noHardLinks(_ code: Int32) -> Bool {
         code == EPERM || code == EOPNOTSUPP || code == ENOSYS
@@ -220,6 +272,8 @@ public final class OutputDirectory: Sendable {
 
     /// Test hook: `KILN_TEST_NO_HARDLINKS=1` acts as a file system without hard links.
     private static let linksDisabled = ProcessInfo.processInfo.environment["KILN_TEST_NO_HARDLINKS"] == "1"
+    /// Test hook: `KILN_TEST_NO_UNNAMED_FILES=1` acts as a file system without `O_TMPFILE`.
+    private static let unnamedDisabled = ProcessInfo.processInfo.environment["KILN_TEST_NO_UNNAMED_FILES"] == "1"
 
     /// Flushes the directories holding these outputs (each once), so that their
     /// names survive a power loss as their data does.

@@ -68,6 +68,9 @@ import Testing
             #expect(journal.isSubset(of: present), "\(context): recorded but absent: \(journal.subtracting(present))")
             let names = try FileManager.default.contentsOfDirectory(atPath: out.path)
             #expect(names.allSatisfy { $0 == ".kiln" || $0.hasSuffix(".png") }, "\(context): stray files \(names)")
+            // Outputs are staged as unnamed files: the killed process left no temporary file behind.
+            let temporaries = (try? FileManager.default.contentsOfDirectory(atPath: out.join(".kiln/tmp"))) ?? []
+            #expect(temporaries.isEmpty, "\(context): left in .kiln/tmp: \(temporaries)")
             let before = Dictionary(uniqueKeysWithValues: journal.map { ($0, identity(out.join($0))) })
 
             let resumed = try kiln(["resume", out.path, "--progress", "json", "--durability", durability])
@@ -114,6 +117,28 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(reported(r.stdout, "written").count == SmallImages.count)
         #expect(SmallImages.mismatches(out.path) == [])
+    }
+
+    /// Where the file system makes no unnamed files (`O_TMPFILE`), outputs are
+    /// staged as named temporary files and renamed into place: the same folder,
+    /// at every durability, and `--overwrite` replaces through the same path.
+    @Test(arguments: ["batch", "full", "none"])
+    func namedTemporaryFilesGiveTheSameOutputs(_ durability: String) throws {
+        _ = SmallImages.reference
+        let out = try TemporaryDirectory()
+        var environment = SmallImages.environment
+        environment["KILN_TEST_NO_UNNAMED_FILES"] = "1"
+        let args = ["export", SmallImages.directory, "--output", out.path, "--progress", "json",
+                    "--durability", durability] + SmallImages.operations
+        let r = try kiln(args, environment: environment)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(reported(r.stdout, "written").count == SmallImages.count)
+        #expect(SmallImages.mismatches(out.path) == [])
+        let again = try kiln(args + ["--overwrite"], environment: environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(reported(again.stdout, "written").count == SmallImages.count)
+        #expect(SmallImages.mismatches(out.path) == [])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: out.join(".kiln/tmp")))?.isEmpty ?? true)
     }
 
     @Test func anUnknownDurabilityIsAUsageError() throws {
