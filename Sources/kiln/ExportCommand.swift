@@ -14,8 +14,8 @@ struct ExportCommand: AsyncParsableCommand {
         --recursive), or - to read paths from standard input, one per line (with -0, \
         NUL-separated, as find -print0 writes). A path with a control character is \
         refused, naming its line. Outputs mirror each input's relative path under \
-        --output with the extension .png, each written to a temporary file and \
-        renamed into place. Inputs are never overwritten. An existing output made \
+        --output with the extension .png, each written whole before it takes its \
+        name. Inputs are never overwritten. An existing output made \
         by this same work is skipped; one made otherwise (other options, a changed \
         input, not by kiln) is kept and reported as a conflict (exit 1) unless \
         --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \
