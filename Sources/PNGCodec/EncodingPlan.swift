@@ -11,8 +11,9 @@ struct EncodingPlan {
     /// The fast path's deflater and level, or nil for libpng and zlib. Levels
     /// 1-6 take it: images of at least 256 KiB at ISA-L's level 1, in segments
     /// on every core (on W1 its levels 2 and 3 were no smaller, only slower),
-    /// smaller ones whole through libdeflate at the requested level (a third
-    /// of zlib's time on 32×32 outputs, and smaller). 0 (stored), 7-9 (zlib's
+    /// smaller ones whole on one core: libdeflate at the requested level, or
+    /// Huffman coding alone where that is smaller (noise-like rows); on S1's
+    /// 32×32 outputs a third of zlib's time, for files no larger. 0 (stored), 7-9 (zlib's
     /// smallest output) and an explicit `.none` filter go through libpng.
     var fast: FastDeflate?
 
@@ -48,7 +49,7 @@ struct EncodingPlan {
     }
 
     /// Stored bytes from which an image is deflated by ISA-L in segments on
-    /// every core; below, libdeflate compresses it whole on one.
+    /// every core; below, it is deflated whole on one (`cpng_deflate_whole`).
     static let smallestSegmentedImage = 256 << 10
 
     /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.

@@ -206,7 +206,7 @@ typedef struct cpng_segment {
  * `deflater` at `level`. With ISA-L the segment is primed with the 32 KiB of
  * filtered data before first_row: segments of one image are independent (run
  * them on several threads) and, in row order, form one deflate stream.
- * The whole-image deflater (libdeflate, or zlib's Huffman-only coding where
+ * The whole-image deflater (libdeflate, or Huffman coding alone where
  * that is smaller for noise-like rows) takes only first_row 0, end_row height.
  * Either way the same pixels always give the same bytes.
  */
