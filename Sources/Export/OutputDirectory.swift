@@ -146,10 +146,11 @@ public final class OutputDirectory: Sendable {
     /// staged outputs), `.never` not at all.
     public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
         var staged: StagedOutput
-        if stagesUnnamed {
-            let fd = open(temporaryDirectory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-            staged = StagedOutput(temporary: nil, descriptor: fd)
+        // An unnamed file stays open until placed (up to a batch of them): when
+        // no descriptor is left for one, a named file, closed sooner, serves.
+        let unnamed = stagesUnnamed ? open(temporaryDirectory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644) : -1
+        if unnamed >= 0 {
+            staged = StagedOutput(temporary: nil, descriptor: unnamed)
         } else {
             let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
