@@ -179,41 +179,64 @@ static int run_length_symbols(const uint8_t *lengths, int count, uint8_t *symbol
 
 static const uint8_t extra_bits[CODE_LENGTH_SYMBOLS] = {[16] = 2, [17] = 3, [18] = 7};
 
-int cpng_huffman_block(const uint8_t *raw, size_t raw_size, size_t limit, cpng_buffer *out) {
-    memset(out, 0, sizeof *out);
-    uint32_t frequency[LITERALS] = {0};
-    for (size_t i = 0; i < raw_size; i++) frequency[raw[i]]++;
-    frequency[256] = 1;
+/* Everything the block is made of, and its exact size. */
+typedef struct block_plan {
+    uint32_t frequency[LITERALS];
+    uint8_t lengths[LITERALS + 2]; /* the literal code's, then the two distance codes' */
+    uint8_t symbols[LITERALS + 2], extras[LITERALS + 2];
+    int symbol_count;
+    uint8_t code_length_lengths[CODE_LENGTH_SYMBOLS];
+    int sent;
+    uint64_t bits;
+} block_plan;
+
+static void plan_block(const uint8_t *raw, size_t raw_size, block_plan *p) {
+    memset(p->frequency, 0, sizeof p->frequency);
+    for (size_t i = 0; i < raw_size; i++) p->frequency[raw[i]]++;
+    p->frequency[256] = 1;
     /* An empty input still gets a two-symbol literal code (byte 0 is given a
      * code it does not use). */
-    if (raw_size == 0) frequency[0] = 1;
-    uint8_t lengths[LITERALS + 2];
-    code_lengths(frequency, LITERALS, MAX_BITS, lengths);
+    if (raw_size == 0) p->frequency[0] = 1;
+    code_lengths(p->frequency, LITERALS, MAX_BITS, p->lengths);
     /* Two distance codes of one bit, as zlib writes for a block without
      * matches: some inflaters refuse a block with none. */
-    lengths[LITERALS] = lengths[LITERALS + 1] = 1;
+    p->lengths[LITERALS] = p->lengths[LITERALS + 1] = 1;
 
-    uint8_t symbols[LITERALS + 2], extras[LITERALS + 2];
-    int symbol_count = run_length_symbols(lengths, LITERALS + 2, symbols, extras);
+    p->symbol_count = run_length_symbols(p->lengths, LITERALS + 2, p->symbols, p->extras);
     uint32_t code_length_frequency[CODE_LENGTH_SYMBOLS] = {0};
-    for (int i = 0; i < symbol_count; i++) code_length_frequency[symbols[i]]++;
+    for (int i = 0; i < p->symbol_count; i++) code_length_frequency[p->symbols[i]]++;
     /* zlib's inflate refuses an incomplete code-length code: give it two symbols. */
     int used = 0;
     for (int s = 0; s < CODE_LENGTH_SYMBOLS; s++) used += code_length_frequency[s] > 0;
     for (int s = 0; used < 2; s++) {
         if (code_length_frequency[s] == 0) code_length_frequency[s] = 1, used++;
     }
-    uint8_t code_length_lengths[CODE_LENGTH_SYMBOLS];
-    code_lengths(code_length_frequency, CODE_LENGTH_SYMBOLS, MAX_CODE_LENGTH_BITS, code_length_lengths);
-    int sent = CODE_LENGTH_SYMBOLS;
-    while (sent > 4 && code_length_lengths[code_length_order[sent - 1]] == 0) sent--;
+    code_lengths(code_length_frequency, CODE_LENGTH_SYMBOLS, MAX_CODE_LENGTH_BITS, p->code_length_lengths);
+    p->sent = CODE_LENGTH_SYMBOLS;
+    while (p->sent > 4 && p->code_length_lengths[code_length_order[p->sent - 1]] == 0) p->sent--;
 
-    /* The exact size, to give up before writing when it is not smaller than `limit`. */
-    uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)sent;
-    for (int i = 0; i < symbol_count; i++) bits += code_length_lengths[symbols[i]] + extra_bits[symbols[i]];
-    for (int s = 0; s < LITERALS; s++) bits += (uint64_t)frequency[s] * lengths[s];
-    size_t size = (size_t)((bits + 7) / 8);
+    p->bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)p->sent;
+    for (int i = 0; i < p->symbol_count; i++) {
+        p->bits += p->code_length_lengths[p->symbols[i]] + extra_bits[p->symbols[i]];
+    }
+    for (int s = 0; s < LITERALS; s++) p->bits += (uint64_t)p->frequency[s] * p->lengths[s];
+}
+
+size_t cpng_huffman_block_size(const uint8_t *raw, size_t raw_size) {
+    block_plan p;
+    plan_block(raw, raw_size, &p);
+    return (size_t)((p.bits + 7) / 8);
+}
+
+int cpng_huffman_block(const uint8_t *raw, size_t raw_size, size_t limit, cpng_buffer *out) {
+    memset(out, 0, sizeof *out);
+    block_plan p;
+    plan_block(raw, raw_size, &p);
+    size_t size = (size_t)((p.bits + 7) / 8);
     if (size >= limit) return 1;
+    const uint8_t *lengths = p.lengths, *code_length_lengths = p.code_length_lengths;
+    const uint8_t *symbols = p.symbols, *extras = p.extras;
+    int symbol_count = p.symbol_count, sent = p.sent;
 
     uint16_t codes[LITERALS + 2], code_length_codes[CODE_LENGTH_SYMBOLS];
     canonical_codes(lengths, LITERALS + 2, codes);

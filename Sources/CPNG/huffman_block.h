@@ -9,4 +9,7 @@
  * leaves `out` empty. Returns 0 only when memory runs out. */
 int cpng_huffman_block(const uint8_t *raw, size_t raw_size, size_t limit, cpng_buffer *out);
 
+/* The bytes `cpng_huffman_block` would write for `raw`, without writing them. */
+size_t cpng_huffman_block_size(const uint8_t *raw, size_t raw_size);
+
 #endif
