@@ -11,7 +11,7 @@
  * fastest level does no better there than Huffman coding alone, the rows are
  * taken for noise and Huffman-coded without searching for matches. Otherwise
  * libdeflate compresses them, and Huffman coding alone replaces its output
- * when smaller. Measured on 4,770 Adwaita icons (levels 6): 0.2 % more bytes
+ * when smaller. Measured on the rows of 4,770 Adwaita icons at level 6: 0.2 % more bytes
  * than always trying both; on S1's outputs the same bytes, and the deflate
  * time per image from 83 µs to about 20.
  *
