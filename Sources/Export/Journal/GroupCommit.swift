@@ -160,6 +160,8 @@ final class GroupCommit: @unchecked Sendable {
                 }
                 return
             }
+            // The flush closed what it could: the batch holds the files as they are now.
+            for (index, file) in zip(staged, outputs) { batch[index].staged = file }
         }
         for index in staged {
             guard var file = batch[index].staged else { continue }
