@@ -1,8 +1,9 @@
 /* Huffman coding alone: `raw` as one final deflate block of literals with
  * codes fitted to its byte counts (RFC 1951 §3.2.7). On noise-like rows,
- * where matches save less than they cost, this is the smallest deflate and
- * the fastest: one pass to count, one to write. Integer-only: the same bytes
- * always give the same output. */
+ * where matches save less than they cost, this is often smaller than what a
+ * deflater that searches for matches makes, and far faster: one pass to
+ * count, one to write. Integer-only: the same bytes always give the same
+ * output. */
 #include "huffman_block.h"
 
 #include <stdlib.h>
