@@ -6,7 +6,8 @@ import CPNG
 /// Levels 1-6 take the fast path: rows filtered with a per-row choice and
 /// deflated by ISA-L when the image has at least 256 KiB of rows, in
 /// independent segments on every core (joined into one zlib stream, each
-/// primed with the 32 KiB before it), by libdeflate in one call when smaller.
+/// primed with the 32 KiB before it); a smaller image whole, on one core, by
+/// libdeflate or, where that is smaller, by Huffman coding alone.
 /// Level 0 and levels 7-9 (zlib's smallest output) go through libpng.
 ///
 /// The output keeps the buffer's bit depth and picks the smallest exact color
@@ -43,8 +44,8 @@ public enum PNGEncoder {
 
     /// The deflate implementation (levels 0 and 7-9 always use zlib).
     public enum Deflater: Sendable, Equatable {
-        /// For levels 1-6, ISA-L in segments on every core, or libdeflate for
-        /// images under 256 KiB of rows.
+        /// For levels 1-6, ISA-L in segments on every core; for images under
+        /// 256 KiB of rows, libdeflate or Huffman coding alone, whole.
         case automatic
         /// libpng and zlib at the requested level (the reference, for benchmarks).
         case zlib
