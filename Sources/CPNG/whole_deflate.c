@@ -61,13 +61,9 @@ static struct libdeflate_compressor *thread_compressor(int level) {
 /* Bytes of the probe that decides whether matches are worth searching for. */
 #define PROBE_BYTES 512
 
-/* Whether matches beat Huffman coding alone on the probe (the first PROBE_BYTES). */
-static int matches_pay(const uint8_t *raw, int *failed) {
-    struct libdeflate_compressor *fastest = thread_compressor(1);
-    if (fastest == NULL) {
-        *failed = 1;
-        return 0;
-    }
+/* Whether matches beat Huffman coding alone on the probe (the first PROBE_BYTES),
+ * as found by libdeflate's `fastest` level. */
+static int matches_pay(struct libdeflate_compressor *fastest, const uint8_t *raw) {
     uint8_t probe[PROBE_BYTES * 2];
     size_t size = libdeflate_deflate_compress(fastest, raw, PROBE_BYTES, probe, sizeof probe);
     return size > 0 && size < cpng_huffman_block_size(raw, PROBE_BYTES);
@@ -76,10 +72,11 @@ static int matches_pay(const uint8_t *raw, int *failed) {
 int cpng_deflate_whole(const uint8_t *raw, size_t raw_size, int level, cpng_buffer *out) {
     memset(out, 0, sizeof *out);
     if (level < 1 || level > CPNG_WHOLE_MAX_LEVEL) return 0;
-    int failed = 0;
     /* Probe only where it is a small part of the work. */
-    if (raw_size >= 4 * PROBE_BYTES && !matches_pay(raw, &failed)) {
-        return !failed && cpng_huffman_block(raw, raw_size, SIZE_MAX, out);
+    if (raw_size >= 4 * PROBE_BYTES) {
+        struct libdeflate_compressor *fastest = thread_compressor(1);
+        if (fastest == NULL) return 0;
+        if (!matches_pay(fastest, raw)) return cpng_huffman_block(raw, raw_size, SIZE_MAX, out);
     }
     struct libdeflate_compressor *compressor = thread_compressor(level);
     if (compressor == NULL) return 0;
