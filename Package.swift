@@ -6,14 +6,16 @@ let package = Package(
     products: [
         // The continued-processing task model; outside programs depend on it by this name.
         .library(name: "ContinuedProcessing", targets: ["ContinuedProcessing"]),
-        // Imaging layer: PNG decode/encode.
+        // Imaging layer: the image core every codec implements, the PNG codec, colour conversion.
+        .library(name: "ImageCore", targets: ["ImageCore"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
-        // Export layer: inputs → plan → outputs.
-        // Compute layer: device discovery, Vulkan and CPU backends.
-        .library(name: "Devices", targets: ["Devices"]),
+        .library(name: "Color", targets: ["Color"]),
+        // Compute layer: passes, the schedule, the CPU backend; the Vulkan backend beside it.
         .library(name: "Compute", targets: ["Compute"]),
-        // Render layer: the operations of SPEC §4, each with a CPU kernel and a shader.
+        .library(name: "VulkanCompute", targets: ["VulkanCompute"]),
+        // Render layer: the operations of SPEC §4, each with a CPU kernel and a kernel identifier.
         .library(name: "Render", targets: ["Render"]),
+        // Export layer: inputs → plan → outputs.
         .library(name: "Export", targets: ["Export"]),
         .executable(name: "kiln", targets: ["kiln"]),
     ],
@@ -23,34 +25,47 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
-        .target(name: "ContinuedProcessing", dependencies: ["Devices"]),
+        // The task model of SPEC §2. Depends on nothing: the GPU probe is handed in by its user.
+        .target(name: "ContinuedProcessing"),
+        // Pixels, rows, headers, metadata and the reader/writer protocols every codec implements.
+        .target(name: "ImageCore"),
+        // The one lock type of the modules below ContinuedProcessing (pthread-based: ThreadSanitizer sees it).
+        .target(name: "Locking"),
         // Every libpng call and every setjmp lives in this C target (SPEC §1).
         .target(
             name: "CPNG",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
-        .target(name: "PNGCodec", dependencies: ["CPNG"]),
+        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
-        .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("z")]),
-        .target(name: "Color", dependencies: ["CColor", "PNGCodec"]),
+        .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
+        .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
+        // Passes, the schedule (whole image or strips, chunking, threads) and the CPU backend; no codec, no Vulkan.
+        .target(name: "Compute", dependencies: ["ImageCore"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
         // SPIR-V of Shaders/*.comp, committed as C arrays (Scripts/shaders regenerates them).
-        .target(name: "CShaders"),
-        // Vulkan loader, instance and physical-device discovery and classification (SPEC §3); no imaging.
-        .target(name: "Devices", dependencies: ["CVulkan"]),
-        .target(name: "Compute", dependencies: ["Devices", "CVulkan", "CShaders", "PNGCodec"]),
-        .target(name: "Render", dependencies: ["Compute", "CVulkan", "CShaders", "PNGCodec", "Color"]),
-        .target(name: "Export", dependencies: ["ContinuedProcessing", "PNGCodec", "Compute", "Render", "Color"]),
+        .target(name: "SPIRV"),
+        // The Vulkan backend: device discovery and classification (SPEC §3), the context, and the
+        // kernels passes name, mapped to their SPIR-V.
+        .target(name: "VulkanCompute", dependencies: ["Compute", "ImageCore", "CVulkan", "SPIRV", "Locking"]),
+        .target(name: "Render", dependencies: ["Compute", "ImageCore", "Locking"]),
+        // zlib's header, for the journal's CRC-32.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(name: "Export",
+                dependencies: ["ContinuedProcessing", "ImageCore", "PNGCodec", "Compute", "VulkanCompute", "Render", "Color",
+                               "CZlib", "Locking"]),
         .executableTarget(
             name: "kiln",
             dependencies: [
                 "Export",
+                "ContinuedProcessing",
                 "Render",
                 "Compute",
-                "Devices",
-                "PNGCodec",
+                "VulkanCompute",
+                "ImageCore",
                 "Color",
+                "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]
@@ -58,29 +73,31 @@ let package = Package(
         // Stamps kiln with the commit it was built from (`kiln --version`).
         .plugin(name: "BuildInfo", capability: .buildTool()),
         // Times the render stage alone, for Scripts/bench.
-        .executableTarget(name: "kiln-bench", dependencies: ["Render", "Compute", "PNGCodec"]),
+        .executableTarget(name: "kiln-bench", dependencies: ["Render", "Compute", "VulkanCompute", "ImageCore", "PNGCodec"]),
         // A tiny program the lifecycle tests send signals to.
         .executableTarget(name: "LifecycleProbe", dependencies: ["ContinuedProcessing"]),
 
-        // Helpers shared by the test targets (forged PNG bytes, seeds, what the machine's Vulkan offers,
-        // generators of random operation lists for the property tests).
+        // Helpers shared by the test targets (forged PNG bytes, seeds, random canonical images, Vulkan
+        // set up with its validation messages captured, generators of random operation lists).
         .target(
             name: "KilnTestSupport",
-            dependencies: ["Devices", "Render", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["VulkanCompute", "Compute", "Render", "ImageCore", "PNGCodec",
+                           .product(name: "PropertyBased", package: "swift-property-based")],
             path: "Tests/Support"
         ),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "KilnTestSupport"]),
-        .testTarget(name: "ComputeTests", dependencies: ["Compute", "Devices", "PNGCodec", "KilnTestSupport"]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "ImageCore", "KilnTestSupport"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "VulkanCompute", "ImageCore", "KilnTestSupport"]),
         .testTarget(
             name: "RenderTests",
-            dependencies: ["Render", "Compute", "PNGCodec", "KilnTestSupport",
+            dependencies: ["Render", "Compute", "VulkanCompute", "ImageCore", "PNGCodec", "KilnTestSupport",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Render", "Compute", "PNGCodec", "KilnTestSupport"]),
+        .testTarget(name: "ExportTests",
+                    dependencies: ["Export", "Render", "Compute", "ImageCore", "PNGCodec", "KilnTestSupport"]),
         .testTarget(
             name: "KilnCLITests",
-            dependencies: ["PNGCodec", "Export", "Render", "KilnTestSupport",
+            dependencies: ["PNGCodec", "ImageCore", "Export", "Render", "KilnTestSupport",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
     ]

@@ -3,7 +3,6 @@
 
 #include <lcms2.h>
 #include <stdlib.h>
-#include <zlib.h>
 
 /* lcms2 logs errors through a handler; the callers report failures themselves. */
 static void silent(cmsContext context, cmsUInt32Number code, const char *text) {
@@ -85,17 +84,4 @@ void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pix
 
 void ccolor_transform_close(ccolor_transform transform) {
     if (transform != NULL) cmsDeleteTransform(transform);
-}
-
-int ccolor_compress(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size) {
-    uLongf bound = compressBound((uLong)size);
-    *out = malloc(bound);
-    if (*out == NULL) return 0;
-    if (compress2(*out, &bound, data, (uLong)size, Z_BEST_COMPRESSION) != Z_OK) {
-        free(*out);
-        *out = NULL;
-        return 0;
-    }
-    *out_size = bound;
-    return 1;
 }

@@ -1,6 +1,7 @@
-/* Checking the zlib streams inside ancillary chunks (see cpng.h). */
+/* The zlib streams inside ancillary chunks (see cpng.h): checking them, making them. */
 #include "cpng.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -44,4 +45,18 @@ int cpng_inflate_check(const uint8_t *data, size_t size, size_t max_output, uint
     inflateEnd(&stream);
     if (total != NULL) *total = produced;
     return result == Z_STREAM_END && stream.avail_in == 0 && left == 0 ? 0 : 1;
+}
+
+int cpng_compress(const uint8_t *data, size_t size, cpng_buffer *output) {
+    uLongf bound = compressBound((uLong)size);
+    output->data = malloc(bound);
+    output->size = 0;
+    output->capacity = output->data != NULL ? bound : 0;
+    if (output->data == NULL) return 0;
+    if (compress2(output->data, &bound, data, (uLong)size, Z_BEST_COMPRESSION) != Z_OK) {
+        cpng_buffer_free(output);
+        return 0;
+    }
+    output->size = bound;
+    return 1;
 }

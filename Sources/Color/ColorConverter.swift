@@ -1,18 +1,19 @@
 import CColor
 import Foundation
-import PNGCodec
+public import ImageCore
 
 /// Converts rendered images into a ``ColorConversion``'s target profile with
-/// lcms2 and tags them with it (an iCCP chunk replacing the source's colour
-/// chunks). Runs on the CPU, after the render operations, before encoding.
+/// lcms2 and tags them with it (the profile replaces whatever defined the
+/// source's colours). Runs on the CPU, after the render operations, before encoding.
 /// Thread-safe: lcms2 transforms are built without a cache.
+// Unchecked: lcms2 profile handles, immutable after init; transforms are made per call, without a cache.
 public final class ColorConverter: @unchecked Sendable {
     /// What it does.
     public let conversion: ColorConversion
     private let target: ccolor_profile
     private let fallbackInput: ccolor_profile
-    /// The iCCP chunk every output gets.
-    private let tag: PNGChunk
+    /// The profile every output is tagged with.
+    private let tag: ColorProfile
 
     /// Loads the profiles; throws ``ColorError`` naming a profile that cannot be used.
     public init(_ conversion: ColorConversion) throws(ColorError) {
@@ -26,7 +27,7 @@ public final class ColorConverter: @unchecked Sendable {
         self.target = target
         self.fallbackInput = input
         do {
-            tag = try Self.iccpChunk(target, name: Self.tagName(conversion.target))
+            tag = try Self.profile(target, name: Self.tagName(conversion.target))
         } catch {
             ccolor_profile_close(target)
             ccolor_profile_close(input)
@@ -40,12 +41,12 @@ public final class ColorConverter: @unchecked Sendable {
     }
 
     /// Converts `image` from its embedded profile (or the input profile) into
-    /// the target, and replaces the colour chunks of `metadata` by the target's
-    /// iCCP. Returns warnings (an embedded profile lcms2 refuses, a gray one).
-    public func convert(_ image: inout PixelBuffer, metadata: inout PNGMetadata) -> [String] {
+    /// the target, and makes the target's profile the one of `metadata`.
+    /// Returns warnings (an embedded profile lcms2 refuses, a gray one).
+    public func convert(_ image: inout PixelBuffer, metadata: inout ImageMetadata) -> [String] {
         var warnings: [String] = []
         var source: ccolor_profile? = nil
-        if let embedded = metadata.profileBytes {
+        if let embedded = metadata.colorProfile?.bytes {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {
                 warnings.append("iCCP: lcms2 cannot read the embedded profile; converted from \(conversion.inputProfile) instead")
@@ -71,8 +72,7 @@ public final class ColorConverter: @unchecked Sendable {
         defer { ccolor_transform_close(transform) }
         let count = image.pixelCount
         image.bytes.withUnsafeMutableBytes { ccolor_transform_apply(transform, $0.baseAddress, count) }
-        metadata.chunks.removeAll { MetadataSelection.kind(of: $0) == .icc }
-        metadata.chunks.insert(tag, at: 0)
+        metadata.replaceColorProfile(with: tag)
         return warnings
     }
 
@@ -105,8 +105,8 @@ public final class ColorConverter: @unchecked Sendable {
         }
     }
 
-    /// The iCCP chunk for a profile: name, NUL, method 0, the zlib-compressed ICC bytes.
-    private static func iccpChunk(_ profile: ccolor_profile, name: String) throws(ColorError) -> PNGChunk {
+    /// The ICC bytes of `profile`, named `name`.
+    private static func profile(_ profile: ccolor_profile, name: String) throws(ColorError) -> ColorProfile {
         var size = 0
         guard ccolor_profile_save(profile, nil, &size) != 0, size > 0 else {
             throw .unusableProfile(role: "--profile", name: name, reason: "lcms2 cannot serialize it")
@@ -115,17 +115,7 @@ public final class ColorConverter: @unchecked Sendable {
         guard ccolor_profile_save(profile, &bytes, &size) != 0 else {
             throw .unusableProfile(role: "--profile", name: name, reason: "lcms2 cannot serialize it")
         }
-        var compressed: UnsafeMutablePointer<UInt8>?
-        var compressedSize = 0
-        guard ccolor_compress(bytes, size, &compressed, &compressedSize) != 0, let compressed else {
-            throw .unusableProfile(role: "--profile", name: name, reason: "cannot compress it")
-        }
-        defer { free(compressed) }
-        let printable: [UInt8] = Array(name.utf8.filter { (32...126).contains($0) }.prefix(79))
-        var data: [UInt8] = printable.isEmpty ? Array("ICC".utf8) : printable
-        data += [0, 0]  // the keyword's NUL, compression method 0
-        data += UnsafeBufferPointer(start: compressed, count: compressedSize)
-        return PNGChunk(type: "iCCP", data: data, placement: .beforePalette)
+        return ColorProfile(name: name, bytes: Array(bytes.prefix(size)))
     }
 }
 

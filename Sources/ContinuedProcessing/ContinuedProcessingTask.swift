@@ -5,6 +5,7 @@ import Foundation
 /// The scheduler passes one to the launch handler. The handler does the work, reports
 /// it through ``progress``, stops quickly when ``expirationHandler`` is called, and calls
 /// ``setTaskCompleted(success:)`` exactly once. All members are safe to use from any thread.
+// Unchecked: NSObject subclasses cannot be checked; every mutable member is behind `state` (a Locked), `progress` is only updated under it.
 public final class ContinuedProcessingTask: NSObject, ProgressReporting, @unchecked Sendable {
     /// The identifier of the request that started the task.
     public let identifier: String

@@ -5,7 +5,9 @@ import Foundation
 /// Used instead of `Synchronization.Mutex` because on Linux `Mutex` locks with futexes
 /// inside the (uninstrumented) standard library, so ThreadSanitizer cannot see it and
 /// reports every access it protects as a race. TSan intercepts `pthread_mutex_lock`.
+// Unchecked: the value is only touched between pthread_mutex_lock and unlock (below); the mutex is heap-allocated, never moved.
 final class Locked<Value: Sendable>: @unchecked Sendable {
+    // A pthread mutex, not Synchronization.Mutex: TSan intercepts pthread_mutex_lock (see above).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 

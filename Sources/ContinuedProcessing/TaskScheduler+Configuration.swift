@@ -12,7 +12,8 @@ extension TaskScheduler {
         /// How long an expired task has to call `setTaskCompleted` before it is failed. Default 5 s.
         public var expirationGrace: Duration
         /// Which resources the machine supports; asked once, on first use.
-        /// Default: the machine's own discovery.
+        /// Default: none (CPU only). This module knows no devices: its user hands
+        /// in the discovery it has (`kiln` hands in Vulkan's, through `Export`).
         public var resourceProbe: @Sendable () -> ContinuedProcessingTaskRequest.Resources
         /// Asked at most once per task when it runs slower than ``expectedDuration``;
         /// `false` expires the task as `.declinedWhenSlow`. Default: always continue.
@@ -33,7 +34,7 @@ extension TaskScheduler {
             maxPendingRequests = 64
             stallInterval = .seconds(60)
             expirationGrace = .seconds(5)
-            resourceProbe = MachineResources.machineProbe
+            resourceProbe = { [] }
             shouldContinueWhenSlow = { _ in true }
             expectedDuration = nil
             criticalBudget = .seconds(30)

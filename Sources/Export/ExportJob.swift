@@ -1,8 +1,8 @@
 import Color
-import Compute
 import Foundation
-import PNGCodec
+import ImageCore
 import Render
+import Locking
 import Synchronization
 
 /// Runs a planned batch: for each item, decode → render → encode → atomic
@@ -41,18 +41,18 @@ public final class ExportJob: Sendable {
     /// The box of a resize that never enlarges, if the plan has one.
     private let shrinkOnlyBox: (width: Int?, height: Int?)?
     private let leftSmaller = Atomic<Int>(0)
-    private let state: Mutex<Counts>
+    private let state: Locked<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
-    private let tracker = Mutex<PixelProgress?>(nil)
+    private let tracker = Locked<PixelProgress?>(nil)
     /// The totals earlier runs left (a resume counts them as done, but did not do them).
     public let earlier: Counts
-    private let stopReason = Mutex<String?>(nil)
+    private let stopReason = Locked<String?>(nil)
     /// Notable metadata drops already reported: each is said once per job.
-    private let reportedDrops = Mutex<Set<String>>([])
+    private let reportedDrops = Locked<Set<String>>([])
     /// The identities of the inputs, gathered the first time an output path is
     /// found occupied (a fresh output directory never needs them).
-    private let inputIdentities = Mutex<Set<FileIdentity>?>(nil)
+    private let inputIdentities = Locked<Set<FileIdentity>?>(nil)
 
     /// Running totals of a job, safe to read while it runs.
     public struct Counts: Sendable, Equatable {
@@ -151,7 +151,7 @@ public final class ExportJob: Sendable {
             }
         }
         earlier = counts
-        state = Mutex(counts)
+        state = Locked(counts)
     }
 
     /// The totals so far.
@@ -258,7 +258,7 @@ public final class ExportJob: Sendable {
     /// Warnings for one image: every damaged chunk the decoder left out, and
     /// each notable drop (a colour profile that no longer fits) the first time
     /// this job meets it.
-    private func metadataWarnings(_ metadata: PNGMetadata, _ dropped: [DroppedChunk], input: String) -> [String] {
+    private func metadataWarnings(_ metadata: ImageMetadata, _ dropped: [DroppedMetadata], input: String) -> [String] {
         var warnings = metadata.warnings.map { "\(input): \($0)" }
         for drop in dropped where drop.isNotable {
             let first = reportedDrops.withLock { $0.insert(drop.description).inserted }
@@ -300,36 +300,49 @@ public final class ExportJob: Sendable {
         } else {
             do {
                 // A small input is read once, whole, and decoded from memory; a large one is streamed.
-                let limits = PNGDecoder.Limits(maxPixels: options.maxPixels)
+                let limits = DecodingLimits(maxPixels: options.maxPixels)
                 if source == nil { source = InputFile(path: item.input) }
                 let whole = source?.bytes
-                let open = {
-                    try whole.map { try PNGRowReader(bytes: $0, limits: limits) } ?? PNGRowReader(contentsOf: item.input, limits: limits)
-                }
+                let open = { try ImageCodecs.reader(path: item.input, bytes: whole, limits: limits) }
                 let reader = try open()
                 result.pixels = reader.width * reader.height
                 tracker.weigh(progressItem, pixels: result.pixels)
-                // Admitted by the memory budget before anything image-sized exists (SPEC §8).
+                // Admitted by the memory budget before anything image-sized exists (SPEC §8):
+                // what its render schedule holds, and what the writer holds.
+                let size = try renderer.outputSize(of: reader.header)
                 let needed = try renderer.workingSet(of: reader.header)
+                    + ImageCodecs.output.writerBytes(width: size.width, height: size.height, depth: reader.depth)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
-                var (rendered, metadata) = try renderer.render(reader, reopen: open) { fraction in
+                // A converted image is always tagged with its new profile.
+                let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
+                let settings = WriteSettings(level: options.plan.level, keep: keep, time: options.started)
+                var writer: (any ImageWriter)?
+                // A colour conversion takes the whole rendered image, then hands it to the writer.
+                var converting: PixelBufferSink?
+                var metadata = try renderer.render(reader, reopen: open, makeSink: { width, height, depth in
+                    let made = try ImageCodecs.output.writer(width: width, height: height, depth: depth, settings: settings)
+                    writer = made
+                    guard colorConverter != nil else { return made }
+                    converting = PixelBufferSink(width: width, height: height, depth: depth)
+                    return converting!
+                }) { fraction in
                     tracker.advance(progressItem, rendering: fraction)
                 }
+                guard let writer else { preconditionFailure("the renderer asked for no sink") }
                 var colorWarnings: [String] = []
-                if let converter = colorConverter {
+                if let converter = colorConverter, let converting {
+                    var rendered = converting.image()
                     colorWarnings = converter.convert(&rendered, metadata: &metadata)
+                    try writer.write(rendered)
                 }
                 tracker.advance(progressItem, to: .rendered)
-                if let box = shrinkOnlyBox, box.width.map({ rendered.width < $0 }) ?? true,
-                   box.height.map({ rendered.height < $0 }) ?? true {
+                if let box = shrinkOnlyBox, box.width.map({ writer.width < $0 }) ?? true,
+                   box.height.map({ writer.height < $0 }) ?? true {
                     leftSmaller.add(1, ordering: .relaxed)
                 }
                 guard !isStopped else { return nil }
-                // A converted image is always tagged with its new profile.
-                let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
-                let encoded = try PNGEncoder.encode(rendered, options: .init(level: options.plan.level), metadata: metadata,
-                                                     keep: keep, time: options.started)
+                let encoded = try writer.finish(metadata: metadata)
                 let bytes = encoded.bytes
                 result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
@@ -339,8 +352,10 @@ public final class ExportJob: Sendable {
                 if options.inPlace {
                     // Only an output that decodes back, whole, replaces its input; the journal
                     // records it before the rename, so a resume tells done from not done by checksum.
-                    let check = try PNGDecoder.decode(bytes)
-                    guard check.width == rendered.width, check.height == rendered.height else { throw OutputError.unverified }
+                    let check = try ImageCodecs.output.reader(bytes: bytes, limits: limits)
+                    _ = try check.readAll()
+                    _ = try check.finish()
+                    guard check.width == writer.width, check.height == writer.height else { throw OutputError.unverified }
                     try hooks.critical("replace \(item.input)") {
                         try output.replace(destination, with: bytes) { try journal?.recordFinished(record) }
                     }
@@ -349,7 +364,7 @@ public final class ExportJob: Sendable {
                     return FinishedImage(result: result, record: record, recorded: true, deliver: deliver)
                 } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides.
-                    if PNGChunks.sameExceptTime(present, bytes) {
+                    if ImageCodecs.output.sameExceptTime(present, bytes) {
                         result.status = .skipped
                         record.status = .skipped
                     } else {

@@ -11,7 +11,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     /// The output directory; outputs mirror each input's relative path under it.
     public var outputDirectory: String
     /// The operations and output settings.
-    public var plan = RenderPlan()
+    public var plan = ExportPlan()
     /// Replace existing outputs (never inputs) and allow exporting into an input directory.
     public var overwrite: Bool = false
     /// Descend into subdirectories of directory inputs.
@@ -50,7 +50,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         inputs = try c.decode([String].self, forKey: .inputs)
         outputDirectory = try c.decode(String.self, forKey: .outputDirectory)
-        plan = try c.decodeIfPresent(RenderPlan.self, forKey: .plan) ?? RenderPlan()
+        plan = try c.decodeIfPresent(ExportPlan.self, forKey: .plan) ?? ExportPlan()
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? false
         recursive = try c.decodeIfPresent(Bool.self, forKey: .recursive) ?? false
         maxPixels = try c.decodeIfPresent(Int.self, forKey: .maxPixels) ?? RenderPipeline.defaultMaxPixels

@@ -1,6 +1,7 @@
 import ContinuedProcessing
 import Foundation
-import Synchronization
+import VulkanCompute
+import Locking
 
 /// Runs an ``ExportJob`` as a continued-processing task, through the public
 /// API of `ContinuedProcessing` as any Swift program would: it registers a
@@ -24,7 +25,7 @@ public final class ExportSession: Sendable {
     /// The task identifier.
     public let identifier: String
     private let scheduler: TaskScheduler
-    private let startedTask = Mutex<ContinuedProcessingTask?>(nil)
+    private let startedTask = Locked<ContinuedProcessingTask?>(nil)
 
     /// A session for `job` on `scheduler`, identified by `jobID`.
     public init(job: ExportJob, jobID: String, scheduler: TaskScheduler) {
@@ -71,5 +72,19 @@ public final class ExportSession: Sendable {
             }
         }
         return false
+    }
+}
+
+extension ExportSession {
+    /// The probe behind a job's `TaskScheduler.supportedResources` (SPEC §3):
+    /// `.gpu` only when Vulkan discovery finds a usable hardware device
+    /// (discrete, integrated or virtual; a software device such as lavapipe is
+    /// not a GPU). Discovery runs once per process. For `--device cpu` nothing
+    /// is probed: that job never loads Vulkan, and its request needs no GPU.
+    public static func resourceProbe(for preference: DevicePreference)
+        -> @Sendable () -> ContinuedProcessingTaskRequest.Resources
+    {
+        guard preference != .cpu else { return { [] } }
+        return { DeviceDiscovery.current.supportsGPU ? .gpu : [] }
     }
 }

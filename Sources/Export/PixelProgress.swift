@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The job's progress, weighted by pixels, published on the task's `Progress`.
 ///
@@ -15,6 +15,7 @@ import Synchronization
 /// `Progress` object per image (Foundation's `Progress` has no locking on
 /// Linux, and children would grow with the batch). The root's counts are
 /// updated under the same lock; observers use ``fraction``.
+// Unchecked: `progress` (Foundation, not Sendable) and the weights are only touched under `state`'s lock.
 public final class PixelProgress: @unchecked Sendable {
     /// The stages of one image: the steps done when each ends.
     public enum Stage: Int64, Sendable {
@@ -58,14 +59,14 @@ public final class PixelProgress: @unchecked Sendable {
     }
 
     private let root: Progress
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Attaches to `root` for a job of `items` images of which `doneItems` are already done (by an earlier run).
     public init(root: Progress, items: Int, doneItems: Int) {
         self.root = root
         var state = State(items: items)
         state.doneUnweighed = doneItems
-        self.state = Mutex(state)
+        self.state = Locked(state)
         root.totalUnitCount = Self.resolution
         publish(state)
     }

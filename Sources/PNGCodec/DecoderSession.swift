@@ -1,3 +1,4 @@
+import ImageCore
 import CPNG
 
 /// One open CPNG decoder, positioned after the header; closed on deinit.

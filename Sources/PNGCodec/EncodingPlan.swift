@@ -1,3 +1,4 @@
+import ImageCore
 import CPNG
 
 /// How one image will be written: the lossless output format chosen from its

@@ -1,3 +1,5 @@
+public import ImageCore
+
 /// Decodes any valid PNG into the canonical `PixelBuffer` (SPEC §4.1).
 ///
 /// All color types and bit depths, palettes with tRNS, tRNS color keys and

@@ -1,3 +1,4 @@
+public import ImageCore
 import Dispatch
 import CPNG
 
@@ -68,7 +69,7 @@ public enum PNGEncoder {
         /// The complete PNG stream.
         public var bytes: [UInt8]
         /// Chunks of the metadata that no longer hold for the output, with the reason.
-        public var dropped: [DroppedChunk]
+        public var dropped: [DroppedMetadata]
     }
 
     /// Encodes `image` with the source's ancillary information: the chunks of

@@ -1,3 +1,5 @@
+public import ImageCore
+
 /// The PNG color types of IHDR.
 public enum PNGColorType: Int, Sendable, Equatable, CaseIterable {
     /// Gray samples.
@@ -34,6 +36,12 @@ public struct PNGHeader: Sendable, Equatable {
     public var hasAlpha: Bool { colorType.hasAlphaChannel || hasTransparencyChunk }
     /// The depth of the canonical buffer this file decodes to.
     public var decodedDepth: PixelBuffer.Depth { bitDepth == 16 ? .sixteen : .eight }
+
+    /// What the image core needs of it.
+    public var imageHeader: ImageHeader {
+        ImageHeader(format: .png, width: width, height: height, depth: decodedDepth, hasAlpha: hasAlpha,
+                    decodesWhole: interlaced)
+    }
 
     /// Creates a header description.
     public init(width: Int, height: Int, bitDepth: Int, colorType: PNGColorType, interlaced: Bool,

@@ -1,4 +1,5 @@
 import CPNG
+public import ImageCore
 
 /// The ancillary information of a PNG (colour, text, EXIF, resolution, …),
 /// carried raw from a decoded file to the encoded output.
@@ -37,18 +38,22 @@ public struct PNGMetadata: Sendable, Equatable {
     public var profileBytes: [UInt8]? {
         guard let data = chunks.first(where: { $0.type == "iCCP" })?.data,
               let nul = data.firstIndex(of: 0), nul + 2 <= data.count else { return nil }
-        let compressed = data[(nul + 2)...]
+        return Self.inflate(data[(nul + 2)...])
+    }
+
+    /// A zlib stream inflated, or nil when it is damaged or inflates to more than ``maxInflatedBytes``.
+    static func inflate(_ compressed: ArraySlice<UInt8>) -> [UInt8]? {
         var total = 0
-        // Once for the size, once into a buffer of that size (the head is the whole profile).
+        // Once for the size, once into a buffer of that size (the head is the whole output).
         let sized = compressed.withUnsafeBufferPointer {
-            cpng_inflate_check($0.baseAddress, $0.count, Self.maxInflatedBytes, nil, 0, &total)
+            cpng_inflate_check($0.baseAddress, $0.count, maxInflatedBytes, nil, 0, &total)
         }
         guard sized == 0 else { return nil }
-        var profile = [UInt8](repeating: 0, count: total)
+        var output = [UInt8](repeating: 0, count: total)
         let filled = compressed.withUnsafeBufferPointer {
-            cpng_inflate_check($0.baseAddress, $0.count, Self.maxInflatedBytes, &profile, total, nil)
+            cpng_inflate_check($0.baseAddress, $0.count, maxInflatedBytes, &output, total, nil)
         }
-        return filled == 0 ? profile : nil
+        return filled == 0 ? output : nil
     }
 
     /// Largest inflated size accepted for a compressed chunk (a profile or a text).
@@ -129,20 +134,6 @@ public struct PNGMetadata: Sendable, Equatable {
     }
 }
 
-/// An ancillary chunk an output leaves out, and why.
-public struct DroppedChunk: Sendable, Equatable, CustomStringConvertible {
-    /// The chunk type.
-    public var type: String
-    /// Why it no longer holds for the output.
-    public var reason: String
-    /// Whether a person should be told (a colour profile lost); the other
-    /// drops are the documented rules of ``PNGMetadata/chunks(forOutput:bitDepth:keep:)``.
-    public var isNotable: Bool
-
-    /// "iCCP left out: …".
-    public var description: String { "\(type) left out: \(reason)" }
-}
-
 extension PNGMetadata {
     /// The chunks to write for an output of `colorType` at `bitDepth`, keeping
     /// the kinds in `keep`, and those left out because they no longer hold:
@@ -154,21 +145,21 @@ extension PNGMetadata {
     /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
     ///   only when safe to copy (PNG spec §5.4).
     public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection)
-        -> (chunks: [PNGChunk], dropped: [DroppedChunk])
+        -> (chunks: [PNGChunk], dropped: [DroppedMetadata])
     {
         let outputIsGray = colorType == .gray || colorType == .grayAlpha
         let sameFormat = colorType == sourceColorType && bitDepth == sourceBitDepth
         var kept: [PNGChunk] = []
-        var dropped: [DroppedChunk] = []
+        var dropped: [DroppedMetadata] = []
         for chunk in chunks {
             guard let kind = MetadataSelection.kind(of: chunk), keep.contains(kind) else { continue }
             switch chunk.type {
             case "hIST":
-                dropped.append(DroppedChunk(type: chunk.type, reason: "the output has no palette", isNotable: false))
+                dropped.append(DroppedMetadata(type: chunk.type, reason: "the output has no palette", isNotable: false))
                 continue
             case "sBIT", "bKGD", "sPLT":
                 guard sameFormat else {
-                    dropped.append(DroppedChunk(type: chunk.type, reason: "the output's colour type or bit depth differs from the source's",
+                    dropped.append(DroppedMetadata(type: chunk.type, reason: "the output's colour type or bit depth differs from the source's",
                                                 isNotable: false))
                     continue
                 }
@@ -176,7 +167,7 @@ extension PNGMetadata {
                 let space = Self.inspectProfile(chunk.data).colorSpace
                 if (space == "GRAY") != outputIsGray {
                     let profile = space == "GRAY" ? "a gray" : "an \(space?.trimmingSpaces ?? "RGB")"
-                    dropped.append(DroppedChunk(
+                    dropped.append(DroppedMetadata(
                         type: chunk.type,
                         reason: "\(profile) colour profile cannot describe a \(outputIsGray ? "gray" : "colour") output",
                         isNotable: true))

@@ -145,7 +145,7 @@ extension Decoder {
     /// Throws `DecodingError.dataCorrupted` at this object, naming its first key
     /// (in sorted order) that is not in `known`: a misspelled key must not be
     /// silently ignored (`{"op":"blur","sigma":2,"sigmaa":3}`).
-    func rejectUnknownKeys(known: [String]) throws {
+    package func rejectUnknownKeys(known: [String]) throws {
         let keys = try container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
         guard let unknown = keys.filter({ !known.contains($0) }).sorted().first else { return }
         throw DecodingError.dataCorrupted(.init(

@@ -1,5 +1,5 @@
-import Compute
-import PNGCodec
+internal import Compute
+
 
 /// Collects the passes of one image while its operations lower themselves:
 /// the image they act on now (`current`, `width × height`) and what came before.

@@ -1,12 +1,14 @@
-public import Compute
+package import Compute
 import Foundation
-public import PNGCodec
-import Synchronization
+public import ImageCore
+import Locking
 
 /// A job's operation list, bound once: parameters checked and watermark files
-/// decoded at creation; per image, `render` lowers the operations to a
-/// `PassGraph` for that image's size and runs it on a backend (on Vulkan the
-/// image stays on the device from upload to download).
+/// decoded at creation. Per image, ``render(_:decodesWhole:on:chunking:mode:into:progress:)``
+/// — the one entry point of the render stage, for the export job, the tests
+/// and `kiln-bench` alike — lowers the operations to a `PassGraph` for that
+/// image's size, decides its ``RenderSchedule`` (whole on the device or strips,
+/// chunking) and runs it; ``workingSet(of:on:chunking:)`` reads the same schedule.
 public final class RenderPipeline: Sendable {
     /// The operations, in order.
     public let operations: [Operation]
@@ -16,7 +18,7 @@ public final class RenderPipeline: Sendable {
     private let marks: [Int: FloatImage]
     /// Graphs built for recent image sizes: a batch of same-sized images (icons,
     /// tiles) builds its filter taps once, not twice per image (estimate, render).
-    private let graphs = Mutex<[Size: PassGraph]>([:])
+    private let graphs = Locked<[Size: PassGraph]>([:])
 
     private struct Size: Hashable {
         let width: Int
@@ -27,14 +29,16 @@ public final class RenderPipeline: Sendable {
     private static let cachedSizes = 16
 
     /// The default `maxPixels`: SPEC §5's `--max-pixels`.
-    public static let defaultMaxPixels = PNGDecoder.Limits.defaultMaxPixels
+    public static let defaultMaxPixels = DecodingLimits.defaultMaxPixels
 
     /// Binds `operations`; throws `RenderError` for a bad parameter, an unreadable
     /// watermark, or a resize whose every output exceeds `maxPixels`. No image the
     /// graph makes — output, intermediate or resized watermark — may exceed
     /// `maxPixels` pixels; the Vulkan kernels address pixels with `Int32`, which
-    /// bounds the limit too.
-    public init(operations: [Operation], maxPixels: Int = defaultMaxPixels) throws(RenderError) {
+    /// bounds the limit too. `loadImage` decodes a watermark file within the
+    /// limits it is given (the render layer knows no codec: the caller's registry does).
+    public init(operations: [Operation], maxPixels: Int = defaultMaxPixels,
+                loadImage: (_ path: String, _ limits: DecodingLimits) throws -> PixelBuffer) throws(RenderError) {
         pixelLimit = min(max(1, maxPixels), ParameterRanges.pixels.bounds.upperBound)
         var marks: [Int: FloatImage] = [:]
         for (index, operation) in operations.enumerated() {
@@ -44,8 +48,7 @@ public final class RenderPipeline: Sendable {
             }
             guard case .watermark(let watermark) = operation else { continue }
             do {
-                let limits = PNGDecoder.Limits(maxPixels: pixelLimit)
-                marks[index] = UnpackKernel.run(try PNGDecoder.decode(contentsOf: watermark.file, limits: limits))
+                marks[index] = UnpackKernel.run(try loadImage(watermark.file, DecodingLimits(maxPixels: pixelLimit)))
             } catch {
                 throw .unreadableWatermark(path: watermark.file, reason: "\(error)")
             }
@@ -86,19 +89,52 @@ public final class RenderPipeline: Sendable {
         return builder.graph
     }
 
-    /// Renders `image` on `backend`, whole. `RenderError`s are about the image or the
-    /// job; `ComputeError`s about the device (the caller may retry on the CPU).
-    public func render(_ image: PixelBuffer, on backend: any RenderBackend) throws -> PixelBuffer {
-        try backend.render(image, graph: graph(width: image.width, height: image.height))
+    /// The size of the output an image of `width × height` gets.
+    /// - Throws: `RenderError` when the operations do not apply to it.
+    public func outputSize(width: Int, height: Int) throws(RenderError) -> (width: Int, height: Int) {
+        let graph = try graph(width: width, height: height)
+        return graph.size(of: graph.result, source: (width, height))
     }
 
-    /// Renders the image `source` gives in strips (SPEC §8) on `backend`,
-    /// `chunking` deciding their height (the output does not depend on it).
-    /// A forward-only source must not be read backwards (see `StripExecutor.readsSourceBackwards`).
-    /// Throws as `render(_:on:)`, and the source's `PNGError`s.
-    package func render(_ source: any RowSource, on backend: any StripBackend,
-                        chunking: StripExecutor.Chunking = .standard) throws -> PixelBuffer {
-        try StripExecutor(graph: graph(width: source.width, height: source.height), source: source, backend: backend,
-                          chunking: chunking).render()
+    /// How an image like `source` runs on `backend`.
+    /// - Throws: `RenderError` when the operations do not apply to it.
+    package func schedule(for source: RenderSchedule.Source, on backend: any PassBackend,
+                          chunking: StripExecutor.Chunking = .standard,
+                          mode: RenderSchedule.Mode? = nil) throws(RenderError) -> RenderSchedule {
+        RenderSchedule(graph: try graph(width: source.width, height: source.height), source: source, backend: backend,
+                       chunking: chunking, mode: mode)
+    }
+
+    /// About the most bytes rendering an image like `source` on `backend` holds (its schedule's estimate).
+    /// - Throws: `RenderError` when the operations do not apply to it.
+    package func workingSet(of source: RenderSchedule.Source, on backend: any PassBackend,
+                            chunking: StripExecutor.Chunking = .standard) throws(RenderError) -> Int {
+        try schedule(for: source, on: backend, chunking: chunking).estimatedBytes
+    }
+
+    /// Renders the image `source` gives on `backend` and hands the output rows
+    /// to `sink` (of ``outputSize(width:height:)`` at the source's depth);
+    /// `decodesWhole` says its rows exist only once it is decoded whole.
+    /// `chunking` decides the strips' height (the output does not depend on
+    /// it); `mode` forces whole or strips (nil: the schedule decides); `progress`
+    /// hears the fraction of output rows done.
+    /// Throws `RenderError`s (the image or the job), the backend's `ComputeError`s
+    /// (the caller may retry on the CPU), the source's and the sink's errors.
+    package func render(_ source: any RowSource, decodesWhole: Bool = false, on backend: any PassBackend,
+                        chunking: StripExecutor.Chunking = .standard, mode: RenderSchedule.Mode? = nil,
+                        into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+        let shape = RenderSchedule.Source(width: source.width, height: source.height, depth: source.depth,
+                                          decodesWhole: decodesWhole)
+        try schedule(for: shape, on: backend, chunking: chunking, mode: mode)
+            .run(from: source, into: sink, progress: progress)
+    }
+
+    /// ``render(_:decodesWhole:on:chunking:mode:into:progress:)`` into a buffer.
+    package func render(_ source: any RowSource, on backend: any PassBackend,
+                        chunking: StripExecutor.Chunking = .standard, mode: RenderSchedule.Mode? = nil) throws -> PixelBuffer {
+        let size = try outputSize(width: source.width, height: source.height)
+        let sink = PixelBufferSink(width: size.width, height: size.height, depth: source.depth)
+        try render(source, on: backend, chunking: chunking, mode: mode, into: sink)
+        return sink.image()
     }
 }

@@ -14,8 +14,10 @@
 //       256 per 16-bit channel), or when a file is missing from DIR_B
 import Compute
 import Foundation
+import ImageCore
 import PNGCodec
 import Render
+import VulkanCompute
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("kiln-bench: \(message)\n".utf8))
@@ -142,8 +144,10 @@ case "time":
     default: fail("unknown operation \(arguments[3])")
     }
     guard let preference = DevicePreference(rawValue: arguments[5]) else { fail("unknown device \(arguments[5])") }
-    let backend = try BackendSelector.choose(preference).backend
-    let pipeline = try RenderPipeline(operations: [operation])
+    let backend = try BackendSelector.choose(preference).passBackend
+    let pipeline = try RenderPipeline(operations: [operation]) { path, limits in
+        try PNGDecoder.decode(contentsOf: path, limits: limits)
+    }
     _ = try pipeline.render(image, on: backend)
     var seconds: [Double] = []
     for _ in 0..<runs {

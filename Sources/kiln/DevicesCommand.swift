@@ -1,5 +1,5 @@
 import ArgumentParser
-import Devices
+import VulkanCompute
 
 /// `kiln devices [--json]`: the machine's Vulkan devices, which one `auto`
 /// would pick, `supportedResources`, and why there is no GPU when there is none.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compute
+import VulkanCompute
 import Export
 import Foundation
 import Render

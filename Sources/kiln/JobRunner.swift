@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compute
+import VulkanCompute
 import ContinuedProcessing
 import Export
 import Foundation
@@ -96,10 +97,7 @@ struct JobRunner {
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
-        if preference == .cpu {
-            // `--device cpu` never loads Vulkan (SPEC §3); its request needs no GPU, so no probe is needed.
-            configuration.resourceProbe = { [] }
-        }
+        configuration.resourceProbe = ExportSession.resourceProbe(for: preference)
         let scheduler = TaskScheduler(permittedIdentifiers: [ExportSession.permittedIdentifier],
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Color
 import Foundation
-import PNGCodec
+import Export
+import ImageCore
 import Render
 
 extension Resize.Fit: ExpressibleByArgument {}
@@ -112,7 +113,7 @@ struct OperationOptions: ParsableArguments {
     /// The job's render plan, every parameter checked (`Operation.validate`) and
     /// no fixed output size above `maxPixels`; throws a `ValidationError` naming the
     /// flag or the recipe path and the problem (exit 64).
-    func resolve(maxPixels: Int) throws -> RenderPlan {
+    func resolve(maxPixels: Int) throws -> ExportPlan {
         if let level, !ParameterRanges.level.bounds.contains(level) {
             throw ValidationError("--level must be \(ParameterRanges.level.text), not \(level)")
         }
@@ -125,7 +126,7 @@ struct OperationOptions: ParsableArguments {
             case .failure(let unknown): throw ValidationError("--keep: \(unknown)")
             }
         }
-        var plan: RenderPlan
+        var plan: ExportPlan
         if let recipe {
             let given = flagsGiven
             guard given.isEmpty else {
@@ -133,13 +134,13 @@ struct OperationOptions: ParsableArguments {
             }
             do {
                 let loaded = try Recipe.load(contentsOf: recipe)
-                plan = RenderPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
+                plan = ExportPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
                                   metadata: metadata ?? loaded.output?.metadata?.selection ?? .all)
             } catch {
                 throw ValidationError(error.description)
             }
         } else {
-            plan = RenderPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all)
+            plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all)
         }
         if let profile {
             let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,
@@ -155,7 +156,7 @@ struct OperationOptions: ParsableArguments {
         }
         do throws(RenderError) {
             // Checks every parameter and that watermark files decode, before the job starts.
-            _ = try RenderPipeline(operations: plan.operations, maxPixels: maxPixels)
+            try plan.validate(maxPixels: maxPixels)
         } catch {
             if case .invalidParameter(let parameter) = error, recipe == nil {
                 throw ValidationError("\(Self.flag(for: parameter)) \(parameter.problem)")

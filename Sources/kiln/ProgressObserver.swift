@@ -1,6 +1,7 @@
 import ContinuedProcessing
 import Export
 import Foundation
+import Locking
 import Synchronization
 
 /// Follows a running export the way any UI would: it subscribes to the
@@ -13,7 +14,7 @@ final class ProgressObserver: Sendable {
     private let reporter: any ExportReporter
     private let status: StatusPublisher
     private let events: AsyncStream<TaskEvent>
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = Locked<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
     private let grace: Double
 

@@ -1,6 +1,6 @@
 import Export
 import Foundation
-import Synchronization
+import Locking
 
 /// Writes the job's live status into the journal for `kiln status` (and
 /// the pid `kiln cancel` signals), at most twice a second unless forced.
@@ -10,7 +10,7 @@ final class StatusPublisher: Sendable {
     private let device: String
     private let title: String
     private let subtitle: String
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let last = Locked<ContinuousClock.Instant?>(nil)
     /// When this run started (for the throughput `kiln status` sums over shards).
     private let started = Date()
     private let host = Host.name

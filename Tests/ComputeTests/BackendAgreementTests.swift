@@ -1,6 +1,7 @@
 import Compute
-import Devices
+import VulkanCompute
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Testing
@@ -12,7 +13,7 @@ struct BackendAgreementTests {
         let seed = TestSeed()
         let backend = CPUBackend()
         for image in RandomImages.all(seed: seed.value) {
-            let output = try backend.render(image)
+            let output = try backend.renderWhole(image, graph: PassGraph())
             #expect(output == image, "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit")
         }
     }
@@ -22,18 +23,18 @@ struct BackendAgreementTests {
         let seed = TestSeed()
         let recorder = ValidationRecorder()
         do {
-            let vulkan = try VulkanTestSupport.backend(recorder: recorder)
+            let vulkan = try VulkanTesting.backend(recorder: recorder)
             let cpu = CPUBackend()
             #expect(vulkan.kind == .vulkan && vulkan.label.hasPrefix("Vulkan · "))
             for image in RandomImages.all(seed: seed.value) {
-                let gpuOutput = try vulkan.render(image)
-                let cpuOutput = try cpu.render(image)
+                let gpuOutput = try vulkan.renderWhole(image, graph: PassGraph())
+                let cpuOutput = try cpu.renderWhole(image, graph: PassGraph())
                 let name = "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit"
                 #expect(gpuOutput.bytes == cpuOutput.bytes, "\(name): Vulkan and CPU differ")
                 #expect(gpuOutput == image, "\(name): Vulkan output is not the input")
             }
         }
-        VulkanTestSupport.expectNoValidationMessages(recorder)
+        VulkanTesting.expectNoValidationMessages(recorder)
     }
 
     /// Large images are split into dispatches of at most maxStorageBufferRange
@@ -44,13 +45,13 @@ struct BackendAgreementTests {
         let seed = TestSeed()
         let recorder = ValidationRecorder()
         do {
-            let vulkan = try VulkanTestSupport.backend(recorder: recorder, maxPixelsPerDispatch: maxPixels)
+            let vulkan = try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixels)
             for image in RandomImages.all(seed: seed.value) {
-                #expect(try vulkan.render(image) == image,
+                #expect(try vulkan.renderWhole(image, graph: PassGraph()) == image,
                         "\(seed): \(image.width)×\(image.height) \(image.depth.rawValue)-bit, chunks of \(maxPixels)")
             }
         }
-        VulkanTestSupport.expectNoValidationMessages(recorder)
+        VulkanTesting.expectNoValidationMessages(recorder)
     }
 
     @Test("one Vulkan backend renders from several threads at once, reusing its buffers", .requiresVulkan)
@@ -59,13 +60,13 @@ struct BackendAgreementTests {
         let recorder = ValidationRecorder()
         let failures = FailureList()
         do {
-            let vulkan = try VulkanTestSupport.backend(recorder: recorder)
+            let vulkan = try VulkanTesting.backend(recorder: recorder)
             let images = RandomImages.all(seed: seed.value).filter { $0.pixelCount < 10_000 }
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
                 // Growing and shrinking sizes exercise buffer reuse.
                 for image in images.shuffled() {
                     do {
-                        if try vulkan.render(image) != image {
+                        if try vulkan.renderWhole(image, graph: PassGraph()) != image {
                             failures.append("\(seed), worker \(worker): \(image.width)×\(image.height) \(image.depth.rawValue)-bit differs")
                         }
                     } catch {
@@ -75,6 +76,6 @@ struct BackendAgreementTests {
             }
         }
         #expect(failures.all.isEmpty, "\(failures.all.joined(separator: "\n"))")
-        VulkanTestSupport.expectNoValidationMessages(recorder)
+        VulkanTesting.expectNoValidationMessages(recorder)
     }
 }

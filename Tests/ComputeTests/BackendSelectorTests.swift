@@ -1,6 +1,7 @@
 import Compute
-import Devices
+import VulkanCompute
 import KilnTestSupport
+import ImageCore
 import Testing
 
 @Suite("Backend choice (--device)")

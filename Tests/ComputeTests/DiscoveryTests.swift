@@ -1,4 +1,4 @@
-import Devices
+import VulkanCompute
 import Foundation
 import KilnTestSupport
 import Testing

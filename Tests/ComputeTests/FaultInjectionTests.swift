@@ -1,6 +1,7 @@
 import Compute
-import Devices
+import VulkanCompute
 import KilnTestSupport
+import ImageCore
 import Testing
 
 @Suite("Device-lost fault injection")
@@ -10,16 +11,16 @@ struct FaultInjectionTests {
     func deviceLostAtSubmission(_ n: Int) throws {
         let recorder = ValidationRecorder()
         do {
-            let vulkan = try VulkanTestSupport.backend(recorder: recorder, deviceLostAt: n)
+            let vulkan = try VulkanTesting.backend(recorder: recorder, deviceLostAt: n)
             var generator = SeededGenerator(seed: 7)
             let image = RandomImages.image(width: 5, height: 3, depth: .sixteen, using: &generator)
             for _ in 1..<n {
-                #expect(try vulkan.render(image) == image)
+                #expect(try vulkan.renderWhole(image, graph: PassGraph()) == image)
             }
-            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.render(image) }
-            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.render(image) }
+            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.renderWhole(image, graph: PassGraph()) }
+            #expect(throws: ComputeError.deviceLost(call: "vkQueueSubmit")) { try vulkan.renderWhole(image, graph: PassGraph()) }
         }
-        VulkanTestSupport.expectNoValidationMessages(recorder)
+        VulkanTesting.expectNoValidationMessages(recorder)
     }
 
     @Test("KILN_FAULT_DEVICE_LOST_AT is read into the options")

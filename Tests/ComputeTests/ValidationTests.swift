@@ -1,6 +1,6 @@
-@testable import Compute
+@testable import VulkanCompute
 import CVulkan
-import Devices
+import KilnTestSupport
 import Testing
 
 @Suite("Validation layer")
@@ -11,7 +11,7 @@ struct ValidationTests {
     func invalidCallIsRecorded() throws {
         let recorder = ValidationRecorder()
         do {
-            let device = try VulkanTestSupport.vulkanDevice()
+            let device = try VulkanTesting.vulkanDevice()
             let loader = try VulkanLoader.open(environment: [:]).get()
             let instance = try VulkanInstance(loader: loader, validation: recorder)
             let physical = try #require(try instance.physicalDevices().first { $0.info.index == device.index })

@@ -1,6 +1,7 @@
 import Compute
 import Export
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render
@@ -17,7 +18,7 @@ struct ExportJobTests {
         try ExportFixtures.png(at: work.join("in/small.png"), width: 2, height: 2, shade: 3)
         try ExportFixtures.file(at: work.join("in/text.png"), "not a PNG")
         var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("out"))
-        options.plan = RenderPlan(operations: [.crop(Crop(x: 3, y: 3, width: 4, height: 4)), .blur(Blur(sigma: 1))], level: 1)
+        options.plan = ExportPlan(operations: [.crop(Crop(x: 3, y: 3, width: 4, height: 4)), .blur(Blur(sigma: 1))], level: 1)
         options.jobs = 2
         return (options, try InputCollector(options: options).collect())
     }

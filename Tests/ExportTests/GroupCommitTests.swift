@@ -1,6 +1,7 @@
 import Compute
 import Export
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render
@@ -18,7 +19,7 @@ struct GroupCommitTests {
                                    height: 8, shade: UInt8(index % 200))
         }
         var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("out"))
-        options.plan = RenderPlan(operations: [.resize(Resize(width: 4, height: 4))], level: 6)
+        options.plan = ExportPlan(operations: [.resize(Resize(width: 4, height: 4))], level: 6)
         options.jobs = 2
         return (options, try InputCollector(options: options).collect())
     }

@@ -1,5 +1,6 @@
 import Export
 import Foundation
+import ImageCore
 import KilnTestSupport
 import Render
 import Testing
@@ -9,7 +10,7 @@ import Testing
 struct JournalTests {
     static func record(_ work: TemporaryDirectory) -> JobRecord {
         var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("out"))
-        options.plan = RenderPlan(operations: [.blur(Blur(sigma: 2)), .grayscale], level: 3)
+        options.plan = ExportPlan(operations: [.blur(Blur(sigma: 2)), .grayscale], level: 3)
         return JobRecord(id: "job-1", options: options, device: "cpu", title: nil, subtitle: "s",
                          items: [ExportItem(input: work.join("in/a.png"), output: "a.png")])
     }

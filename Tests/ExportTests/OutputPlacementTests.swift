@@ -1,5 +1,6 @@
 import Export
 import Foundation
+import ImageCore
 import KilnTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Export
 import KilnTestSupport
+import ImageCore
 import Testing
 
 /// The ETA of the bar (``RemainingTimeEstimator``), fed what a display polling

@@ -1,5 +1,6 @@
 import PNGCodec
 import Testing
+import ImageCore
 
 /// SPEC §7: the 14 corrupt PngSuite files are rejected, each with a specific reason.
 @Suite struct CorruptFileTests {

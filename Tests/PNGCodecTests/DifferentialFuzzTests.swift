@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import KilnTestSupport
 @testable import PNGCodec
 import Testing

@@ -1,5 +1,7 @@
 import Render
+import KilnTestSupport
 import Testing
+import ImageCore
 
 @Suite("adjust and grayscale: CPU and Vulkan agree with the reference")
 struct AdjustTests {

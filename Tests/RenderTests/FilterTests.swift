@@ -1,4 +1,5 @@
 import KilnTestSupport
+import ImageCore
 import Render
 import Testing
 

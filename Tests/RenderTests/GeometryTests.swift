@@ -1,5 +1,6 @@
 import Compute
 import KilnTestSupport
+import ImageCore
 import Render
 import Testing
 

@@ -1,5 +1,6 @@
 import Compute
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render
@@ -18,7 +19,7 @@ struct PipelineCacheTests {
         let operations: [Render.Operation] = [.resize(Resize(width: 17, height: 9, fit: .fill)), .blur(Blur(sigma: 1)),
                                               .sharpen(Sharpen(amount: 0.5)), .grayscale, .rotate(Rotate(degrees: 90))]
         let pipeline = try RenderPipeline(operations: operations)
-        let shaders = Set(try pipeline.graph(width: 20, height: 11).passes.map(\.shader.name))
+        let shaders = Set(try pipeline.graph(width: 20, height: 11).passes.map(\.kernel.name))
         #expect(shaders.count >= 5, "the graph uses several shaders: \(shaders.sorted())")
         try withVulkan { vulkan in
             #expect(vulkan.pipelineBuilds == 2, "unpack and pack are built with the backend")

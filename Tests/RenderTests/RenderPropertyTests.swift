@@ -1,5 +1,6 @@
 import Compute
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import PropertyBased

@@ -1,5 +1,6 @@
 import Compute
 import KilnTestSupport
+import ImageCore
 import PNGCodec
 import Render
 import Testing

@@ -1,5 +1,7 @@
-@testable import Compute
+@testable import VulkanCompute
 import Foundation
+import Compute
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render
@@ -85,7 +87,7 @@ struct StripTests {
                     for path in [PNGDecoder.Path.automatic, .libpng] {
                         let reader = try PNGRowReader(bytes: png, limits: .init(), libpngOnly: path == .libpng)
                         let graph = try pipeline.graph(width: image.width, height: image.height)
-                        let source: any RowSource = StripExecutor.readsSourceBackwards(graph) ? try reader.readRemaining() : reader
+                        let source: any RowSource = StripExecutor.readsSourceBackwards(graph) ? try reader.readAll() : reader
                         let streamed = try pipeline.render(source, on: CPUBackend(), chunking: .rows(5))
                         _ = try reader.finish()
                         #expect(streamed == whole, "\(seed): \(name), \(TestImages.name(image)), \(path): streamed output differs")
@@ -103,10 +105,10 @@ struct StripTests {
                 for (name, operations) in Self.cases(mark: mark) {
                     let pipeline = try RenderPipeline(operations: operations)
                     for image in Self.images(seed: seed.value).prefix(4) {
-                        let whole = try pipeline.render(image, on: vulkan)
+                        let whole = try pipeline.render(image, on: vulkan, mode: .whole)
                         let cpu = try pipeline.render(image, on: CPUBackend())
                         for height in [7, 64] {
-                            let strips = try pipeline.render(image, on: vulkan, chunking: .rows(height))
+                            let strips = try pipeline.render(image, on: vulkan, chunking: .rows(height), mode: .strips)
                             #expect(strips == whole, "\(seed): \(name), \(TestImages.name(image)): Vulkan strips of \(height) differ from Vulkan whole")
                         }
                         let difference = maxDifference(whole, samples(cpu), width: cpu.width, height: cpu.height)

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render

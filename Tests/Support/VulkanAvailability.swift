@@ -1,4 +1,4 @@
-import Devices
+public import VulkanCompute
 import Foundation
 import Testing
 

@@ -47,7 +47,5 @@ ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile ou
 void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pixel_count);
 void ccolor_transform_close(ccolor_transform transform);
 
-/* zlib-compresses `size` bytes (for iCCP); `*out` is malloc'ed, free it with free(). Returns 1 on success. */
-int ccolor_compress(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size);
 
 #endif

@@ -162,6 +162,10 @@ typedef struct cpng_buffer {
 /* Frees the buffer's storage and empties it. */
 void cpng_buffer_free(cpng_buffer *buffer);
 
+/* zlib-compresses `size` bytes at level 9 into `output` (for iCCP); free it with
+ * cpng_buffer_free. Returns 1 on success, 0 when memory runs out. */
+int cpng_compress(const uint8_t *data, size_t size, cpng_buffer *output);
+
 /* Row filter choices for cpng_encode. */
 #define CPNG_FILTERS_NONE 0      /* every row unfiltered */
 #define CPNG_FILTERS_ADAPTIVE 1  /* libpng picks per row among all five filters */

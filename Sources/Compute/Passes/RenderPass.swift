@@ -26,11 +26,12 @@ package struct PassInput: Sendable {
 
 /// One data-parallel step of rendering (Halide's split between *what* and
 /// *where*): an operation lowers to passes, and each backend runs a pass its
-/// own way — the CPU through `cpu`, Vulkan through `shader` with `ints` and
-/// `floats` as its push constants (`Shaders/pass.glsl`).
+/// own way — the CPU through `cpu`, a GPU backend through the program it
+/// maps `kernel` to, with `ints` and `floats` as its parameters (on Vulkan,
+/// push constants: `Shaders/pass.glsl`).
 package struct RenderPass: Sendable {
-    /// The GPU kernel.
-    package let shader: Shader
+    /// The GPU kernel, by name.
+    package let kernel: KernelID
     /// Output width.
     package let width: Int
     /// Output height.
@@ -49,10 +50,10 @@ package struct RenderPass: Sendable {
     package let isCopy: Bool
 
     /// A pass; see the properties.
-    package init(shader: Shader, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
+    package init(kernel: KernelID, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
                  isCopy: Bool = false, cpu: @escaping @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
-        self.shader = shader
+        self.kernel = kernel
         self.width = width
         self.height = height
         self.inputs = inputs

@@ -17,6 +17,7 @@ import Foundation
 /// ``ProcessState/active`` all the same, and says so once through ``Options/log``.
 public final class ProcessLifecycle: Sendable {
     /// The installed sources. Dispatch sources are thread-safe objects; Swift does not mark them `Sendable`.
+    // Unchecked: dispatch sources are thread-safe objects that Swift does not mark Sendable.
     private struct Sources: @unchecked Sendable {
         var signals: [any DispatchSourceSignal] = []
         var timer: (any DispatchSourceTimer)?

@@ -17,6 +17,7 @@ import Foundation
 ///
 /// A crash loses at most the images not yet committed; `kiln resume` redoes them
 /// (an output in place without its record is recognized as this very work).
+// Unchecked: every mutable member is guarded by `condition` (an NSCondition: a pthread mutex TSan sees).
 final class GroupCommit: @unchecked Sendable {
     /// The most images committed together.
     static let maximumBatch = 128
@@ -29,11 +30,13 @@ final class GroupCommit: @unchecked Sendable {
     private let output: OutputDirectory
     private let journal: Journal?
     private let critical: @Sendable (String, () throws -> Void) throws -> Void
+    // A lock with a condition: the committer thread waits for work or a deadline; TSan sees its pthread mutex.
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [FinishedImage] = []
     private var firstWaitingSince = 0.0
     private var closed = false
+    // Signalled once by the committer thread as it ends, so `close` can wait for the last flush.
     private let finished = DispatchSemaphore(value: 0)
 
     /// A commit for one job run; `critical` wraps each commit (a task's critical work).

@@ -1,6 +1,6 @@
 import Foundation
 import Render
-import Synchronization
+import Locking
 
 /// The job state kept in the output directory (`OUTPUT/.kiln/`):
 /// - `job.json`: the ``JobRecord``, written once per start (temp + fsync + rename);
@@ -17,7 +17,7 @@ public final class Journal: Sendable {
     public let directory: String
     /// `finished.ndjson`, opened for appending at the first record and kept open
     /// (one `open` per job, not per image).
-    private let appendFile = Mutex<Int32>(-1)
+    private let appendFile = Locked<Int32>(-1)
 
     private var jobPath: String { directory + "/job.json" }
     private var finishedPath: String { directory + "/finished.ndjson" }

@@ -30,7 +30,7 @@ public struct Provenance: Codable, Sendable, Equatable {
     }
 
     /// A short digest of a plan: CRC-32 of its JSON with sorted keys.
-    public static func digest(of plan: RenderPlan) -> String {
+    public static func digest(of plan: ExportPlan) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = (try? encoder.encode(plan)).map { [UInt8]($0) } ?? []

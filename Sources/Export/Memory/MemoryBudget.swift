@@ -3,6 +3,7 @@ import Foundation
 /// The job's memory budget (`--memory`, SPEC §8): before starting an image, a
 /// worker asks for its estimated working set and waits while admitting it
 /// would exceed the budget; an image that alone cannot fit is refused.
+// Unchecked: `used` is only touched under `condition` (an NSCondition: a pthread mutex TSan sees).
 public final class MemoryBudget: @unchecked Sendable {
     /// The budget, in bytes.
     public let limit: Int
@@ -10,6 +11,7 @@ public final class MemoryBudget: @unchecked Sendable {
     public let reserved: Int
     /// Bytes of images admitted and not yet released. Guarded by `condition`.
     private var used = 0
+    // A lock with a condition: a worker waits until released memory lets its image in.
     private let condition = NSCondition()
 
     /// A budget of `limit` bytes for the whole process, `reserved` of them already in use.

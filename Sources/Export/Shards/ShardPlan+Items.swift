@@ -1,10 +1,11 @@
-import PNGCodec
+import ImageCore
+
 
 extension ShardPlan {
-    /// An item's weight: its pixels, from the PNG header (a few bytes read). An item that
+    /// An item's weight: its pixels, from the image's header (a few bytes read). An item that
     /// cannot be read (it will fail anyway) or has a known problem weighs one pixel.
     public static func pixels(of item: ExportItem) -> Int64 {
-        guard item.problem == nil, let header = try? PNGDecoder.readHeader(contentsOf: item.input) else { return 1 }
+        guard item.problem == nil, let header = try? ImageCodecs.header(contentsOf: item.input) else { return 1 }
         return Int64(header.width) * Int64(header.height)
     }
 

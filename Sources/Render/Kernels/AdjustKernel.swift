@@ -1,12 +1,11 @@
-import CShaders
 import Foundation
-import Compute
+internal import Compute
 
 /// adjust — per pixel, straight alpha kept: exposure gain, brightness,
 /// contrast around ½, saturation around Rec. 709 luma, then gamma; clamped to
 /// 0…1. Grayscale is saturation 0. GPU twin: `Shaders/adjust.comp`.
 enum AdjustKernel {
-    static let shader = Shader(name: "adjust", spirv: kiln_spv_adjust, size: kiln_spv_adjust_size)
+    static let kernel = KernelID("adjust")
 
     /// Rec. 709 luma weights.
     static let luma = SIMD3<Float>(0.2126, 0.7152, 0.0722)
@@ -17,7 +16,7 @@ enum AdjustKernel {
         let brightness = Float(adjust.brightness), contrast = Float(adjust.contrast)
         let saturation = Float(adjust.saturation), inverseGamma = Float(1 / adjust.gamma)
         let applyGamma = adjust.gamma != 1
-        return RenderPass(shader: shader, width: width, height: height, inputs: [.pointwise(input)],
+        return RenderPass(kernel: kernel, width: width, height: height, inputs: [.pointwise(input)],
                           ints: [applyGamma ? 1 : 0],
                           floats: [gain, brightness, contrast, saturation, inverseGamma]) { inputs, output in
             let source = inputs[0]

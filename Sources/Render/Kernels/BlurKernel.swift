@@ -1,5 +1,4 @@
-import CShaders
-import Compute
+internal import Compute
 import Foundation
 
 /// blur — a separable Gaussian: weights `exp(−k²/2σ²)` for `|k| ≤ radius =
@@ -14,8 +13,8 @@ import Foundation
 /// in cache), and each output row vertically from that ring — no intermediate
 /// image, so half the memory traffic and page faults of two separate passes.
 enum BlurKernel {
-    static let horizontal = Shader(name: "blur_x", spirv: kiln_spv_blur_x, size: kiln_spv_blur_x_size, groupSize: (256, 1))
-    static let vertical = Shader(name: "blur_y", spirv: kiln_spv_blur_y, size: kiln_spv_blur_y_size, groupSize: (1, 256))
+    static let horizontal = KernelID("blur_x")
+    static let vertical = KernelID("blur_y")
 
     /// The window's half-width for `sigma`.
     static func radius(sigma: Double) -> Int {
@@ -39,12 +38,12 @@ enum BlurKernel {
         let weights = weights(sigma: sigma)
         let floats = [Float(sigma)]
         // The CPU twin of blur_x is the identity: blur_y's CPU kernel does both axes.
-        let rows = builder.add(RenderPass(shader: horizontal, width: width, height: height,
+        let rows = builder.add(RenderPass(kernel: horizontal, width: width, height: height,
                                           inputs: [PassInput(input) { $0.expanded(dx: radius, dy: 0) }],
                                           ints: [0, Int32(radius), premultiplyInput ? 1 : 0, 0], floats: floats) { inputs, output in
             for y in output.rows { output.row(y).update(from: inputs[0].row(y), count: width) }
         })
-        return builder.add(RenderPass(shader: vertical, width: width, height: height,
+        return builder.add(RenderPass(kernel: vertical, width: width, height: height,
                                       inputs: [PassInput(rows) { $0.expanded(dx: 0, dy: radius) }],
                                       ints: [0, Int32(radius), 0, unpremultiplyOutput ? 1 : 0], floats: floats) { inputs, output in
             run(inputs[0], height: height, weights: weights, premultiplyInput: premultiplyInput,

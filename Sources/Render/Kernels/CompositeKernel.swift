@@ -1,18 +1,17 @@
-import CShaders
-import Compute
+internal import Compute
 
 /// composite — a watermark (straight alpha, already at its size) over the
 /// image, "source over" with the mark's alpha times `opacity`:
 /// `a = am + ab·(1 − am)`, `c = (cm·am + cb·ab·(1 − am)) / a` (0 where a = 0).
 /// GPU twin: `Shaders/composite.comp`.
 enum CompositeKernel {
-    static let shader = Shader(name: "composite", spirv: kiln_spv_composite, size: kiln_spv_composite_size)
+    static let kernel = KernelID("composite")
 
     /// `mark` (`markSize`) over `input` (`width × height`) with its top-left corner at `origin`.
     static func pass(_ input: ImageRef, mark: ImageRef, markSize: (width: Int, height: Int), origin: (x: Int, y: Int),
                      opacity: Double, width: Int, height: Int) -> RenderPass {
         let opacity = Float(opacity)
-        return RenderPass(shader: shader, width: width, height: height,
+        return RenderPass(kernel: kernel, width: width, height: height,
                           inputs: [.pointwise(input),
                                    // The mark's rows under the output's (the executor clips them to the mark).
                                    PassInput(mark) { PixelRect(x: 0, y: $0.y - origin.y, width: markSize.width, height: $0.height) }],

@@ -1,10 +1,9 @@
-import CShaders
-import Compute
+internal import Compute
 
 /// remap — crop, rotate and flip: each output pixel copies one source pixel,
 /// `source = (a·x + b·y + c, d·x + e·y + f)`. GPU twin: `Shaders/remap.comp`.
 enum RemapKernel {
-    static let shader = Shader(name: "remap", spirv: kiln_spv_remap, size: kiln_spv_remap_size)
+    static let kernel = KernelID("remap")
 
     /// An integer affine map from output to source coordinates.
     struct Map: Sendable {
@@ -24,7 +23,7 @@ enum RemapKernel {
 
     /// A `width × height` output of `input` through `map`.
     static func pass(_ input: ImageRef, map: Map, width: Int, height: Int) -> RenderPass {
-        RenderPass(shader: shader, width: width, height: height,
+        RenderPass(kernel: kernel, width: width, height: height,
                    inputs: [PassInput(input, isForward: map.d == 0 && map.e == 1, footprint: map.footprint)],
                    ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) }, isCopy: true) { inputs, output in
             let source = inputs[0]

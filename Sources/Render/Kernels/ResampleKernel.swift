@@ -1,5 +1,4 @@
-import CShaders
-import Compute
+internal import Compute
 import Foundation
 
 /// resample — one axis of a separable resize, with ImageMagick's and libvips'
@@ -7,7 +6,7 @@ import Foundation
 /// so a resize premultiplies on its first pass and unpremultiplies (clamped)
 /// on its last. GPU twin: `Shaders/resample.comp`.
 enum ResampleKernel {
-    static let shader = Shader(name: "resample", spirv: kiln_spv_resample, size: kiln_spv_resample_size)
+    static let kernel = KernelID("resample")
 
     /// The source pixels and weights of every output index along one axis.
     ///
@@ -77,7 +76,7 @@ enum ResampleKernel {
             return PixelRect(x: columns.lowerBound, y: rect.y, width: columns.count, height: rect.height)
         }
         let ints: [Int32] = [vertical ? 1 : 0, filter.code, premultiplyInput ? 1 : 0, unpremultiplyOutput ? 1 : 0]
-        return RenderPass(shader: shader, width: width, height: height, inputs: [PassInput(input, footprint: footprint)],
+        return RenderPass(kernel: kernel, width: width, height: height, inputs: [PassInput(input, footprint: footprint)],
                           ints: ints, floats: taps.floats) { inputs, output in
             let source = inputs[0]
             let tapsPerPixel = max(1, taps.weights.count / (vertical ? height : width))

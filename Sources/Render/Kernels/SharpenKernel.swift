@@ -1,5 +1,4 @@
-import CShaders
-import Compute
+internal import Compute
 
 /// sharpen — unsharp mask on premultiplied color, alpha kept: with the
 /// source o and its blur b (premultiplied), `d = o − b` and
@@ -9,13 +8,13 @@ import Compute
 /// float rounding that differs between backends flipped whole pixels (seen:
 /// 6 levels apart on a 24 MP image). GPU twin: `Shaders/sharpen.comp`.
 enum SharpenKernel {
-    static let shader = Shader(name: "sharpen", spirv: kiln_spv_sharpen, size: kiln_spv_sharpen_size)
+    static let kernel = KernelID("sharpen")
 
     /// Sharpens `input` with `blurred`, its premultiplied blur.
     static func pass(_ input: ImageRef, blurred: ImageRef, amount: Double, threshold: Double,
                      width: Int, height: Int) -> RenderPass {
         let amount = Float(amount), threshold = Float(threshold)
-        return RenderPass(shader: shader, width: width, height: height, inputs: [.pointwise(input), .pointwise(blurred)],
+        return RenderPass(kernel: kernel, width: width, height: height, inputs: [.pointwise(input), .pointwise(blurred)],
                           floats: [amount, threshold]) { inputs, output in
             let source = inputs[0], blurred = inputs[1]
             output.forEachBand(rowCost: width * 8) { rows in

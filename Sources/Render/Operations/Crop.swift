@@ -1,4 +1,4 @@
-import Compute
+internal import Compute
 
 /// `crop`: keeps the rectangle at (`x`, `y`) of `width × height` pixels,
 /// clipped to the image (an image it misses entirely fails).

@@ -1,4 +1,4 @@
-import Compute
+internal import Compute
 
 /// `watermark`: a PNG drawn over the image, `scale` times the image's width
 /// wide (aspect kept, resampled with Lanczos-3 on premultiplied alpha), in a

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Export
-import Synchronization
+import Locking
 
 /// The reporter of a started job, closed exactly once: `end` is the last
 /// event whatever path the job leaves by (normal end, refusal, second Ctrl-C),
@@ -8,7 +8,7 @@ import Synchronization
 final class ClosingStream: Sendable {
     private let reporter: any ExportReporter
     private let job: ExportJob
-    private let closed = Mutex(false)
+    private let closed = Locked(false)
 
     init(reporter: any ExportReporter, job: ExportJob) {
         self.reporter = reporter

@@ -1,13 +1,13 @@
 import Export
 import Foundation
-import Synchronization
+import Locking
 
 /// The NDJSON event stream of SPEC §5 on standard output: `start`, `progress`
 /// (at most twice a second), one `file` per input, `warning`, `stopping`; `error` when the job cannot start
 /// or go on; and `end` last, whatever the exit.
 final class JSONReporter: ExportReporter {
     private let out = OutputStream.standardOutput
-    private let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastProgress = Locked<ContinuousClock.Instant?>(nil)
     private static let progressInterval = Duration.milliseconds(500)
 
     func start(total: Int, device: String, title: String, subtitle: String, memory: Int) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A standard stream that writes whole lines atomically from any thread.
 final class OutputStream: Sendable {
@@ -9,7 +9,7 @@ final class OutputStream: Sendable {
     static let standardError = OutputStream(fd: STDERR_FILENO)
 
     private let fd: Int32
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     private init(fd: Int32) {
         self.fd = fd

@@ -1,6 +1,6 @@
 import Export
 import Foundation
-import Synchronization
+import Locking
 
 /// Human output on standard error. On a terminal in `bar` mode: a two-line
 /// display redrawn in place at most ten times a second — title and subtitle,
@@ -14,7 +14,7 @@ final class TextReporter: ExportReporter {
     private let showBar: Bool
     private let quiet: Bool
     private let color: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var device = ""

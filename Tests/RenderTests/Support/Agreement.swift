@@ -1,5 +1,6 @@
 import Compute
 import Foundation
+import ImageCore
 import KilnTestSupport
 import PNGCodec
 import Render
@@ -30,7 +31,7 @@ func samples(_ image: PixelBuffer) -> [Int] {
 /// against each other within SPEC §4.3's bound. The CPU checks run on every machine.
 /// Returns the largest differences seen (CPU vs reference, Vulkan vs reference, Vulkan vs CPU) per depth.
 @discardableResult
-func checkAgreement(_ label: String, vulkan: (any RenderBackend)?, images: [PixelBuffer]? = nil, seed: TestSeed = TestSeed(),
+func checkAgreement(_ label: String, vulkan: (any PassBackend)?, images: [PixelBuffer]? = nil, seed: TestSeed = TestSeed(),
                     operations: (PixelBuffer) -> [Render.Operation],
                     reference: (PixelBuffer, ReferenceImage) -> ReferenceImage,
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Int] {

@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import PNGCodec
 
 /// Float64 reference implementations of SPEC §4.2's operations, written from

@@ -1,0 +1,26 @@
+package import ImageCore
+
+/// The CPU path: the render stage as Swift kernels over all cores, in strips
+/// (`StripExecutor`). Never touches Vulkan. Its outputs are the reference the
+/// Vulkan backend must match.
+public final class CPUBackend: PassBackend {
+    public var label: String { "CPU" }
+    public var kind: BackendKind { .cpu }
+
+    /// A CPU backend; it holds no resources.
+    public init() {}
+
+    package func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws {
+        pass.cpu(inputs, output)
+    }
+
+    /// Strips always: a whole float image only adds memory on the CPU.
+    package var wholeGraphBytes: Int { 0 }
+
+    package func renderWhole(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer {
+        let size = graph.size(of: graph.result, source: (image.width, image.height))
+        let sink = PixelBufferSink(width: size.width, height: size.height, depth: image.depth)
+        try StripExecutor(graph: graph, source: image, backend: self).render(into: sink)
+        return sink.image()
+    }
+}

@@ -1,0 +1,106 @@
+package import ImageCore
+
+/// Where and how one image's graph runs (Halide's schedule: what is computed
+/// is the graph's business, this is where): decided once per image by
+/// ``init(graph:source:backend:chunking:)``, then read both by ``run(from:into:progress:)``
+/// and by ``estimatedBytes``, so the memory an image is admitted with is the
+/// memory its run holds.
+///
+/// - **Whole on the device**: a backend that runs small graphs in one go
+///   (Vulkan: one upload, every pass, one download) gets every graph whose
+///   float images fit its ``PassBackend/wholeGraphBytes``.
+/// - **Strips** otherwise (SPEC §8, `StripExecutor`): rows pulled a chunk at a
+///   time, memory following the width. The source is read whole first, in
+///   its stored 8/16-bit form, only when it decodes whole (Adam7) or a pass
+///   reads it backwards (rotate, flip v as the first operation).
+package struct RenderSchedule: Sendable {
+    /// How the graph runs.
+    package enum Mode: Sendable, Equatable {
+        /// Every pass at once, on the backend, the image uploaded once.
+        case whole
+        /// A chunk of rows at a time.
+        case strips
+    }
+
+    /// How the graph runs.
+    package let mode: Mode
+    /// Whether the source is read whole (in its stored form) before rendering.
+    package let readsSourceWhole: Bool
+    /// Strip height (strips only; the output does not depend on it).
+    package let chunking: StripExecutor.Chunking
+    /// About the most bytes the run holds: float strips or images, the
+    /// source's stored rows, the source held whole where it is.
+    package let estimatedBytes: Int
+
+    private let backend: any PassBackend
+    private let graph: PassGraph
+
+    /// The schedule of `graph` over a source like `source` (its size, depth,
+    /// and whether it decodes whole) on `backend`; `mode` forces one (tests
+    /// compare both), nil lets the backend's ``PassBackend/wholeGraphBytes`` decide.
+    package init(graph: PassGraph, source: Source, backend: any PassBackend,
+                 chunking: StripExecutor.Chunking = .standard, mode: Mode? = nil) {
+        self.graph = graph
+        self.backend = backend
+        self.chunking = chunking
+        let stored = source.width * source.height * 4 * source.depth.bytesPerSample
+        let floats = Self.floatBytes(graph, source)
+        let fits = floats.map { $0 <= backend.wholeGraphBytes } ?? false
+        if let floats, (mode ?? (fits ? .whole : .strips)) == .whole {
+            self.mode = .whole
+            readsSourceWhole = true
+            estimatedBytes = stored + floats
+        } else {
+            self.mode = .strips
+            readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
+            estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
+                                                          depth: source.depth, chunking: chunking)
+                + (readsSourceWhole ? stored : 0)
+        }
+    }
+
+    /// What the schedule needs to know of a source before reading it.
+    package struct Source: Sendable {
+        package var width: Int
+        package var height: Int
+        package var depth: PixelBuffer.Depth
+        /// Rows exist only once the whole image is decoded (Adam7).
+        package var decodesWhole: Bool
+
+        /// A source of `width × height` at `depth`.
+        package init(width: Int, height: Int, depth: PixelBuffer.Depth, decodesWhole: Bool = false) {
+            self.width = width
+            self.height = height
+            self.depth = depth
+            self.decodesWhole = decodesWhole
+        }
+    }
+
+    /// Runs the graph over `source` (of the size the schedule was made for),
+    /// handing the packed output rows to `sink`; `progress` hears the fraction
+    /// of output rows done as strips finish.
+    /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
+    package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+        let input: any RowSource = readsSourceWhole && !(source is PixelBuffer) ? try source.readAll() : source
+        switch mode {
+        case .whole:
+            let image = try input as? PixelBuffer ?? input.readAll()
+            try sink.write(backend.renderWhole(image, graph: graph))
+            progress(1)
+        case .strips:
+            try StripExecutor(graph: graph, source: input, backend: backend, chunking: chunking)
+                .render(into: sink, progress: progress)
+        }
+    }
+
+    /// The float bytes of every image of the graph at once (nil on overflow).
+    private static func floatBytes(_ graph: PassGraph, _ source: Source) -> Int? {
+        var pixels = source.width * source.height
+        for index in graph.passes.indices {
+            let size = graph.size(of: .pass(index), source: (source.width, source.height))
+            pixels += size.width * size.height
+        }
+        let (bytes, overflow) = pixels.multipliedReportingOverflow(by: MemoryLayout<SIMD4<Float>>.stride)
+        return overflow ? nil : bytes
+    }
+}

@@ -1,0 +1,76 @@
+internal import ImageCore
+
+/// The rows of one image of a graph that its consumers still need, in float:
+/// a window that slides down the image. New rows are appended at the end;
+/// rows no consumer needs any more are dropped from the start, and the space
+/// is reused, so the storage follows the window's height, not the image's.
+final class RowStore {
+    /// Pixels per row.
+    let width: Int
+    let depth: PixelBuffer.Depth
+    private var storage: UnsafeMutablePointer<SIMD4<Float>>
+    /// Rows the storage holds.
+    private var capacity: Int
+    /// Where row `top` sits in the storage, in rows.
+    private var offset = 0
+    /// The first row held.
+    private(set) var top = 0
+    /// Rows held.
+    private(set) var count = 0
+
+    init(width: Int, depth: PixelBuffer.Depth) {
+        self.width = width
+        self.depth = depth
+        capacity = 0
+        storage = .allocate(capacity: 1)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// One past the last row held.
+    var end: Int { top + count }
+
+    /// The rows held.
+    var view: FloatRows {
+        FloatRows(base: storage + offset * width, width: width, top: top, height: count, depth: depth)
+    }
+
+    /// Forgets the rows above `row`.
+    func drop(below row: Int) {
+        let gone = min(max(0, row - top), count)
+        top += gone
+        count -= gone
+        offset += gone
+    }
+
+    /// Forgets every row; the next appended row is `row`.
+    func restart(at row: Int) {
+        top = row
+        count = 0
+        offset = 0
+    }
+
+    /// Makes room for `rows` more rows at the end and returns a view of them,
+    /// to be filled by the caller (they count as held from now on). Views taken
+    /// before may move.
+    func append(_ rows: Int) -> FloatRows {
+        if offset + count + rows > capacity {
+            if count + rows <= capacity {
+                storage.update(from: storage + offset * width, count: count * width)
+            } else {
+                // Room for a few more chunks: windows grow by a chunk at a time.
+                let grown = count + 2 * rows
+                let fresh = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: grown * width)
+                fresh.initialize(from: storage + offset * width, count: count * width)
+                storage.deallocate()
+                storage = fresh
+                capacity = grown
+            }
+            offset = 0
+        }
+        let first = storage + (offset + count) * width
+        let view = FloatRows(base: first, width: width, top: end, height: rows, depth: depth)
+        count += rows
+        return view
+    }
+}

@@ -1,0 +1,307 @@
+package import ImageCore
+
+/// Runs a `PassGraph` over a `RowSource` in strips of rows (SPEC §8; libvips'
+/// demand-driven regions). The result is pulled a strip at a time; each image
+/// of the graph keeps, in a `RowStore`, only the rows its consumers still need,
+/// computes new rows a chunk at a time, and asks its inputs for exactly the
+/// rows that chunk reads (the pass's footprint). Float buffers follow the
+/// width and the operations' windows, never the area — except for an
+/// intermediate image read backwards (a rotation or flip after another
+/// operation, possible only in a recipe), which is held whole.
+///
+/// Every output pixel is computed from the same inputs in the same order
+/// whatever the chunk size, so the result does not depend on it.
+package final class StripExecutor {
+    /// How large a chunk of rows is.
+    package struct Chunking: Sendable {
+        /// Float bytes a chunk of one image aims at (its input windows included).
+        package var bytes: Int
+        /// A fixed number of rows per chunk instead (tests: 1, 7, 64, …).
+        package var rows: Int?
+
+        /// The default: 8 MiB, the fastest of 1–32 MiB measured (smaller chunks wake the
+        /// threads more often; larger ones add memory and no speed).
+        package static let standard = Chunking(bytes: 8 << 20, rows: nil)
+        /// Chunks of exactly `rows` rows.
+        package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: standard.bytes, rows: max(1, rows)) }
+    }
+
+    private let graph: PassGraph
+    private let source: any RowSource
+    private let backend: any PassBackend
+    private let chunking: Chunking
+    /// Node 0 is the source, node i + 1 the output of pass i.
+    private let stores: [RowStore]
+    private let sizes: [(width: Int, height: Int)]
+    /// Nodes held whole, computed at once: read backwards by a consumer.
+    private let wholeNodes: Set<Int>
+    /// Per node, the first row each consumer still needs (its last request's start).
+    private var lowWater: [[Int]]
+    /// Per pass, per input: which `lowWater` entry of the input node is its.
+    private let consumerSlots: [[Int]]
+    private let constants: [RowStore]
+    /// Stored rows read from the source before unpacking.
+    private var stored: UnsafeMutableRawPointer?
+    private var storedBytes = 0
+    /// The source when a pass reads it backwards: then it is read through footprint
+    /// rectangles (random access), not stored.
+    private let rectangleSource: (any RandomAccessRowSource)?
+
+    /// Whether the graph reads its source backwards (rotate, flip v first):
+    /// then the source must be random-access (a decoded buffer, SPEC §8's
+    /// exception), since a decoder only goes forward.
+    package static func readsSourceBackwards(_ graph: PassGraph) -> Bool {
+        graph.passes.contains { pass in pass.inputs.contains { $0.image == .source && !$0.isForward } }
+    }
+
+    /// An executor of `graph` over `source` (of the size the graph was built for) on `backend`.
+    package init(graph: PassGraph, source: any RowSource, backend: any PassBackend, chunking: Chunking = .standard) {
+        precondition(source is any RandomAccessRowSource || !Self.readsSourceBackwards(graph),
+                     "a forward-only source read backwards")
+        self.graph = graph
+        self.source = source
+        self.backend = backend
+        self.chunking = chunking
+        let sourceSize = (width: source.width, height: source.height)
+        var sizes = [sourceSize]
+        for pass in graph.passes { sizes.append((pass.width, pass.height)) }
+        self.sizes = sizes
+        stores = sizes.map { RowStore(width: $0.width, depth: source.depth) }
+        constants = graph.constants.map { constant in
+            let store = RowStore(width: constant.width, depth: constant.depth)
+            let view = store.append(constant.height)
+            constant.pixels.withUnsafeBufferPointer { view.base.update(from: $0.baseAddress!, count: $0.count) }
+            return store
+        }
+        var lowWater = [[Int]](repeating: [], count: sizes.count)
+        var slots: [[Int]] = []
+        var whole = Set<Int>()
+        var byRectangle = false
+        for pass in graph.passes {
+            var passSlots: [Int] = []
+            for input in pass.inputs {
+                guard let node = Self.node(of: input.image) else {
+                    passSlots.append(-1)
+                    continue
+                }
+                if !input.isForward {
+                    if node == 0 { byRectangle = true } else { whole.insert(node) }
+                }
+                passSlots.append(lowWater[node].count)
+                // No request of this consumer starts above its footprint of row 0: rows
+                // above every consumer's mark are never computed (e.g. above a crop).
+                let first = input.footprint(PixelRect(x: 0, y: 0, width: pass.width, height: 1))
+                lowWater[node].append(input.isForward ? min(max(0, first.y), sizes[node].height) : 0)
+            }
+            slots.append(passSlots)
+        }
+        // The caller of `render` reads the result.
+        lowWater[Self.node(of: graph.result)!].append(0)
+        self.lowWater = lowWater
+        consumerSlots = slots
+        wholeNodes = whole
+        rectangleSource = byRectangle ? source as? any RandomAccessRowSource : nil
+    }
+
+    deinit { stored?.deallocate() }
+
+    private static func node(of image: ImageRef) -> Int? {
+        switch image {
+        case .source: 0
+        case .pass(let index): index + 1
+        case .constant: nil
+        }
+    }
+
+    /// Renders the whole image, packs it at the source's depth and hands the
+    /// rows to `sink` strip by strip; `progress` hears the fraction of output
+    /// rows done after each strip.
+    /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
+    package func render(into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+        let result = Self.node(of: graph.result)!
+        let (width, height) = sizes[result]
+        precondition(sink.width == width && sink.height == height && sink.depth == source.depth, "sink does not match the graph")
+        let depth = source.depth
+        let chunk = chunkRows(result)
+        for top in stride(from: 0, to: height, by: chunk) {
+            let strip = top..<min(top + chunk, height)
+            if graph.passes.isEmpty {
+                // No passes: pack(unpack(x)) is x exactly (the kernels' contract), so rows go straight through.
+                try sink.write(strip) { try source.read(strip, into: $0) }
+            } else {
+                lowWater[result][lowWater[result].count - 1] = strip.lowerBound
+                let view = try rows(of: result, strip)
+                try sink.write(strip) { PackKernel.run(view.row(strip.lowerBound), count: strip.count * width, depth: depth, into: $0) }
+            }
+            progress(Double(strip.upperBound) / Double(height))
+        }
+    }
+
+    private func chunkRows(_ node: Int) -> Int {
+        Self.chunkRows(node, graph: graph, sizes: sizes, chunking: chunking)
+    }
+
+    /// Rows per chunk of `node`: `chunking.bytes` of its own rows, fewer while
+    /// the rows its inputs must hold for one chunk exceed twice that (a strong
+    /// shrink reads many input rows per output row).
+    private static func chunkRows(_ node: Int, graph: PassGraph, sizes: [(width: Int, height: Int)],
+                                  chunking: Chunking) -> Int {
+        if let rows = chunking.rows { return rows }
+        let rowBytes = sizes[node].width * MemoryLayout<SIMD4<Float>>.stride
+        var rows = max(1, chunking.bytes / rowBytes)
+        guard node > 0 else { return rows }
+        func inputBytes(_ rows: Int) -> Int {
+            inputRows(of: node, chunk: rows, graph: graph, sizes: sizes)
+                .map { $0.rows * sizes[$0.node].width * MemoryLayout<SIMD4<Float>>.stride }.max() ?? 0
+        }
+        while rows > 1, inputBytes(rows) > 2 * chunking.bytes { rows /= 2 }
+        return rows
+    }
+
+    /// The rows each input node of pass node `node` holds for one chunk of `chunk` rows (mid-image).
+    private static func inputRows(of node: Int, chunk: Int, graph: PassGraph,
+                                  sizes: [(width: Int, height: Int)]) -> [(node: Int, rows: Int)] {
+        let rows = min(chunk, sizes[node].height)
+        let rect = PixelRect(x: 0, y: (sizes[node].height - rows) / 2, width: sizes[node].width, height: rows)
+        return graph.passes[node - 1].inputs.compactMap { input in
+            guard let inputNode = Self.node(of: input.image) else { return nil }
+            return (inputNode, min(input.footprint(rect).height, sizes[inputNode].height))
+        }
+    }
+
+    /// About the most float (and stored source) bytes an executor of `graph`
+    /// over a `width × height` source holds at once: per image, its chunk plus
+    /// the rows its consumers' chunks read; images held whole count whole.
+    package static func estimatedBytes(graph: PassGraph, width: Int, height: Int, depth: PixelBuffer.Depth,
+                                       chunking: Chunking = .standard) -> Int {
+        var sizes = [(width: width, height: height)]
+        for pass in graph.passes { sizes.append((pass.width, pass.height)) }
+        var held = sizes.indices.map { chunkRows($0, graph: graph, sizes: sizes, chunking: chunking) }
+        held[node(of: graph.result)!] *= 2
+        for node in 1..<max(1, sizes.count) {
+            for (input, rows) in inputRows(of: node, chunk: chunkRows(node, graph: graph, sizes: sizes, chunking: chunking),
+                                           graph: graph, sizes: sizes) {
+                held[input] += rows
+            }
+        }
+        let pixel = MemoryLayout<SIMD4<Float>>.stride
+        var rectangles = 0
+        for (index, pass) in graph.passes.enumerated() {
+            for input in pass.inputs where !input.isForward {
+                guard let node = node(of: input.image) else { continue }
+                if node > 0 {
+                    held[node] = sizes[node].height
+                } else {
+                    // A source read backwards: one chunk's footprint at a time, at most a chunk of columns by every row.
+                    held[0] = 0
+                    rectangles = chunkRows(index + 1, graph: graph, sizes: sizes, chunking: chunking) * max(width, height) * pixel
+                }
+            }
+        }
+        let floats = zip(held, sizes).reduce(0) { $0 + min($1.0, $1.1.height) * $1.1.width * pixel }
+        let stored = chunkRows(0, graph: graph, sizes: sizes, chunking: chunking) * width * 4 * depth.bytesPerSample
+        let constants = graph.constants.reduce(0) { $0 + $1.pixels.count * pixel }
+        return floats + stored + constants + rectangles
+    }
+
+    /// A view holding at least rows `need` of `node`, computing what is missing.
+    private func rows(of node: Int, _ need: Range<Int>) throws -> FloatRows {
+        let store = stores[node]
+        if wholeNodes.contains(node) {
+            if store.count == 0 { try compute(node, 0..<sizes[node].height) }
+            return store.view
+        }
+        // Every consumer's requests only move down, so no row above the lowest
+        // mark will be asked for again; rows below it may be, by another consumer.
+        let floor = lowWater[node].min() ?? need.lowerBound
+        store.drop(below: floor)
+        if store.count == 0 || floor > store.end { store.restart(at: floor) }
+        precondition(need.lowerBound >= store.top, "rows \(need) of image \(node) asked for after they were dropped")
+        if need.upperBound > store.end { try compute(node, store.end..<need.upperBound) }
+        return store.view
+    }
+
+    /// Appends rows `rows` to `node`'s store, a chunk at a time.
+    private func compute(_ node: Int, _ rows: Range<Int>) throws {
+        let chunk = chunkRows(node)
+        for top in stride(from: rows.lowerBound, to: rows.upperBound, by: chunk) {
+            let part = top..<min(top + chunk, rows.upperBound)
+            if node == 0 {
+                try readSource(part)
+            } else {
+                try run(pass: node - 1, part)
+            }
+        }
+    }
+
+    /// Reads and unpacks source rows `part` onto the end of the source's store.
+    private func readSource(_ part: Range<Int>) throws {
+        let width = sizes[0].width
+        let bytes = part.count * width * 4 * source.depth.bytesPerSample
+        if bytes > storedBytes {
+            stored?.deallocate()
+            stored = .allocate(byteCount: bytes, alignment: 16)
+            storedBytes = bytes
+        }
+        try source.read(part, into: stored!)
+        let view = stores[0].append(part.count)
+        UnpackKernel.run(stored!, depth: source.depth, count: part.count * width, into: view.base)
+    }
+
+    /// Source pixels `rect` unpacked into a store of their own (a source read backwards).
+    private func sourceRectangle(_ rect: PixelRect, of source: any RandomAccessRowSource) -> RowStore {
+        let store = RowStore(width: rect.width, depth: source.depth)
+        let view = store.append(rect.height)
+        let line = UnsafeMutableRawPointer.allocate(byteCount: rect.width * 4 * source.depth.bytesPerSample, alignment: 16)
+        defer { line.deallocate() }
+        for y in rect.y..<(rect.y + rect.height) {
+            source.read(columns: rect.x..<(rect.x + rect.width), of: y, into: line)
+            UnpackKernel.run(line, depth: source.depth, count: rect.width, into: view.row(view.top + y - rect.y))
+        }
+        return store
+    }
+
+    /// Runs rows `part` of pass `index`, its inputs' footprints made available first.
+    private func run(pass index: Int, _ part: Range<Int>) throws {
+        let pass = graph.passes[index]
+        let node = index + 1
+        let rect = PixelRect(x: 0, y: part.lowerBound, width: pass.width, height: part.count)
+        let inputSizes = pass.inputs.map { graph.size(of: $0.image, source: sizes[0]) }
+        let footprints = zip(pass.inputs, inputSizes).map { input, size in
+            input.footprint(rect).intersection(PixelRect(width: size.width, height: size.height))
+        }
+        // Every consumer's needs are declared before any input is computed, so
+        // computing one input never drops rows another view of this pass reads.
+        for (slot, input) in pass.inputs.enumerated() {
+            guard let inputNode = Self.node(of: input.image), !footprints[slot].isEmpty else { continue }
+            lowWater[inputNode][consumerSlots[index][slot]] = footprints[slot].y
+        }
+        var rectangles: [RowStore] = []
+        for (slot, input) in pass.inputs.enumerated() {
+            guard let inputNode = Self.node(of: input.image), !footprints[slot].isEmpty else { continue }
+            if inputNode == 0 && rectangleSource != nil { continue }
+            _ = try rows(of: inputNode, footprints[slot].y..<(footprints[slot].y + footprints[slot].height))
+        }
+        let inputs = pass.inputs.enumerated().map { slot, input -> FloatRows in
+            let footprint = footprints[slot]
+            switch input.image {
+            case .constant(let index):
+                return constants[index].view
+            case .source where rectangleSource != nil && !footprint.isEmpty:
+                let store = sourceRectangle(footprint, of: rectangleSource!)
+                rectangles.append(store)
+                let view = store.view
+                return FloatRows(base: view.base, width: view.width, left: footprint.x, top: footprint.y,
+                                 height: footprint.height, depth: view.depth)
+            default:
+                let inputNode = Self.node(of: input.image)!
+                return footprint.isEmpty ? FloatRows(base: stores[inputNode].view.base, width: sizes[inputNode].width,
+                                                     top: footprint.y, height: 0, depth: source.depth)
+                    : stores[inputNode].view
+            }
+        }
+        let output = stores[node].append(part.count)
+        try backend.run(pass, inputs: inputs, sizes: inputSizes, output: output)
+        withExtendedLifetime(rectangles) {}
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import ImageCore
+import PNGCodec
+
+/// The codecs an export reads and writes: an input's format is recognised by
+/// its content (SPEC §5), never by its name. Adding a format is adding its
+/// codec target and one line to ``all``.
+enum ImageCodecs {
+    /// Every codec, in the order their signatures are tried.
+    static let all: [any ImageCodec] = [PNGImageCodec()]
+    /// The codec outputs are written with.
+    static let output: any ImageCodec = PNGImageCodec()
+
+    /// Bytes of a file's start that tell every format apart.
+    private static let prefixLength = all.map(\.signatureLength).max() ?? 0
+
+    /// The codec whose signature `bytes` starts with.
+    static func codec(for bytes: ArraySlice<UInt8>) -> (any ImageCodec)? {
+        all.first { $0.recognizes(bytes.prefix($0.signatureLength)) }
+    }
+
+    /// A reader of the file at `path` (`bytes`: the whole file when it was read
+    /// already), by the codec its content names. Content no codec recognises
+    /// is handed to each in turn: one that reads it wins; otherwise the error
+    /// gives each codec's reason (a damaged PNG signature is named as such).
+    static func reader(path: String, bytes: [UInt8]?, limits: DecodingLimits) throws -> any ImageReader {
+        let open = { (codec: any ImageCodec) throws -> any ImageReader in
+            try bytes.map { try codec.reader(bytes: $0, limits: limits) } ?? codec.reader(contentsOf: path, limits: limits)
+        }
+        if let codec = codec(for: bytes?.prefix(prefixLength) ?? prefix(of: path)) { return try open(codec) }
+        var reasons: [any Error] = []
+        for codec in all {
+            do { return try open(codec) } catch { reasons.append(error) }
+        }
+        throw UnsupportedImage(reasons: reasons)
+    }
+
+    /// The header of the file at `path`, by the codec its content names.
+    static func header(contentsOf path: String) throws -> ImageHeader {
+        guard let codec = codec(for: prefix(of: path)) else { throw UnsupportedImage(reasons: []) }
+        return try codec.header(contentsOf: path)
+    }
+
+    /// The whole image in the file at `path`, checked to its end (a watermark).
+    static func decode(contentsOf path: String, limits: DecodingLimits) throws -> PixelBuffer {
+        let reader = try reader(path: path, bytes: nil, limits: limits)
+        let image = try reader.readAll()
+        _ = try reader.finish()
+        return image
+    }
+
+    /// The first bytes of the file at `path` (fewer for a short or unreadable one: the reader says why).
+    private static func prefix(of path: String) -> ArraySlice<UInt8> {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return ArraySlice((try? handle.read(upToCount: prefixLength)) ?? Data())
+    }
+}
+
+/// An input no codec reads, with each codec's reason.
+struct UnsupportedImage: Error, CustomStringConvertible {
+    /// Why each codec refused it.
+    let reasons: [any Error]
+    var description: String {
+        reasons.isEmpty ? "not an image Kiln reads (PNG)" : reasons.map { "\($0)" }.joined(separator: "; ")
+    }
+}

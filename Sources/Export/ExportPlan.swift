@@ -1,0 +1,53 @@
+import Color
+import ImageCore
+import Render
+
+/// What a job makes: the operations in order, and the output settings a recipe
+/// may carry (compression, metadata, colour target: the job's concerns, not the render layer's).
+/// Codable (the job's journal records it): `{"operations":[…],"level":6,"metadata":63}`.
+public struct ExportPlan: Sendable, Equatable, Codable {
+    /// The operations, applied in this order.
+    public var operations: [Operation]
+    /// PNG compression level, 0–9.
+    public var level: Int
+    /// The kinds of ancillary information (colour profile, text, EXIF, …) outputs keep.
+    public var metadata: MetadataSelection
+    /// The colour profile outputs are converted to and tagged with; nil: colours as they are.
+    public var color: ColorConversion?
+
+    /// A plan.
+    public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all,
+                color: ColorConversion? = nil) {
+        self.operations = operations
+        self.level = level
+        self.metadata = metadata
+        self.color = color
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case operations, level, metadata, color
+    }
+
+    /// Decodes a plan (e.g. from a job's journal), checking every value as a
+    /// recipe's are checked; a journal written before `metadata` existed keeps everything.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([Operation].self, forKey: .operations)
+        level = try container.decode(Int.self, forKey: .level)
+        guard ParameterRanges.level.bounds.contains(level) else {
+            throw DecodingError.dataCorruptedError(forKey: .level, in: container,
+                                                   debugDescription: "must be \(ParameterRanges.level.text), not \(level)")
+        }
+        metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
+        color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
+    }
+}
+
+extension ExportPlan {
+    /// Checks every parameter of the operations and that watermark files decode
+    /// (by the codec their content names), as a job would bind them, before it starts.
+    /// - Throws: the `RenderError` the job would meet.
+    public func validate(maxPixels: Int) throws(RenderError) {
+        _ = try RenderPipeline(operations: operations, maxPixels: maxPixels, loadImage: ImageCodecs.decode)
+    }
+}

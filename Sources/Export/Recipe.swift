@@ -1,0 +1,134 @@
+import Foundation
+import ImageCore
+import Render
+
+/// A recipe file (SPEC §4.2): `{"operations":[…],"output":{"level":6}}`,
+/// operations applied in the order listed. Watermark paths are relative to
+/// the recipe's directory.
+public struct Recipe: Sendable, Equatable, Codable {
+    /// Output settings.
+    public struct Output: Sendable, Equatable, Codable {
+        /// PNG compression level, 0–9; nil: the default.
+        public var level: Int?
+        /// What ancillary information outputs keep; nil: everything.
+        public var metadata: Metadata?
+
+        private enum CodingKeys: String, CodingKey {
+            case level, metadata
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(known: ["level", "metadata"])
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            level = try container.decodeIfPresent(Int.self, forKey: .level)
+            metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
+        }
+    }
+
+    /// `output.metadata`: `{"strip":true}` (keep only what defines colour) or
+    /// `{"keep":["icc","exif","text","phys","time","other"]}`, as `--strip`
+    /// and `--keep` on the command line.
+    public struct Metadata: Sendable, Equatable, Codable {
+        /// The kinds kept.
+        public var selection: MetadataSelection
+
+        private enum CodingKeys: String, CodingKey {
+            case strip, keep
+        }
+
+        public init(from decoder: any Decoder) throws {
+            try decoder.rejectUnknownKeys(known: ["strip", "keep"])
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let strip = try container.decodeIfPresent(Bool.self, forKey: .strip)
+            let keep = try container.decodeIfPresent([String].self, forKey: .keep)
+            switch (strip, keep) {
+            case (.some, .some):
+                throw DecodingError.dataCorruptedError(forKey: .keep, in: container,
+                                                       debugDescription: "give either strip or keep, not both")
+            case (let strip?, nil):
+                selection = strip ? .strip : .all
+            case (nil, let keep?):
+                switch MetadataSelection.parse(keep.joined(separator: ",")) {
+                case .success(let parsed): selection = parsed
+                case .failure(let unknown):
+                    throw DecodingError.dataCorruptedError(forKey: .keep, in: container, debugDescription: unknown.description)
+                }
+            case (nil, nil):
+                selection = .all
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(MetadataSelection.names.filter { selection.contains($0.kind) }.map(\.name), forKey: .keep)
+        }
+    }
+
+    /// The operations, in order.
+    public var operations: [Render.Operation]
+    /// Output settings; nil: the defaults.
+    public var output: Output?
+
+    private enum CodingKeys: String, CodingKey {
+        case operations, output
+    }
+
+    /// Decodes a recipe; unknown keys (here, in `output` or in an operation) are errors.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(known: ["operations", "output"])
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        operations = try container.decode([Render.Operation].self, forKey: .operations)
+        output = try container.decodeIfPresent(Output.self, forKey: .output)
+    }
+
+    /// Reads and checks the recipe at `path`; throws `RenderError.invalidRecipe` naming the problem
+    /// (unreadable file, bad JSON, unknown op, missing field, wrong type, value out of range).
+    public static func load(contentsOf path: String) throws(RenderError) -> Recipe {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .invalidRecipe(path: path, problem: "cannot read the file (\(error.localizedDescription))")
+        }
+        var recipe: Recipe
+        do {
+            recipe = try JSONDecoder().decode(Recipe.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalidRecipe(path: path, problem: describe(error))
+        } catch {
+            throw .invalidRecipe(path: path, problem: "\(error)")
+        }
+        if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
+            throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        recipe.operations = recipe.operations.map { operation in
+            guard case .watermark(var watermark) = operation, !watermark.file.hasPrefix("/") else { return operation }
+            watermark.file = directory.appendingPathComponent(watermark.file).standardized.path
+            return .watermark(watermark)
+        }
+        return recipe
+    }
+
+    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected Int", …
+    /// (also how the job journal's stored plan reports a bad value).
+    package static func describe(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the top level" : text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(place(context.codingPath + [key])): missing"
+        case .typeMismatch(let type, let context):
+            return "\(place(context.codingPath)): wrong type, expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(place(context.codingPath)): missing value, expected \(type)"
+        case .dataCorrupted(let context):
+            let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
+            return "\(place(context.codingPath)): \(reason ?? context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// What a reader knows of an image before its first row (SPEC §4.1): enough to
+/// plan its render and weigh its memory before anything image-sized exists.
+public struct ImageHeader: Sendable, Equatable {
+    /// The file format it is stored in.
+    public var format: ImageFormat
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// The depth of the canonical rows it decodes to (16 only when the file has 16).
+    public var depth: PixelBuffer.Depth
+    /// Whether decoded pixels can have alpha below the maximum.
+    public var hasAlpha: Bool
+    /// Whether rows exist only once the whole image is decoded (Adam7
+    /// interlacing): the reader then holds the image, in its canonical form.
+    public var decodesWhole: Bool
+
+    /// A header.
+    public init(format: ImageFormat, width: Int, height: Int, depth: PixelBuffer.Depth, hasAlpha: Bool,
+                decodesWhole: Bool) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.depth = depth
+        self.hasAlpha = hasAlpha
+        self.decodesWhole = decodesWhole
+    }
+
+    /// Pixels in the image.
+    public var pixelCount: Int { width * height }
+    /// Bytes of the image in canonical form.
+    public var canonicalBytes: Int { width * height * 4 * depth.bytesPerSample }
+}
+
+/// A file format, named as users name it (`png`); its codec defines the value.
+public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The lowercase name: `png`.
+    public let name: String
+    /// The extension outputs in this format get, without the dot: `png`.
+    public let fileExtension: String
+
+    /// A format.
+    public init(name: String, fileExtension: String) {
+        self.name = name
+        self.fileExtension = fileExtension
+    }
+
+    public var description: String { name.uppercased() }
+}

@@ -1,0 +1,163 @@
+/// An image's ancillary information in a form no codec owns (SPEC §1): what a
+/// reader found, what a writer writes. Each field is filled by the reader
+/// where the file has it; ``carried`` keeps the source's own blocks, so an
+/// output of the same format gets them back byte for byte.
+///
+/// A writer writes the carried blocks that still hold for its output (if they
+/// are in its format), then every field whose kind no carried block covers
+/// (a profile set by a colour conversion, EXIF read from another format).
+public struct ImageMetadata: Sendable, Equatable {
+    /// The ICC colour profile.
+    public var colorProfile: ColorProfile?
+    /// The EXIF block: a TIFF stream (byte-order mark first).
+    public var exif: [UInt8]?
+    /// The XMP packet (UTF-8 XML).
+    public var xmp: [UInt8]?
+    /// Text entries, in file order.
+    public var text: [TextEntry]
+    /// Physical pixel density.
+    public var resolution: Resolution?
+    /// Whether the source said when it was made: the output then says when it was.
+    public var hasTime: Bool
+    /// Blocks left out while reading, one sentence each ("iCCP: the compressed profile is damaged; …").
+    public var warnings: [String]
+    /// The source's blocks as its format stores them; nil when there are none to carry.
+    public var carried: CarriedMetadata?
+
+    /// Metadata; every field empty by default.
+    public init(colorProfile: ColorProfile? = nil, exif: [UInt8]? = nil, xmp: [UInt8]? = nil, text: [TextEntry] = [],
+                resolution: Resolution? = nil, hasTime: Bool = false, warnings: [String] = [],
+                carried: CarriedMetadata? = nil) {
+        self.colorProfile = colorProfile
+        self.exif = exif
+        self.xmp = xmp
+        self.text = text
+        self.resolution = resolution
+        self.hasTime = hasTime
+        self.warnings = warnings
+        self.carried = carried
+    }
+
+    /// The EXIF orientation (1–8, TIFF tag 0x0112 of the first IFD); 1 when
+    /// there is no EXIF, no tag, or the value is out of range.
+    public var orientation: Int { exif.flatMap(ExifOrientation.read) ?? 1 }
+
+    /// Makes `profile` the colour profile, replacing every carried block that
+    /// defined the colours (a conversion made them false).
+    public mutating func replaceColorProfile(with profile: ColorProfile) {
+        colorProfile = profile
+        carried?.blocks.removeAll { $0.kind == .icc }
+    }
+
+    /// Whether a carried block of `kind` exists (then the field of that kind is not written again).
+    public func carries(_ kind: MetadataSelection) -> Bool {
+        carried?.blocks.contains { $0.kind == kind } ?? false
+    }
+}
+
+/// An ICC profile and the name the file gave it.
+public struct ColorProfile: Sendable, Equatable {
+    /// The profile's name (PNG's iCCP keyword: 1–79 Latin-1 characters).
+    public var name: String
+    /// The ICC bytes.
+    public var bytes: [UInt8]
+
+    /// A profile.
+    public init(name: String, bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
+
+    /// The data colour space of the ICC header ("RGB ", "GRAY", "CMYK"), if the bytes hold one.
+    public var colorSpace: String? {
+        guard bytes.count >= 128, bytes[36..<40].elementsEqual("acsp".utf8) else { return nil }
+        return String(decoding: bytes[16..<20], as: UTF8.self)
+    }
+}
+
+/// One text entry: a keyword and its value.
+public struct TextEntry: Sendable, Equatable {
+    /// The keyword ("Title", "Author", …).
+    public var keyword: String
+    /// The text.
+    public var value: String
+
+    /// An entry.
+    public init(keyword: String, value: String) {
+        self.keyword = keyword
+        self.value = value
+    }
+}
+
+/// Pixels per metre along each axis.
+public struct Resolution: Sendable, Equatable {
+    /// Horizontal pixels per metre.
+    public var x: Int
+    /// Vertical pixels per metre.
+    public var y: Int
+
+    /// A resolution.
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// The source's ancillary blocks in its own format, in file order.
+public struct CarriedMetadata: Sendable, Equatable {
+    /// The format the blocks are in; only a writer of this format writes them.
+    public var format: ImageFormat
+    /// The blocks.
+    public var blocks: [MetadataBlock]
+    /// The source's stored pixel layout in the format's terms (PNG: colour
+    /// type, bit depth), for blocks that hold only while it is unchanged.
+    public var sourceLayout: [Int]
+
+    /// Carried blocks.
+    public init(format: ImageFormat, blocks: [MetadataBlock], sourceLayout: [Int]) {
+        self.format = format
+        self.blocks = blocks
+        self.sourceLayout = sourceLayout
+    }
+}
+
+/// One block of a format (a PNG chunk): its type, data and place in the stream.
+public struct MetadataBlock: Sendable, Equatable {
+    /// The kind of information it holds, or nil when it is never copied as it is.
+    public var kind: MetadataSelection?
+    /// The format's name for it ("iCCP").
+    public var type: String
+    /// Its bytes, without framing.
+    public var data: [UInt8]
+    /// Where it stands in the stream, in the format's terms.
+    public var placement: Int
+
+    /// A block.
+    public init(kind: MetadataSelection?, type: String, data: [UInt8], placement: Int) {
+        self.kind = kind
+        self.type = type
+        self.data = data
+        self.placement = placement
+    }
+}
+
+/// Ancillary information an output leaves out, and why.
+public struct DroppedMetadata: Sendable, Equatable, CustomStringConvertible {
+    /// The block's type ("iCCP").
+    public var type: String
+    /// Why it no longer holds for the output.
+    public var reason: String
+    /// Whether a person should be told (a colour profile lost); the other
+    /// drops follow the codec's documented rules.
+    public var isNotable: Bool
+
+    /// A dropped block.
+    public init(type: String, reason: String, isNotable: Bool) {
+        self.type = type
+        self.reason = reason
+        self.isNotable = isNotable
+    }
+
+    /// "iCCP left out: …".
+    public var description: String { "\(type) left out: \(reason)" }
+}

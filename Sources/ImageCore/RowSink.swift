@@ -1,0 +1,56 @@
+/// Where canonical rows go, top to bottom, each once: an encoder, or a buffer
+/// (SPEC §8: the render stage hands its packed rows on strip by strip).
+public protocol RowSink: AnyObject {
+    /// Width in pixels of the rows it takes.
+    var width: Int { get }
+    /// Rows it takes in all.
+    var height: Int { get }
+    /// Bits per channel of the rows.
+    var depth: PixelBuffer.Depth { get }
+    /// Hands `fill` the memory for canonical rows `rows` (they follow the rows
+    /// written before), then takes them. The memory is valid only during `fill`.
+    /// - Throws: what `fill` throws, or the sink's own error.
+    func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws
+}
+
+extension RowSink {
+    /// Bytes per canonical row.
+    public var rowBytes: Int { width * 4 * depth.bytesPerSample }
+
+    /// Writes every row of `image` (of the sink's size and depth).
+    public func write(_ image: PixelBuffer) throws {
+        precondition(image.width == width && image.height == height && image.depth == depth, "image does not match the sink")
+        try write(0..<height) { destination in try image.read(0..<image.height, into: destination) }
+    }
+}
+
+/// A sink that collects the rows into a ``PixelBuffer``.
+public final class PixelBufferSink: RowSink {
+    public let width: Int
+    public let height: Int
+    public let depth: PixelBuffer.Depth
+    private var bytes: [UInt8]
+    /// Rows written so far.
+    private var written = 0
+
+    /// A sink for a `width × height` image at `depth`.
+    public init(width: Int, height: Int, depth: PixelBuffer.Depth) {
+        self.width = width
+        self.height = height
+        self.depth = depth
+        bytes = [UInt8](repeating: 0, count: width * height * 4 * depth.bytesPerSample)
+    }
+
+    public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
+        precondition(rows.lowerBound == written && rows.upperBound <= height, "rows \(rows) written out of order")
+        let rowBytes = self.rowBytes
+        try bytes.withUnsafeMutableBytes { try fill($0.baseAddress! + rows.lowerBound * rowBytes) }
+        written = rows.upperBound
+    }
+
+    /// The image; every row must have been written.
+    public func image() -> PixelBuffer {
+        precondition(written == height, "\(height - written) rows were never written")
+        return PixelBuffer(width: width, height: height, depth: depth, bytes: bytes)
+    }
+}

@@ -1,0 +1,162 @@
+import CPNG
+public import ImageCore
+
+extension ImageFormat {
+    /// Portable Network Graphics.
+    public static let png = ImageFormat(name: "png", fileExtension: "png")
+}
+
+extension MetadataSelection {
+    /// The kind a chunk type belongs to, or nil for a chunk never copied as
+    /// it is (tRNS, written from the pixels; tIME, written anew; unknown
+    /// unsafe-to-copy chunks).
+    public static func kind(of chunk: PNGChunk) -> MetadataSelection? {
+        switch chunk.type {
+        case "iCCP", "sRGB", "gAMA", "cHRM", "cICP", "mDCv", "cLLi": .icc
+        case "eXIf": .exif
+        case "tEXt", "zTXt", "iTXt": .text
+        case "pHYs": .phys
+        case "tIME", "tRNS": nil
+        case "sBIT", "bKGD", "sPLT", "hIST": .other
+        default: chunk.isSafeToCopy ? .other : nil
+        }
+    }
+}
+
+extension PNGMetadata {
+    /// The iTXt keyword under which XMP is stored (XMP specification part 3).
+    static let xmpKeyword = "XML:com.adobe.xmp"
+
+    /// The format-neutral form: each field read from its chunk, every chunk carried.
+    public var imageMetadata: ImageMetadata {
+        var metadata = ImageMetadata(warnings: warnings)
+        metadata.carried = CarriedMetadata(
+            format: .png,
+            blocks: chunks.map { MetadataBlock(kind: MetadataSelection.kind(of: $0), type: $0.type, data: $0.data,
+                                               placement: $0.placement.rawValue) },
+            sourceLayout: [sourceColorType.rawValue, sourceBitDepth])
+        for chunk in chunks {
+            let data = chunk.data
+            switch chunk.type {
+            case "iCCP" where metadata.colorProfile == nil:
+                if let nul = data.firstIndex(of: 0), let bytes = profileBytes {
+                    metadata.colorProfile = ColorProfile(name: Self.latin1(data[..<nul]), bytes: bytes)
+                }
+            case "eXIf" where metadata.exif == nil:
+                metadata.exif = data
+            case "pHYs" where data.count == 9 && data[8] == 1:
+                metadata.resolution = Resolution(x: Self.bigEndian(data[0..<4]), y: Self.bigEndian(data[4..<8]))
+            case "tIME":
+                metadata.hasTime = true
+            case "tEXt", "zTXt", "iTXt":
+                guard let entry = Self.text(of: chunk) else { continue }
+                if chunk.type == "iTXt" && entry.keyword == Self.xmpKeyword {
+                    metadata.xmp = Array(entry.value.utf8)
+                } else {
+                    metadata.text.append(entry)
+                }
+            default:
+                break
+            }
+        }
+        return metadata
+    }
+
+    /// The metadata a PNG output of `metadata` starts from: its carried chunks
+    /// when they are PNG's, and a chunk for every field no carried chunk
+    /// covers (a profile set by a colour conversion first, as iCCP leads).
+    /// - Throws: `PNGError.outOfMemory` when a profile cannot be compressed.
+    init(_ metadata: ImageMetadata) throws(PNGError) {
+        let carried = metadata.carried?.format == .png ? metadata.carried : nil
+        let own = carried?.blocks.map { block in
+            PNGChunk(type: block.type, data: block.data,
+                     placement: PNGChunk.Placement(rawValue: block.placement) ?? .afterImageData)
+        } ?? []
+        let covered = { (kind: MetadataSelection) in carried?.blocks.contains { $0.kind == kind } ?? false }
+        var leading: [PNGChunk] = []
+        var trailing: [PNGChunk] = []
+        if let profile = metadata.colorProfile, !covered(.icc) {
+            leading.append(PNGChunk(type: "iCCP", data: try Self.iccp(profile), placement: .beforePalette))
+        }
+        if let exif = metadata.exif, !covered(.exif) {
+            trailing.append(PNGChunk(type: "eXIf", data: exif, placement: .beforeImageData))
+        }
+        if let resolution = metadata.resolution, !covered(.phys) {
+            trailing.append(PNGChunk(type: "pHYs", data: Self.bigEndian(resolution.x) + Self.bigEndian(resolution.y) + [1],
+                                     placement: .beforeImageData))
+        }
+        if !covered(.text) {
+            for entry in metadata.text { trailing.append(Self.textChunk(entry)) }
+            if let xmp = metadata.xmp {
+                trailing.append(Self.textChunk(TextEntry(keyword: Self.xmpKeyword, value: String(decoding: xmp, as: UTF8.self)),
+                                               international: true))
+            }
+        }
+        let layout = carried?.sourceLayout ?? []
+        self.init(chunks: leading + own + trailing,
+                  sourceColorType: layout.first.flatMap(PNGColorType.init(rawValue:)) ?? .rgba,
+                  sourceBitDepth: layout.count > 1 ? layout[1] : 0,
+                  warnings: metadata.warnings)
+    }
+
+    /// iCCP's data: the name (Latin-1, at most 79 bytes), NUL, method 0, the zlib-compressed profile.
+    static func iccp(_ profile: ColorProfile) throws(PNGError) -> [UInt8] {
+        var compressed = cpng_buffer()
+        guard profile.bytes.withUnsafeBufferPointer({ cpng_compress($0.baseAddress, $0.count, &compressed) }) != 0 else {
+            throw .outOfMemory("compressing the colour profile")
+        }
+        defer { cpng_buffer_free(&compressed) }
+        return keyword(profile.name) + [0, 0] + Array(UnsafeBufferPointer(start: compressed.data, count: compressed.size))
+    }
+
+    /// A text chunk: tEXt when keyword and text are Latin-1, else (or for XMP) an uncompressed iTXt.
+    static func textChunk(_ entry: TextEntry, international: Bool = false) -> PNGChunk {
+        let latin1 = !international && entry.value.unicodeScalars.allSatisfy { $0.value <= 0xFF }
+        if latin1 {
+            return PNGChunk(type: "tEXt", data: keyword(entry.keyword) + [0] + entry.value.unicodeScalars.map { UInt8($0.value) },
+                            placement: .beforeImageData)
+        }
+        // Keyword, NUL, not compressed, method 0, no language tag, no translated keyword, UTF-8 text.
+        return PNGChunk(type: "iTXt", data: keyword(entry.keyword) + [0, 0, 0, 0, 0] + Array(entry.value.utf8),
+                        placement: .beforeImageData)
+    }
+
+    /// A keyword PNG allows: its printable ASCII characters, 1–79 of them ("ICC" when none is left).
+    private static func keyword(_ text: String) -> [UInt8] {
+        let bytes = text.utf8.filter { (32...126).contains($0) }.prefix(79)
+        return bytes.isEmpty ? Array("ICC".utf8) : Array(bytes)
+    }
+
+    /// The keyword and text of a tEXt, zTXt or iTXt chunk; nil when it is damaged.
+    static func text(of chunk: PNGChunk) -> TextEntry? {
+        let data = chunk.data
+        guard let nul = data.firstIndex(of: 0) else { return nil }
+        let keyword = latin1(data[..<nul])
+        switch chunk.type {
+        case "tEXt":
+            return TextEntry(keyword: keyword, value: latin1(data[(nul + 1)...]))
+        case "zTXt":
+            guard nul + 2 <= data.count, let text = inflate(data[(nul + 2)...]) else { return nil }
+            return TextEntry(keyword: keyword, value: latin1(text[...]))
+        default:
+            guard nul + 3 <= data.count, let language = data[(nul + 3)...].firstIndex(of: 0),
+                  let translated = data[(language + 1)...].firstIndex(of: 0) else { return nil }
+            let body = data[(translated + 1)...]
+            guard let text = data[nul + 1] == 1 ? inflate(body) : Array(body) else { return nil }
+            return TextEntry(keyword: keyword, value: String(decoding: text, as: UTF8.self))
+        }
+    }
+
+    private static func latin1(_ bytes: ArraySlice<UInt8>) -> String {
+        String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    private static func bigEndian(_ value: Int) -> [UInt8] {
+        let clamped = UInt32(clamping: value)
+        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: clamped >> $0) }
+    }
+}

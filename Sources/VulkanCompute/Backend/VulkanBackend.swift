@@ -1,0 +1,332 @@
+public import Compute
+internal import CVulkan
+package import ImageCore
+import Locking
+import Synchronization
+
+/// The Vulkan path: the render stage as compute shaders on one device.
+///
+/// Everything is created once per job: the context and layout at init, each
+/// kernel's pipeline the first time a graph uses it, and one `RenderSlot`
+/// (buffers, descriptor sets, command buffer) per thread rendering at the same
+/// time, kept for the next image. Both ways the schedule runs a graph go
+/// through one path, ``submit(_:in:)``: what goes up, the dispatches, what
+/// comes down. A small graph runs whole (``renderWhole(_:graph:)``: one
+/// upload, `unpack`, every pass and `pack` on the device, one download); a
+/// larger one a chunk of one pass at a time (``run(_:inputs:sizes:output:)``).
+public final class VulkanBackend: PassBackend {
+    public let label: String
+    public var kind: BackendKind { .vulkan }
+
+    private let context: VulkanContext
+    private let layout: KernelLayout
+    private let unpack: ComputeKernel
+    private let pack: ComputeKernel
+    private let kernels = Locked<[KernelID: ComputeKernel]>([:])
+    private let builds = Atomic<Int>(0)
+    private let idleSlots = Locked<[RenderSlot]>([])
+    /// Pixels per binding: what one storage-buffer binding of float pixels can address.
+    private let chunkPixels: Int
+
+    /// Float bytes of a graph at most that run whole on the device (one upload, one download).
+    package var wholeGraphBytes: Int { 64 << 20 }
+
+    /// Sets up `device` (an entry of a `DeviceReport`) for rendering.
+    public init(device: DeviceInfo, options: VulkanOptions = .fromEnvironment()) throws {
+        let loader: VulkanLoader
+        switch VulkanLoader.open(environment: options.environment) {
+        case .success(let opened): loader = opened
+        case .failure(let failure): throw ComputeError.unavailable(reason: "no Vulkan loader: \(failure.message)")
+        }
+        let instance: VulkanInstance
+        let physical: PhysicalDevice
+        do {
+            instance = try VulkanInstance(loader: loader, validation: options.validation)
+            // Indices follow the loader's order, the same as in the report that named the device.
+            guard let match = try instance.physicalDevices().first(where: { $0.info.index == device.index && $0.info.name == device.name }) else {
+                throw ComputeError.unavailable(reason: "Vulkan device vulkan:\(device.index) (\(device.name)) is gone")
+            }
+            physical = match
+        } catch let error as VulkanError {
+            throw ComputeError.setupFailed("\(error)")
+        }
+        context = try VulkanContext(instance: instance, physical: physical,
+                                    faults: FaultInjector(deviceLostAtSubmission: options.deviceLostAtSubmission))
+        layout = try KernelLayout(context: context)
+        unpack = try ComputeKernel(.unpack, layout: layout)
+        pack = try ComputeKernel(.pack, layout: layout)
+        builds.store(2, ordering: .relaxed)
+        label = "Vulkan · \(device.name)"
+        let workgroup = unpack.groupSize.x
+        let addressable = Int(physical.limits.maxStorageBufferRange) / MemoryLayout<SIMD4<Float>>.size
+        let wanted = min(addressable, options.maxPixelsPerDispatch ?? .max)
+        // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
+        // minStorageBufferOffsetAlignment).
+        chunkPixels = max(workgroup, wanted / workgroup * workgroup)
+    }
+
+    /// Pipelines built so far (`unpack` and `pack` included): one per kernel used,
+    /// however many images and threads use it.
+    package var pipelineBuilds: Int { builds.load(ordering: .relaxed) }
+
+    /// The pipeline of `kernel`, built the first time a graph needs it and kept.
+    /// Built under the lock, so threads that need the same kernel at once build it once.
+    private func pipeline(for kernel: KernelID) throws(ComputeError) -> ComputeKernel {
+        try kernels.withLock { kernels throws(ComputeError) -> ComputeKernel in
+            if let built = kernels[kernel] { return built }
+            let built = try ComputeKernel(kernel, layout: layout)
+            kernels[kernel] = built
+            builds.add(1, ordering: .relaxed)
+            return built
+        }
+    }
+
+    // MARK: - The two ways a graph runs
+
+    package func renderWhole(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer {
+        let resultSize = graph.size(of: graph.result, source: (image.width, image.height))
+        let outputBytes = resultSize.width * resultSize.height * image.bytesPerPixel
+        var failure: ComputeError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: outputBytes) { output, initialized in
+            do throws(ComputeError) {
+                try withSlot { slot throws(ComputeError) in
+                    try submit(wholeWork(image, graph: graph, into: output.baseAddress!, in: slot), in: slot)
+                }
+                initialized = outputBytes
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return PixelBuffer(width: resultSize.width, height: resultSize.height, depth: image.depth, bytes: bytes)
+    }
+
+    package func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws {
+        // A pure copy (remap) runs on the host: on a device it would only add transfers.
+        guard !pass.isCopy else { return pass.cpu(inputs, output) }
+        try withSlot { slot throws(ComputeError) in
+            try submit(stripWork(pass, inputs: inputs, inputSizes: sizes, output: output, in: slot), in: slot)
+        }
+    }
+
+    /// Runs `body` with an idle slot (made when none is idle). Only a slot that
+    /// finished cleanly is kept for the next image; after an error it is released.
+    private func withSlot(_ body: (RenderSlot) throws(ComputeError) -> Void) throws(ComputeError) {
+        let slot: RenderSlot
+        if let idle = idleSlots.withLock({ $0.popLast() }) {
+            slot = idle
+        } else {
+            slot = try RenderSlot(layout: layout)
+        }
+        try body(slot)
+        idleSlots.withLock { $0.append(slot) }
+    }
+
+    // MARK: - One submission
+
+    /// One submission's work: what goes up, the dispatches in order, what comes down.
+    private struct Work {
+        /// Host bytes copied into a device buffer before the dispatches.
+        struct Upload {
+            /// Writes the bytes into staging.
+            let fill: (UnsafeMutableRawPointer) -> Void
+            let bytes: Int
+            let to: VulkanBuffer
+            let offset: Int
+        }
+        /// Device bytes copied to host memory after the dispatches.
+        struct Download {
+            let from: VulkanBuffer
+            let offset: Int
+            let bytes: Int
+            let to: UnsafeMutableRawPointer
+        }
+        enum Step {
+            /// A kernel over a range of pixels (`unpack`, `pack`).
+            case pixels(ComputeKernel, [RenderSlot.Binding], KernelParameters)
+            /// A pass's kernel over an output rectangle.
+            case tile(ComputeKernel, [RenderSlot.Binding], PassConstants)
+            /// Makes the earlier stage's writes visible to the later one.
+            case barrier(CommandSequence.Stage, CommandSequence.Stage)
+        }
+        var uploads: [Upload] = []
+        var steps: [Step] = []
+        var downloads: [Download] = []
+    }
+
+    /// Stages the uploads, binds every dispatch, records one command buffer
+    /// (uploads, barrier, steps, barrier, downloads), runs it and copies the
+    /// downloads out. Downloads reuse staging from its start: the barriers
+    /// order them after the uploads have been read.
+    private func submit(_ work: Work, in slot: RenderSlot) throws(ComputeError) {
+        let aligned = { (bytes: Int) in (bytes + 15) / 16 * 16 }
+        let upOffsets = work.uploads.reduce(into: [0]) { $0.append($0.last! + aligned($1.bytes)) }
+        let downOffsets = work.downloads.reduce(into: [0]) { $0.append($0.last! + aligned($1.bytes)) }
+        try slot.reserveStaging(max(upOffsets.last!, downOffsets.last!))
+        guard let staging = slot.staging, let mapped = staging.mapped else { throw .setupFailed("staging buffer missing") }
+        for (upload, offset) in zip(work.uploads, upOffsets) {
+            upload.fill(mapped + offset)
+        }
+        let sets = try slot.makeSets(work.steps.compactMap { step in
+            switch step {
+            case .pixels(_, let bindings, _), .tile(_, let bindings, _): bindings
+            case .barrier: nil
+            }
+        })
+        try slot.sequence.record { commands in
+            for (upload, offset) in zip(work.uploads, upOffsets) where upload.bytes > 0 {
+                commands.copy(from: staging, offset: offset, to: upload.to, offset: upload.offset, size: upload.bytes)
+            }
+            commands.barrier(.transfer, .compute)
+            var nextSet = sets.makeIterator()
+            for step in work.steps {
+                switch step {
+                case .pixels(let kernel, _, let parameters):
+                    commands.dispatch(kernel, set: nextSet.next()!, parameters: parameters)
+                case .tile(let kernel, _, let constants):
+                    commands.dispatch(kernel, set: nextSet.next()!, constants: constants)
+                case .barrier(let source, let destination):
+                    commands.barrier(source, destination)
+                }
+            }
+            commands.barrier(.compute, .transfer)
+            for (download, offset) in zip(work.downloads, downOffsets) where download.bytes > 0 {
+                commands.copy(from: download.from, offset: download.offset, to: staging, offset: offset, size: download.bytes)
+            }
+            commands.barrier(.transfer, .host)
+        }
+        try slot.sequence.run()
+        for (download, offset) in zip(work.downloads, downOffsets) {
+            download.to.copyMemory(from: mapped + offset, byteCount: download.bytes)
+        }
+    }
+
+    /// A whole graph: the samples and constants go up, `unpack`, every pass
+    /// (tiled to fit a binding) and `pack` run with the pixels on the device,
+    /// the packed output comes down into `output`.
+    private func wholeWork(_ image: PixelBuffer, graph: PassGraph, into output: UnsafeMutableRawPointer,
+                           in slot: RenderSlot) throws(ComputeError) -> Work {
+        let sourceSize = (width: image.width, height: image.height)
+        let resultSize = graph.size(of: graph.result, source: sourceSize)
+        let bytesPerPixel = image.bytesPerPixel
+        let outputPixels = resultSize.width * resultSize.height
+        let samples = try slot.samples(bytes: max(image.bytes.count, outputPixels * bytesPerPixel))
+        var buffers: [ImageRef: VulkanBuffer] = [:]
+        buffers[.source] = try slot.buffer(for: .source, pixels: image.pixelCount)
+        for (index, constant) in graph.constants.enumerated() {
+            buffers[.constant(index)] = try slot.buffer(for: .constant(index), pixels: constant.pixels.count)
+        }
+        for (index, pass) in graph.passes.enumerated() {
+            buffers[.pass(index)] = try slot.buffer(for: .pass(index), pixels: pass.width * pass.height)
+        }
+
+        var work = Work()
+        let pixelBytes = MemoryLayout<SIMD4<Float>>.size
+        work.uploads.append(.init(fill: { to in image.bytes.withUnsafeBytes { to.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } },
+                                  bytes: image.bytes.count, to: samples, offset: 0))
+        for (index, constant) in graph.constants.enumerated() {
+            work.uploads.append(.init(fill: { to in constant.pixels.withUnsafeBytes { to.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } },
+                                      bytes: constant.pixels.count * pixelBytes, to: buffers[.constant(index)]!, offset: 0))
+        }
+        let sixteenBit: UInt32 = image.depth == .sixteen ? 1 : 0
+        func chunks(_ pixels: Int, _ floats: VulkanBuffer, unpacking: Bool) {
+            for first in stride(from: 0, to: pixels, by: chunkPixels) {
+                let count = min(chunkPixels, pixels - first)
+                let sampleRange = RenderSlot.Binding(buffer: samples, offset: first * bytesPerPixel, size: count * bytesPerPixel)
+                let floatRange = RenderSlot.Binding(buffer: floats, offset: first * pixelBytes, size: count * pixelBytes)
+                let scale = unpacking ? UnpackKernel.scale(for: image.depth) : PackKernel.scale(for: image.depth)
+                work.steps.append(.pixels(unpacking ? unpack : pack, unpacking ? [sampleRange, floatRange] : [floatRange, sampleRange],
+                                          KernelParameters(pixelCount: UInt32(count), sixteenBit: sixteenBit, scale: scale)))
+            }
+        }
+        chunks(image.pixelCount, buffers[.source]!, unpacking: true)
+        for (index, pass) in graph.passes.enumerated() {
+            work.steps.append(.barrier(.compute, .compute))
+            let inputSizes = pass.inputs.map { graph.size(of: $0.image, source: sourceSize) }
+            let region = PixelRect(width: pass.width, height: pass.height)
+            // Whole images sit in buffers that start at pixel 0.
+            try tiles(of: pass, region: region, inputSizes: inputSizes,
+                      inputs: pass.inputs.map { (buffers[$0.image]!, 0) }, output: (buffers[.pass(index)]!, 0), into: &work)
+        }
+        work.steps.append(.barrier(.compute, .compute))
+        chunks(outputPixels, buffers[graph.result]!, unpacking: false)
+        work.downloads.append(.init(from: samples, offset: 0, bytes: outputPixels * bytesPerPixel, to: output))
+        return work
+    }
+
+    /// One chunk of one pass in strip execution: the input windows go up, the
+    /// pass runs on the output rows, the rows come back. Each window sits in a
+    /// device buffer that starts at the aligned pixel index at or before its
+    /// first pixel, so the shaders address it with the same image coordinates
+    /// and bases as a whole image.
+    private func stripWork(_ pass: RenderPass, inputs: [FloatRows], inputSizes: [(width: Int, height: Int)],
+                           output: FloatRows, in slot: RenderSlot) throws(ComputeError) -> Work {
+        let pixelBytes = MemoryLayout<SIMD4<Float>>.size
+        let views = inputs + [output]
+        var work = Work()
+        var placed: [(buffer: VulkanBuffer, start: Int)] = []
+        for (index, view) in views.enumerated() {
+            let start = view.top * view.width / PassTiling.alignment * PassTiling.alignment
+            let padding = view.top * view.width - start
+            let buffer = try slot.stripBuffer(index, pixels: padding + max(1, view.height * view.width))
+            placed.append((buffer, start))
+            let bytes = view.height * view.width * pixelBytes
+            if index < inputs.count {
+                work.uploads.append(.init(fill: { $0.copyMemory(from: view.base, byteCount: bytes) }, bytes: bytes, to: buffer,
+                                          offset: padding * pixelBytes))
+            } else {
+                work.downloads.append(.init(from: buffer, offset: padding * pixelBytes, bytes: bytes, to: view.base))
+            }
+        }
+        let region = PixelRect(x: 0, y: output.top, width: output.width, height: output.height)
+        try tiles(of: pass, region: region, inputSizes: inputSizes, inputs: Array(placed.dropLast()), output: placed.last!,
+                  into: &work)
+        return work
+    }
+
+    /// The dispatches of `region` of `pass`, in tiles that each fit one binding:
+    /// each input bound from its footprint, the output from the tile, in
+    /// buffers that start at pixel index `start` of their image.
+    private func tiles(of pass: RenderPass, region: PixelRect, inputSizes: [(width: Int, height: Int)],
+                       inputs: [(buffer: VulkanBuffer, start: Int)], output: (buffer: VulkanBuffer, start: Int),
+                       into work: inout Work) throws(ComputeError) {
+        let kernel = try pipeline(for: pass.kernel)
+        let pixelBytes = MemoryLayout<SIMD4<Float>>.size
+        for tile in try PassTiling.tiles(for: pass, region: region, inputSizes: inputSizes, limit: chunkPixels) {
+            var bindings: [RenderSlot.Binding] = []
+            var bases: [Int] = []
+            for (slot, input) in pass.inputs.enumerated() {
+                let size = inputSizes[slot]
+                let footprint = input.footprint(tile).intersection(PixelRect(width: size.width, height: size.height))
+                // An input this tile does not read (a mark outside it) still needs a binding.
+                let span = footprint.isEmpty ? inputs[slot].start..<(inputs[slot].start + 1)
+                    : PassTiling.span(of: footprint, width: size.width)
+                bindings.append(RenderSlot.Binding(buffer: inputs[slot].buffer, offset: (span.lowerBound - inputs[slot].start) * pixelBytes,
+                                                   size: span.count * pixelBytes))
+                bases.append(span.lowerBound)
+            }
+            let out = PassTiling.span(of: tile, width: pass.width)
+            let outBinding = RenderSlot.Binding(buffer: output.buffer, offset: (out.lowerBound - output.start) * pixelBytes,
+                                                size: out.count * pixelBytes)
+            // Bindings 0 (source), 1 (destination), 2 (auxiliary source).
+            work.steps.append(.tile(kernel, bindings.count > 1 ? [bindings[0], outBinding, bindings[1]] : [bindings[0], outBinding],
+                                    Self.constants(pass, tile: tile, inputSizes: inputSizes,
+                                                   bases: (bases[0], out.lowerBound, bases.last!))))
+        }
+    }
+
+    /// The push constants of one tile of `pass` (`Shaders/pass.glsl`).
+    private static func constants(_ pass: RenderPass, tile: PixelRect, inputSizes: [(width: Int, height: Int)],
+                                  bases: (source: Int, destination: Int, auxiliary: Int)) -> PassConstants {
+        let ints = pass.ints + Array(repeating: 0, count: 8 - pass.ints.count)
+        let floats = pass.floats + Array(repeating: 0, count: 12 - pass.floats.count)
+        return PassConstants(
+            tile: SIMD4(Int32(tile.x), Int32(tile.y), Int32(tile.width), Int32(tile.height)),
+            images: SIMD4(Int32(inputSizes[0].width), Int32(inputSizes[0].height), Int32(pass.width), Int32(pass.height)),
+            bases: SIMD4(Int32(bases.source), Int32(bases.destination), Int32(bases.auxiliary),
+                         Int32(inputSizes.count > 1 ? inputSizes[1].width : 0)),
+            ints: (SIMD4(ints[0..<4]), SIMD4(ints[4..<8])),
+            floats: (SIMD4(floats[0..<4]), SIMD4(floats[4..<8]), SIMD4(floats[8..<12])))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// How a Vulkan backend is set up, beyond the device.
+public struct VulkanOptions: Sendable {
+    /// Enables the Khronos validation layer; its messages go to the recorder.
+    /// Off in production (`KILN_VULKAN_VALIDATION=1` turns it on, printing to standard error).
+    package var validation: ValidationRecorder?
+    /// Fault injection: the queue submission with this 1-based number reports
+    /// `VK_ERROR_DEVICE_LOST` (`KILN_FAULT_DEVICE_LOST_AT=N`); nil: never.
+    public var deviceLostAtSubmission: Int?
+    /// Caps the pixels one dispatch covers (rounded down to the workgroup size);
+    /// nil: as many as the device's `maxStorageBufferRange` allows. Tests lower it
+    /// to exercise chunking on small images.
+    package var maxPixelsPerDispatch: Int?
+    /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
+    public var environment: [String: String]
+
+    /// No validation, no fault injection, the process's environment.
+    public init() {
+        validation = nil
+        deviceLostAtSubmission = nil
+        maxPixelsPerDispatch = nil
+        environment = ProcessInfo.processInfo.environment
+    }
+
+    /// Options read from `KILN_VULKAN_VALIDATION` and `KILN_FAULT_DEVICE_LOST_AT`.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> VulkanOptions {
+        var options = VulkanOptions()
+        options.environment = environment
+        if environment["KILN_VULKAN_VALIDATION"] == "1" {
+            options.validation = ValidationRecorder(echo: true)
+        }
+        options.deviceLostAtSubmission = environment["KILN_FAULT_DEVICE_LOST_AT"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+        return options
+    }
+}
