@@ -48,14 +48,8 @@ public final class PNGRowReader: ImageReader {
     /// returns its ancillary information. The image is valid only when this returns.
     /// - Throws: `PNGError`.
     public func finish() throws -> ImageMetadata {
-        try finishPNG().imageMetadata
-    }
-
-    /// As ``finish()``, the ancillary chunks as PNG has them.
-    /// - Throws: `PNGError`.
-    public func finishPNG() throws -> PNGMetadata {
         try session.finish()
         nextRow = height
-        return session.metadata()
+        return session.metadata().imageMetadata
     }
 }
