@@ -81,14 +81,18 @@ package struct RenderSchedule: Sendable {
     /// of output rows done as strips finish.
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
-        let input: any RowSource = readsSourceWhole && !(source is PixelBuffer) ? try source.readAll() : source
+        guard readsSourceWhole else {
+            return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)
+                .render(into: sink, progress: progress)
+        }
+        // In its stored 8/16-bit form: what a rotation reads rectangles of, or what goes up to the device.
+        let image = try source as? PixelBuffer ?? source.readAll()
         switch mode {
         case .whole:
-            let image = try input as? PixelBuffer ?? input.readAll()
             try sink.write(backend.renderWhole(image, graph: graph))
             progress(1)
         case .strips:
-            try StripExecutor(graph: graph, source: input, backend: backend, chunking: chunking)
+            try StripExecutor(graph: graph, source: image, backend: backend, chunking: chunking)
                 .render(into: sink, progress: progress)
         }
     }

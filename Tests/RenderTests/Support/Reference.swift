@@ -101,7 +101,10 @@ enum Reference {
     }
 
     /// Separable resize on premultiplied alpha, horizontal then vertical, unpremultiplied and clamped.
+    /// A resize to the same size changes nothing (SPEC §4.1: no value changes unasked), so a
+    /// transparent pixel keeps its colour there, where premultiplying would have lost it.
     static func resize(_ image: ReferenceImage, width: Int, height: Int, filter: Filter) -> ReferenceImage {
+        guard width != image.width || height != image.height else { return image }
         var current = image
         current.pixels = current.pixels.map(premultiply)
         if width != image.width {
