@@ -25,11 +25,6 @@ public struct ImageHeader: Sendable, Equatable {
         self.hasAlpha = hasAlpha
         self.decodesWhole = decodesWhole
     }
-
-    /// Pixels in the image.
-    public var pixelCount: Int { width * height }
-    /// Bytes of the image in canonical form.
-    public var canonicalBytes: Int { width * height * 4 * depth.bytesPerSample }
 }
 
 /// A file format, named as users name it (`png`); its codec defines the value.

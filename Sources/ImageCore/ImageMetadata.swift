@@ -48,11 +48,6 @@ public struct ImageMetadata: Sendable, Equatable {
         colorProfile = profile
         carried?.blocks.removeAll { $0.kind == .icc }
     }
-
-    /// Whether a carried block of `kind` exists (then the field of that kind is not written again).
-    public func carries(_ kind: MetadataSelection) -> Bool {
-        carried?.blocks.contains { $0.kind == kind } ?? false
-    }
 }
 
 /// An ICC profile and the name the file gave it.
@@ -68,7 +63,8 @@ public struct ColorProfile: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// The data colour space of the ICC header ("RGB ", "GRAY", "CMYK"), if the bytes hold one.
+    /// The data colour space of the ICC header ("RGB ", "GRAY", "CMYK"), if the bytes hold one:
+    /// an ICC header is 128 bytes; bytes 16-19 name the colour space, 36-39 hold "acsp".
     public var colorSpace: String? {
         guard bytes.count >= 128, bytes[36..<40].elementsEqual("acsp".utf8) else { return nil }
         return String(decoding: bytes[16..<20], as: UTF8.self)

@@ -114,11 +114,10 @@ public struct PNGMetadata: Sendable, Equatable {
         case 2: return (nil, "the profile inflates to more than \(maxInflatedBytes >> 20) MiB")
         default: return (nil, "the compressed profile is damaged")
         }
-        // An ICC header is 128 bytes; bytes 16-19 name the data colour space, 36-39 hold "acsp".
-        guard total >= 128, head[36...39].elementsEqual("acsp".utf8) else {
+        guard total >= 128, let space = ColorProfile(name: "", bytes: head).colorSpace else {
             return (nil, "the profile is not an ICC profile")
         }
-        return (String(decoding: head[16...19], as: UTF8.self), nil)
+        return (space, nil)
     }
 
     /// Why a zlib stream does not inflate, or nil.
