@@ -61,7 +61,8 @@ struct JobRunner {
                 // node) continues the shard where its journal says, as `kiln resume` would.
                 if !resuming, let earlier = try? journal.job(), record.continues(earlier) {
                     let jobs = record.options.jobs
-                    record = earlier
+                    // Checked like any journal, and placed where this command writes.
+                    record = try earlier.placed(in: record.options.outputDirectory, shard: shard)
                     record.options.jobs = jobs
                     resuming = true
                 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Export
+import VulkanCompute
 import Foundation
 
 /// `kiln resume <output dir>`: continues a cancelled, expired or killed job.
@@ -40,13 +41,22 @@ struct ResumeCommand: AsyncParsableCommand {
         }
         let record: JobRecord
         do {
-            record = try Journal(outputDirectory: directory, shard: spec).job()
+            // The journal is untrusted input: it is placed in the folder named here, whatever it says
+            // (a copied or moved output folder resumes where it now is), and every field is checked.
+            // Absolute: the job runs from the directory it was started in (relative inputs, watermarks).
+            let here = directory.hasPrefix("/") ? directory
+                : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
+            record = try Journal(outputDirectory: directory, shard: spec).job().placed(in: here, shard: spec)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.someFailed)
         }
+        guard DevicePreference(rawValue: record.device) != nil else {
+            throw reporter.refusal("cannot read the journal \(directory)/.kiln/job.json: device must be auto, gpu, "
+                                   + "vulkan or cpu, not \(record.device)", KilnExitCode.someFailed)
+        }
         // Resuming a shard is asking for the work again: a cancel of the whole job no longer applies.
         if spec != nil { ShardLayout.liftCancel(directory) }
-        // Inputs and the output directory may be relative to where the job started.
+        // Inputs and watermarks may be relative to where the job started.
         guard FileManager.default.changeCurrentDirectoryPath(record.workingDirectory) else {
             throw reporter.refusal("cannot enter \(record.workingDirectory), where the job was started: "
                                    + String(cString: strerror(errno)), KilnExitCode.unavailable)

@@ -44,6 +44,8 @@ extension JobRecord {
         theirs.started = 0
         mine.jobs = 0
         theirs.jobs = 0
+        // Where the shared folder is mounted may differ between the hosts that run a shard.
+        theirs.outputDirectory = mine.outputDirectory
         return shard != nil && shard == earlier.shard && mine == theirs && device == earlier.device
             && items == earlier.items
     }
