@@ -98,6 +98,9 @@ public final class ExportJob: Sendable {
         public var critical: @Sendable (String, () throws -> Void) throws -> Void = { _, body in try body() }
         /// Test hook: after this many items, workers stop making progress (but still honour stops).
         public var stallAfter: Int?
+        /// Test hook: ends the stall of ``stallAfter`` once a file exists at this path, so a test can change
+        /// the world at a known point of the job (`KILN_TEST_STALL_RELEASE`).
+        public var stallRelease: String?
 
         /// Default hooks.
         public init() {}
@@ -213,8 +216,8 @@ public final class ExportJob: Sendable {
         let handedOver = Atomic<Int>(earlier.completed)
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
             while takesNewImages {
-                if let limit = hooks.stallAfter, handedOver.load(ordering: .relaxed) >= limit {
-                    stallWhileTakingImages()
+                if let limit = hooks.stallAfter, handedOver.load(ordering: .relaxed) >= limit, !released(hooks) {
+                    stallWhileTakingImages(hooks)
                     continue
                 }
                 let index = next.add(1, ordering: .relaxed).oldValue
@@ -267,8 +270,13 @@ public final class ExportJob: Sendable {
         return warnings
     }
 
-    private func stallWhileTakingImages() {
-        while takesNewImages { usleep(20_000) }
+    private func stallWhileTakingImages(_ hooks: Hooks) {
+        while takesNewImages && !released(hooks) { usleep(20_000) }
+    }
+
+    /// Whether the test's release file for a stall exists.
+    private func released(_ hooks: Hooks) -> Bool {
+        hooks.stallRelease.map { access($0, F_OK) == 0 } ?? false
     }
 
     /// The finished item, to be committed, or nil when the job stopped before finishing it.

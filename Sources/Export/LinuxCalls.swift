@@ -26,23 +26,25 @@ enum LinuxCalls {
 
     /// `O_TMPFILE` (Linux 3.11; `__O_TMPFILE | O_DIRECTORY` on x86-64 and
     /// arm64): `open` of a directory with it makes a file with no name on that
-    /// directory's file system, gone when closed unless linked (``nameOpenFile(_:as:)``).
+    /// directory's file system, gone when closed unless linked (``nameOpenFile(_:in:as:)``).
     static let openUnnamed: Int32 = 0o20_200_000
 
-    /// Gives the unnamed file open as `descriptor` the name `path`, unless `path`
-    /// exists (then fails with `EEXIST`): `linkat` of `/proc/self/fd/N`, which,
-    /// unlike `AT_EMPTY_PATH`, needs no privilege. Returns 0, or -1 with `errno`.
-    static func nameOpenFile(_ descriptor: Int32, as path: String) -> Int32 {
-        linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW)
+    /// Gives the unnamed file open as `descriptor` the name `name` in the
+    /// directory open as `directory`, unless the name exists (then fails with
+    /// `EEXIST`): `linkat` of `/proc/self/fd/N`, which, unlike `AT_EMPTY_PATH`,
+    /// needs no privilege. Returns 0, or -1 with `errno`.
+    static func nameOpenFile(_ descriptor: Int32, in directory: Int32, as name: String) -> Int32 {
+        linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", directory, name, AT_SYMLINK_FOLLOW)
     }
 
-    /// `renameat2(RENAME_NOREPLACE)`: renames `from` to `to` unless `to` exists
-    /// (then fails with `EEXIST`), atomically, in one call. Returns `rename`'s
-    /// result (0, or -1 with `errno` set), or nil when the call is missing or the
-    /// file system does not support it (use `link` then).
-    static func renameNoReplace(_ from: String, _ to: String) -> Int32? {
+    /// `renameat2(RENAME_NOREPLACE)`: renames `from` (in directory `fromDirectory`)
+    /// to `to` (in `toDirectory`) unless `to` exists (then fails with `EEXIST`),
+    /// atomically, in one call. Returns `rename`'s result (0, or -1 with `errno`
+    /// set), or nil when the call is missing or the file system does not support
+    /// it (use `link` then).
+    static func renameNoReplace(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) -> Int32? {
         guard let renameat2 else { return nil }
-        let result = renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */)
+        let result = renameat2(fromDirectory, from, toDirectory, to, 1 /* RENAME_NOREPLACE */)
         if result != 0 && (errno == EINVAL || errno == ENOSYS) { return nil }
         return result
     }

@@ -3,21 +3,31 @@ import Synchronization
 
 /// The output directory of a job, and the only place that writes into it.
 ///
-/// Every output is written to a file with no name (`O_TMPFILE` on the file
-/// system of `.kiln/tmp/`), flushed (alone, with its batch, or not at all: see
-/// ``Durability``), and linked into place: one change to the output's
-/// directory, and a killed process leaves nothing behind. Where the file system
-/// makes no unnamed files, a temporary file under `.kiln/tmp/` (hidden from
-/// listings of the outputs) is renamed into place instead. Either way an output
-/// path either does not exist or holds a complete PNG, even if the process is killed. Directories are created component by component
-/// and a symlink met on the way is refused, so outputs never land outside the
-/// output directory; `rename` replaces a symlinked output rather than following it.
+/// The folder, the job's journal folder and its `tmp/` are held by descriptor
+/// from start to end (see ``HeldDirectory``): every output is made, named and
+/// checked relative to them, never through a path looked up again. A folder
+/// renamed while the job runs keeps receiving the job's outputs where it now
+/// is; a symlink put in its old place, or in place of `.kiln`, `tmp` or any
+/// folder on an output's path, is refused or removed, never followed.
+///
+/// Every output is written to a file with no name (`O_TMPFILE` in the held
+/// `tmp/`), flushed (alone, with its batch, or not at all: see ``Durability``),
+/// and linked into place: one change to the output's directory, and a killed
+/// process leaves nothing behind. Where the file system makes no unnamed files,
+/// a temporary file in `tmp/` (hidden from listings of the outputs) is renamed
+/// into place instead. Either way an output path either does not exist or
+/// holds a complete PNG, even if the process is killed.
 public final class OutputDirectory: Sendable {
-    /// The output directory as given.
+    /// The output directory as given (for messages and reported output paths).
     public let path: String
-    /// The job's private folder inside it (journal, temporary files).
-    public let stateDirectory: String
-    private let temporaryDirectory: String
+    /// The output directory, held.
+    public let root: HeldDirectory
+    /// `.kiln` inside it, held (removed with everything in it after a clean run).
+    private let state: HeldDirectory
+    /// The job's journal folder, held: `.kiln`, or a shard's `.kiln/shards/K-of-N`.
+    public let journalDirectory: HeldDirectory
+    /// `tmp/` in the journal folder, held: where outputs are staged.
+    private let temporary: HeldDirectory
     private let counter = AtomicCounter()
     /// Called once, the first time an output is put in place without a hard link.
     private let notice: @Sendable (String) -> Void
@@ -31,59 +41,68 @@ public final class OutputDirectory: Sendable {
     /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
     public let startedEmpty: Bool
 
-    /// Opens (creating if needed) the output directory and its `.kiln/tmp`, and
-    /// removes temporary files left by processes that no longer run.
+    /// The path of `.kiln` as opened (for messages and tests).
+    public var stateDirectory: String { state.path }
+
+    /// Opens (creating if needed) the output directory, its journal folder
+    /// `journal` (relative: `.kiln`, or a shard's `.kiln/shards/K-of-N`) and
+    /// that folder's `tmp/`, and holds them; removes temporary files left by
+    /// processes that no longer run.
     ///
-    /// A shard of a job in a shared directory passes its own `temporaryDirectory`
-    /// (`.kiln/shards/K-of-N/tmp`) and `removesStale: false`, then calls
-    /// ``removeTemporaries()`` once it holds the shard's lock: a pid says nothing
-    /// about processes on other hosts, whose files the pid check would delete.
-    /// `notice` is told once when the file system has no hard links.
-    public init(path: String, temporaryDirectory: String? = nil, removesStale: Bool = true,
+    /// A shard of a job in a shared directory passes `removesStale: false`,
+    /// then calls ``removeTemporaries()`` once it holds the shard's lock: a pid
+    /// says nothing about processes on other hosts, whose files the pid check
+    /// would delete. `notice` is told once when the file system has no hard links.
+    public init(path: String, journal: String = ".kiln", removesStale: Bool = true,
                 notice: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
         self.path = path
-        stateDirectory = path + "/.kiln"
-        self.temporaryDirectory = temporaryDirectory ?? stateDirectory + "/tmp"
         self.notice = notice
         do throws(OutputError) {
-            try Self.makeDirectories(self.temporaryDirectory)
+            root = try HeldDirectory(path: path, create: true)
+            state = try HeldDirectory(".kiln", in: root, create: true)
+            journalDirectory = journal == ".kiln" ? state
+                : try HeldDirectory.opening(String(journal.dropFirst(".kiln/".count)), in: state, create: true)
+            temporary = try HeldDirectory("tmp", in: journalDirectory, create: true)
         } catch {
             throw .badOutputDirectory(path, reason: error.description)
         }
-        startedEmpty = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [""]) == [".kiln"]
+        startedEmpty = root.names() == [".kiln"]
         stagesUnnamed = !Self.linksDisabled && !Self.unnamedDisabled
-            && Self.makesUnnamedFiles(in: self.temporaryDirectory, probeName: "\(processID)-probe.tmp")
+            && Self.makesUnnamedFiles(in: temporary, probeName: "\(processID)-probe.tmp")
         if removesStale { removeStaleTemporaries() }
     }
 
     /// Whether the file system of `directory` makes unnamed files and links
     /// them by `/proc/self/fd` (tried once, with a probe linked and removed).
-    private static func makesUnnamedFiles(in directory: String, probeName: String) -> Bool {
-        let fd = open(directory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o600)
+    private static func makesUnnamedFiles(in directory: HeldDirectory, probeName: String) -> Bool {
+        let fd = openat(directory.descriptor, ".", LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        let probe = directory + "/" + probeName
-        guard LinuxCalls.nameOpenFile(fd, as: probe) == 0 else { return false }
-        unlink(probe)
+        guard LinuxCalls.nameOpenFile(fd, in: directory.descriptor, as: probeName) == 0 else { return false }
+        directory.remove(probeName)
         return true
     }
 
     /// Removes every file in the temporary directory: for a shard that holds its
     /// lock, whatever is there was left by a dead process (of any host).
     public func removeTemporaries() {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? [] {
-            unlink(temporaryDirectory + "/" + name)
-        }
+        for name in temporary.names() { temporary.remove(name) }
+    }
+
+    /// Removes `.kiln` and everything in it (after a clean run), through the held
+    /// folder: never a `.kiln` put in its place, never through a symlink.
+    public func removeJournal() {
+        root.removeTree(".kiln", expected: state)
     }
 
     /// The path of an output given relative to this directory (an absolute one, as
-    /// `--in-place` records its inputs, stays as it is).
+    /// `--in-place` records its inputs, stays as it is), for messages and reports.
     public func url(of relative: String) -> String { relative.hasPrefix("/") ? relative : path + "/" + relative }
 
     /// Whether something (a file, a directory, a symlink, even dangling) sits at this output path.
     public func exists(_ relative: String) -> Bool {
-        var info = stat()
-        return lstat(url(of: relative), &info) == 0
+        guard let (parent, name) = try? parent(of: relative, create: false) else { return false }
+        return parent.status(of: name) != nil
     }
 
     /// Replaces the file at `target` (an input, for `--in-place`) by `bytes`
@@ -116,7 +135,8 @@ public final class OutputDirectory: Sendable {
 
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
-        let fd = open(url(of: relative), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }
+        let fd = parent.openFile(name, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -140,7 +160,7 @@ public final class OutputDirectory: Sendable {
     }
 
     /// Writes `bytes` to a new unnamed file (or, where the file system makes
-    /// none, a temporary file under `.kiln/tmp/`), to be put in place by
+    /// none, a temporary file in `tmp/`), to be put in place by
     /// ``place(_:at:replace:)``. `flush` says when its data is flushed: `.now`
     /// before this returns, `.later` with its batch (the flush of a batch of
     /// staged outputs), `.never` not at all.
@@ -148,14 +168,15 @@ public final class OutputDirectory: Sendable {
         var staged: StagedOutput
         // An unnamed file stays open until placed (up to a batch of them): when
         // no descriptor is left for one, a named file, closed sooner, serves.
-        let unnamed = stagesUnnamed ? open(temporaryDirectory, LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644) : -1
+        let unnamed = stagesUnnamed
+            ? openat(temporary.descriptor, ".", LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644) : -1
         if unnamed >= 0 {
             staged = StagedOutput(temporary: nil, descriptor: unnamed)
         } else {
-            let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let name = "\(processID)-\(counter.next()).tmp"
+            let fd = temporary.openFile(name, O_WRONLY | O_CREAT | O_EXCL)
             guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-            staged = StagedOutput(temporary: temporary, descriptor: fd)
+            staged = StagedOutput(temporary: name, descriptor: fd)
         }
         do throws(OutputError) {
             try Self.writeAll(staged.descriptor, bytes)
@@ -179,17 +200,14 @@ public final class OutputDirectory: Sendable {
     }
 
     /// Flushes the data of a batch of staged outputs and closes the named ones: one
-    /// `syncfs` of the file system of `.kiln/tmp` (every output is staged there,
+    /// `syncfs` of the file system of `tmp/` (every output is staged there,
     /// and placing never leaves it) — one disk flush for the batch, where an
     /// `fdatasync` per output costs one each — or, without `syncfs`, an
     /// `fdatasync` per output. Throws when the data may not have reached the disk.
     public func flush(_ batch: inout [StagedOutput]) throws(OutputError) {
         if LinuxCalls.canSyncFileSystem {
-            let fd = open(temporaryDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { throw .system("cannot open \(temporaryDirectory)", errno) }
-            defer { close(fd) }
             for index in batch.indices { batch[index].finishWriting() }
-            guard LinuxCalls.syncFileSystem(of: fd) == 0 else { throw .system("cannot flush", errno) }
+            guard LinuxCalls.syncFileSystem(of: temporary.descriptor) == 0 else { throw .system("cannot flush", errno) }
         } else {
             for index in batch.indices { try flush(&batch[index]) }
         }
@@ -198,7 +216,7 @@ public final class OutputDirectory: Sendable {
     /// Abandons a staged output: closes it (an unnamed file is gone then) or removes its temporary file.
     public func discard(_ staged: inout StagedOutput) {
         staged.close()
-        if let temporary = staged.temporary { unlink(temporary) }
+        if let name = staged.temporary { temporary.remove(name) }
     }
 
     /// Puts a staged output in place as `relative`; on failure the temporary file is removed.
@@ -207,33 +225,33 @@ public final class OutputDirectory: Sendable {
         var staged = staged
         var ok = false
         defer { if !ok { discard(&staged) } }
-        try makeParents(of: relative)
-        let destination = url(of: relative)
-        guard let temporary = staged.temporary else {
-            try placeUnnamed(&staged, at: destination, replace: replace)
+        let (parent, name) = try parent(of: relative, create: true)
+        let to = parent.descriptor, from = temporary.descriptor
+        guard let staging = staged.temporary else {
+            try placeUnnamed(&staged, in: parent, as: name, replace: replace)
             ok = true
             return
         }
         if replace {
-            guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
-        } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(temporary, destination),
+            guard renameat(from, staging, to, name) == 0 else { throw .system("cannot rename into place", errno) }
+        } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(from, staging, to, name),
                   renamed == 0 || !Self.noHardLinks(errno) && errno != EINVAL {
             // One call that fails if the name exists: no race with another writer of the same output.
             // (A file system that does not take the flag falls through to link, then to check-and-rename.)
             guard renamed == 0 else { throw errno == EEXIST ? .exists : .system("cannot move into place", errno) }
         } else {
-            // link() fails if the name exists: no race with another writer of the same output.
-            let linked = !Self.linksDisabled && link(temporary, destination) == 0
+            // linkat fails if the name exists: no race with another writer of the same output.
+            let linked = !Self.linksDisabled && linkat(from, staging, to, name, 0) == 0
             let failure = Self.linksDisabled ? EPERM : errno
             if linked {
-                unlink(temporary)
+                temporary.remove(staging)
             } else if failure == EEXIST {
                 throw .exists
             } else if Self.noHardLinks(failure) {
                 // File systems without hard links (FAT, some FUSE mounts of buckets): check, then rename.
                 // Not atomic against another writer of the same name, but shards never share an output.
-                guard !exists(relative) else { throw .exists }
-                guard rename(temporary, destination) == 0 else { throw .system("cannot rename into place", errno) }
+                guard parent.status(of: name) == nil else { throw .exists }
+                guard renameat(from, staging, to, name) == 0 else { throw .system("cannot rename into place", errno) }
                 if !saidNoHardLinks.exchange(true, ordering: .relaxed) {
                     notice("\(path) has no hard links; outputs are put in place by rename after checking that "
                            + "the name is free (safe while no other program writes the same names)")
@@ -249,18 +267,19 @@ public final class OutputDirectory: Sendable {
     /// the output's directory. `linkat` fails if the name exists, so no other
     /// writer's output is ever replaced; `replace` links it into the temporary
     /// directory first, then renames it over the output.
-    private func placeUnnamed(_ staged: inout StagedOutput, at destination: String, replace: Bool) throws(OutputError) {
+    private func placeUnnamed(_ staged: inout StagedOutput, in parent: HeldDirectory, as name: String,
+                              replace: Bool) throws(OutputError) {
         if replace {
-            let temporary = temporaryDirectory + "/\(processID)-\(counter.next()).tmp"
-            guard LinuxCalls.nameOpenFile(staged.descriptor, as: temporary) == 0 else {
+            let staging = "\(processID)-\(counter.next()).tmp"
+            guard LinuxCalls.nameOpenFile(staged.descriptor, in: temporary.descriptor, as: staging) == 0 else {
                 throw .system("cannot name a temporary file", errno)
             }
-            guard rename(temporary, destination) == 0 else {
+            guard renameat(temporary.descriptor, staging, parent.descriptor, name) == 0 else {
                 let failure = errno
-                unlink(temporary)
+                temporary.remove(staging)
                 throw .system("cannot rename into place", failure)
             }
-        } else if LinuxCalls.nameOpenFile(staged.descriptor, as: destination) != 0 {
+        } else if LinuxCalls.nameOpenFile(staged.descriptor, in: parent.descriptor, as: name) != 0 {
             throw errno == EEXIST ? .exists : .system("cannot move into place", errno)
         }
         staged.close()
@@ -279,17 +298,15 @@ public final class OutputDirectory: Sendable {
     /// Flushes the directories holding these outputs (each once), so that their
     /// names survive a power loss as their data does.
     public func flushDirectories(of relatives: some Sequence<String>) {
-        var directories = Set<String>()
+        var folders = Set<String>()
         for relative in relatives {
-            let full = url(of: relative)
-            let slash = full.lastIndex(of: "/")
-            directories.insert(slash.map { String(full[..<$0]) } ?? ".")
+            folders.insert(relative.lastIndex(of: "/").map { String(relative[..<$0]) } ?? "")
         }
-        for directory in directories {
-            let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if fd >= 0 {
-                fsync(fd)
-                close(fd)
+        for folder in folders {
+            if folder.isEmpty {
+                root.sync()
+            } else {
+                (try? HeldDirectory.opening(folder, in: root, create: false))?.sync()
             }
         }
     }
@@ -310,46 +327,22 @@ public final class OutputDirectory: Sendable {
         if let failure { throw .system("cannot write", failure) }
     }
 
-    private func makeParents(of relative: String) throws(OutputError) {
-        var current = path
-        for component in relative.split(separator: "/").dropLast() {
-            current += "/" + component
-            var info = stat()
-            if lstat(current, &info) == 0 {
-                if (info.st_mode & S_IFMT) == S_IFLNK { throw .symlinkInPath(current) }
-                if (info.st_mode & S_IFMT) != S_IFDIR { throw .notADirectory(current) }
-            } else if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw .system("cannot create directory \(current)", errno)
-            }
-        }
+    /// The held folder an output goes in (its folders made, each refused when
+    /// it is a symlink or not a folder), and the output's name in it.
+    private func parent(of relative: String, create: Bool) throws(OutputError) -> (HeldDirectory, String) {
+        guard let slash = relative.lastIndex(of: "/") else { return (root, relative) }
+        let folder = try HeldDirectory.opening(String(relative[..<slash]), in: root, create: create)
+        return (folder, String(relative[relative.index(after: slash)...]))
     }
 
     private func removeStaleTemporaries() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? []
-        for name in names {
+        for name in temporary.names() {
             guard let pid = name.split(separator: "-").first.flatMap({ pid_t($0) }) else { continue }
             // kill(pid, 0) fails with ESRCH when no such process exists any more.
             if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                unlink(temporaryDirectory + "/" + name)
+                temporary.remove(name)
             }
         }
-    }
-
-    /// `mkdir -p`, failing with the directory that could not be made and the system's reason.
-    private static func makeDirectories(_ directory: String) throws(OutputError) {
-        if mkdir(directory, 0o755) == 0 { return }
-        var failure = errno
-        if failure == ENOENT {
-            let parent = (directory as NSString).deletingLastPathComponent
-            if !parent.isEmpty && parent != directory {
-                try makeDirectories(parent)
-                if mkdir(directory, 0o755) == 0 { return }
-                failure = errno
-            }
-        }
-        var info = stat()
-        if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
-        throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// An output written but not yet put in place (see ``OutputDirectory/stage(_:flush:)``):
 /// a file with no name, open until it is linked into place (where the file
-/// system makes those: `O_TMPFILE`), or a temporary file in `.kiln/tmp/`.
+/// system makes those: `O_TMPFILE`), or a temporary file in the job's `tmp/`.
 public struct StagedOutput: Sendable {
     /// When a staged output's data is flushed to disk.
     public enum Flush: Sendable {
@@ -15,7 +15,7 @@ public struct StagedOutput: Sendable {
         case never
     }
 
-    /// The temporary file's path, or nil for a file with no name.
+    /// The temporary file's name in the job's held `tmp/`, or nil for a file with no name.
     public let temporary: String?
     /// The open file while it has no name or a flush is pending, else -1.
     public private(set) var descriptor: Int32

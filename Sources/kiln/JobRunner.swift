@@ -31,16 +31,16 @@ struct JobRunner {
         }
         let shard = record.shard?.spec
         let directory = record.options.outputDirectory
-        let journal = Journal(outputDirectory: directory, shard: shard)
         let output: OutputDirectory
         do {
-            // A shard keeps its temporary files in its own folder, cleaned once it holds its lock.
-            output = try OutputDirectory(path: directory,
-                                         temporaryDirectory: shard.map { _ in journal.directory + "/tmp" },
+            // A shard keeps its journal and temporary files in its own folder, cleaned once it holds its lock.
+            output = try OutputDirectory(path: directory, journal: shard.map { ".kiln/shards/\($0.folderName)" } ?? ".kiln",
                                          removesStale: shard == nil, notice: { reporter.warning($0) })
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
+        // Held from here to the end: the job's files are reached through its folders, wherever they move.
+        let journal = Journal(output: output)
         if let shard, let mark = ShardLayout.cancelMark(directory) {
             // A Job's or an array's retry of a cancelled shard ends at once instead of starting over.
             throw reporter.refusal("the job in \(directory) was \(mark); `kiln resume "
@@ -140,6 +140,7 @@ struct JobRunner {
         var hooks = ExportJob.Hooks()
         hooks.onResult = { stream.file($0) }
         hooks.stallAfter = ProcessInfo.processInfo.environment["KILN_TEST_STALL_AFTER"].flatMap(Int.init)
+        hooks.stallRelease = ProcessInfo.processInfo.environment["KILN_TEST_STALL_RELEASE"]
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {
@@ -164,7 +165,10 @@ struct JobRunner {
         // recognizes them by comparing what it would write (see ExportJob).
         // A shard keeps its journal: `kiln status` tells a finished shard from one not started by it,
         // and a retry of a finished shard then ends at once.
-        if code == KilnExitCode.success && record.keepJournal != true && shard == nil { journal.remove() }
+        if code == KilnExitCode.success && record.keepJournal != true && shard == nil {
+            journal.close()
+            output.removeJournal()
+        }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
     }

@@ -2,31 +2,54 @@ import Foundation
 
 /// Small crash-safe file operations for the journal.
 enum DurableFile {
-    /// Replaces `path` with `data`: temporary file, fsync, rename, fsync of the
-    /// directory — after a crash the file holds either the old or the new content.
-    static func replace(_ path: String, with data: Data, sync: Bool = true) throws {
-        let temporary = path + ".\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JournalError.system("cannot create \(temporary)", errno) }
+    /// Replaces the file `name` in `directory` with `data`: temporary file,
+    /// fsync, rename, fsync of the directory — after a crash the file holds
+    /// either the old or the new content. Nothing is followed through a symlink.
+    static func replace(_ name: String, in directory: HeldDirectory, with data: Data, sync: Bool = true) throws {
+        let temporary = name + ".\(getpid()).tmp"
+        let fd = directory.openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC)
+        guard fd >= 0 else { throw JournalError.system("cannot create \(directory.path)/\(temporary)", errno) }
         var ok = false
         defer {
-            if !ok { unlink(temporary) }
+            if !ok { directory.remove(temporary) }
         }
         do {
             defer { close(fd) }
             try writeAll(fd, data)
-            if sync && fsync(fd) != 0 { throw JournalError.system("cannot flush \(temporary)", errno) }
+            if sync && fsync(fd) != 0 { throw JournalError.system("cannot flush \(directory.path)/\(temporary)", errno) }
         }
-        guard rename(temporary, path) == 0 else { throw JournalError.system("cannot rename \(temporary)", errno) }
+        guard renameat(directory.descriptor, temporary, directory.descriptor, name) == 0 else {
+            throw JournalError.system("cannot rename \(directory.path)/\(temporary)", errno)
+        }
         ok = true
-        if sync { syncDirectory(of: path) }
+        if sync { directory.sync() }
     }
 
-    /// Opens `path` for appending (created if missing).
-    static func openForAppending(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw JournalError.system("cannot open \(path)", errno) }
+    /// Opens the file `name` in `directory` for appending (created if missing).
+    static func openForAppending(_ name: String, in directory: HeldDirectory) throws -> Int32 {
+        let fd = directory.openFile(name, O_WRONLY | O_CREAT | O_APPEND)
+        guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
         return fd
+    }
+
+    /// The whole file `name` in `directory`; nil when there is none, and an error
+    /// naming the file when it is there but cannot be read (a permission, an I/O error).
+    static func contents(of name: String, in directory: HeldDirectory) throws -> Data? {
+        let fd = directory.openFile(name, O_RDONLY)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw JournalError.system("cannot read \(directory.path)/\(name)", errno)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw JournalError.system("cannot read \(directory.path)/\(name)", errno) }
+            if n == 0 { return data }
+            data.append(contentsOf: buffer[..<n])
+        }
     }
 
     /// Appends `data` to the open file `fd` (named `path` in errors) in one write,
@@ -50,15 +73,6 @@ enum DurableFile {
             return nil
         }
         if let failure { throw JournalError.system("cannot write", failure) }
-    }
-
-    private static func syncDirectory(of path: String) {
-        let dir = (path as NSString).deletingLastPathComponent
-        let fd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
     }
 }
 

@@ -9,8 +9,7 @@ public final class JobLock: Sendable {
 
     /// Takes the lock, or returns nil when another process holds it.
     public init?(journal: Journal) throws {
-        try FileManager.default.createDirectory(atPath: journal.directory, withIntermediateDirectories: true)
-        let fd = open(journal.directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = try journal.folder(create: true).openLock("lock", create: true)
         guard fd >= 0 else { throw JournalError.system("cannot open \(journal.directory)/lock", errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
@@ -21,7 +20,8 @@ public final class JobLock: Sendable {
 
     /// Whether some process holds the lock of this journal now.
     public static func isHeld(_ journal: Journal) -> Bool {
-        let fd = open(journal.directory + "/lock", O_RDWR | O_CLOEXEC)
+        guard let folder = try? journal.folder() else { return false }
+        let fd = folder.openLock("lock", create: false)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if flock(fd, LOCK_EX | LOCK_NB) == 0 {

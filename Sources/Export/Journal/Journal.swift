@@ -13,37 +13,62 @@ import Locking
 /// Appending keeps recording O(1) per image however long the batch, where
 /// rewriting a whole journal per image would be quadratic.
 public final class Journal: Sendable {
-    /// The journal's directory, `OUTPUT/.kiln`.
+    /// The journal's directory, `OUTPUT/.kiln` (for messages).
     public let directory: String
+    /// The journal's directory held by the running job (see ``HeldDirectory``);
+    /// nil for a journal only read (`kiln status`), opened by path per use.
+    private let held: HeldDirectory?
     /// `finished.ndjson`, opened for appending at the first record and kept open
     /// (one `open` per job, not per image).
     private let appendFile = Locked<Int32>(-1)
 
     private var jobPath: String { directory + "/job.json" }
     private var finishedPath: String { directory + "/finished.ndjson" }
-    private var statusPath: String { directory + "/status.json" }
 
     /// The journal of the job in `outputDirectory` (nothing is read or written yet).
     public init(outputDirectory: String) {
         directory = outputDirectory + "/.kiln"
+        held = nil
     }
 
     /// The journal kept in `directory` (a shard's, `OUTPUT/.kiln/shards/K-of-N`; see ``ShardLayout``).
     public init(directory: String) {
         self.directory = directory
+        held = nil
+    }
+
+    /// The journal of a running job, in its held journal folder: every file of
+    /// it is reached through that descriptor, wherever the folder is moved.
+    public init(output: OutputDirectory) {
+        held = output.journalDirectory
+        directory = output.journalDirectory.path
+    }
+
+    /// The journal's folder: the held one, else opened now by path (created when `create`).
+    func folder(create: Bool = false) throws -> HeldDirectory {
+        if let held { return held }
+        do throws(OutputError) {
+            return try HeldDirectory(path: directory, create: create)
+        } catch .system(_, let code) {
+            if !create && code == ENOENT { throw JournalError.noJob((directory as NSString).deletingLastPathComponent) }
+            throw JournalError.system("cannot open the journal \(directory)", code)
+        } catch {
+            throw JournalError.unreadable(directory, reason: error.description)
+        }
     }
 
     /// Starts a new job: records it and forgets any earlier job's finished items.
     public func start(_ record: JobRecord) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let folder = try folder(create: true)
         closeAppendFile()  // the file is replaced: later records go to the new one
-        try DurableFile.replace(finishedPath, with: Data())
-        try DurableFile.replace(jobPath, with: try JobRecordEncoding.encode(record, with: Self.encoder))
+        try DurableFile.replace("finished.ndjson", in: folder, with: Data())
+        try DurableFile.replace("job.json", in: folder, with: try JobRecordEncoding.encode(record, with: Self.encoder))
     }
 
-    /// The recorded job, or `JournalError.noJob`.
+    /// The recorded job, or `JournalError.noJob`; a journal that is there but
+    /// cannot be read (a permission) is an error naming the file and the reason.
     public func job() throws -> JobRecord {
-        guard let data = FileManager.default.contents(atPath: jobPath) else {
+        guard let data = try DurableFile.contents(of: "job.json", in: folder()) else {
             throw JournalError.noJob((directory as NSString).deletingLastPathComponent)
         }
         do {
@@ -58,7 +83,7 @@ public final class Journal: Sendable {
 
     /// Every finished item recorded so far, by output path (a later record wins).
     public func finished() -> [String: FinishedRecord] {
-        guard let data = FileManager.default.contents(atPath: finishedPath) else { return [:] }
+        guard let data = try? DurableFile.contents(of: "finished.ndjson", in: folder()) else { return [:] }
         var records: [String: FinishedRecord] = [:]
         for line in data.split(separator: UInt8(ascii: "\n")) {
             // A line torn by a crash does not parse; it is simply not finished.
@@ -83,7 +108,7 @@ public final class Journal: Sendable {
             lines.append(UInt8(ascii: "\n"))
         }
         try appendFile.withLock { fd in
-            if fd < 0 { fd = try DurableFile.openForAppending(finishedPath) }
+            if fd < 0 { fd = try DurableFile.openForAppending("finished.ndjson", in: folder(create: true)) }
             try DurableFile.append(fd, lines, path: finishedPath, flush: flush)
         }
     }
@@ -96,26 +121,26 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Removes the journal (after a fully successful run): the output directory then holds only outputs.
-    public func remove() {
+    /// Closes the journal's open file (before its folder is removed after a fully successful run).
+    public func close() {
         closeAppendFile()
-        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Publishes the live status for `kiln status` (best effort: a failure here never stops a job).
     public func publish(_ status: LiveStatus) {
-        guard let data = try? Self.encoder.encode(status) else { return }
-        try? DurableFile.replace(statusPath, with: data, sync: false)
+        guard let data = try? Self.encoder.encode(status), let folder = try? folder() else { return }
+        try? DurableFile.replace("status.json", in: folder, with: data, sync: false)
     }
 
     /// The last published status, if any.
     public func status() -> LiveStatus? {
-        FileManager.default.contents(atPath: statusPath).flatMap { try? JSONDecoder().decode(LiveStatus.self, from: $0) }
+        (try? DurableFile.contents(of: "status.json", in: folder())).flatMap { $0 }
+            .flatMap { try? JSONDecoder().decode(LiveStatus.self, from: $0) }
     }
 
     private func closeAppendFile() {
         appendFile.withLock { fd in
-            if fd >= 0 { close(fd) }
+            if fd >= 0 { Glibc.close(fd) }
             fd = -1
         }
     }

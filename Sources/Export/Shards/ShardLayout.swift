@@ -31,9 +31,9 @@ public enum ShardLayout {
 
     /// Marks the job in `output` cancelled (durably: a host that reads it later must see it).
     public static func markCancelled(_ output: String) throws {
-        try FileManager.default.createDirectory(atPath: output + "/.kiln", withIntermediateDirectories: true)
+        let state = try HeldDirectory(".kiln", in: HeldDirectory(path: output, create: false), create: true)
         let note = "cancelled at \(Date()) by kiln cancel (pid \(getpid()) on \(Host.name))\n"
-        try DurableFile.replace(cancelPath(output), with: Data(note.utf8))
+        try DurableFile.replace("cancelled", in: state, with: Data(note.utf8))
     }
 
     /// The cancel mark's note, when the job in `output` was cancelled.

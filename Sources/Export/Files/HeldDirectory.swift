@@ -1,0 +1,160 @@
+import Foundation
+
+/// A directory held open by descriptor for the life of a job, so that every
+/// file operation in it is relative to the directory itself (`openat`,
+/// `linkat`, `renameat`, `unlinkat`), never to a path looked up again.
+///
+/// A job's output folder renamed while the job runs keeps receiving its outputs
+/// where it now is; a symlink put in its old place, or in place of `.kiln/` or
+/// `.kiln/tmp/`, is never followed: subfolders are opened with `O_NOFOLLOW`,
+/// and removal (`unlinkat`) removes a symlink, not what it points to.
+///
+/// Rejected design: checking paths with `lstat` before each use. Between the
+/// check and the use the path can change (a rename, a symlink); a descriptor
+/// cannot.
+// Unchecked: the only stored state is an immutable descriptor and path; the kernel serializes operations on them.
+public final class HeldDirectory: @unchecked Sendable {
+    /// The open directory.
+    public let descriptor: Int32
+    /// Its path when it was opened (for messages; never used to reach it again).
+    public let path: String
+
+    /// Opens the directory `path` (created, with its missing parents, when
+    /// `create`). The path itself may go through symlinks — it is what the user named.
+    public init(path: String, create: Bool) throws(OutputError) {
+        if create { try Self.makeDirectories(path) }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system("cannot open directory \(path)", errno) }
+        descriptor = fd
+        self.path = path
+    }
+
+    /// Opens the subdirectory `name` of `parent` (created first when `create`),
+    /// refusing a symlink in its place.
+    public init(_ name: String, in parent: HeldDirectory, create: Bool) throws(OutputError) {
+        let path = parent.path + "/" + name
+        if create && mkdirat(parent.descriptor, name, 0o755) != 0 && errno != EEXIST {
+            throw .system("cannot create directory \(path)", errno)
+        }
+        let fd = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let failure = errno
+            // O_NOFOLLOW on a symlink fails with ELOOP; with O_DIRECTORY, some kernels say ENOTDIR.
+            if failure == ELOOP || failure == ENOTDIR && parent.isSymlink(name) { throw .symlinkInPath(path) }
+            if failure == ENOTDIR { throw .notADirectory(path) }
+            throw .system("cannot open directory \(path)", failure)
+        }
+        descriptor = fd
+        self.path = path
+    }
+
+    /// Opens a chain of subdirectories (`a/b/c`), each refused when it is a symlink.
+    public static func opening(_ relative: String, in root: HeldDirectory, create: Bool) throws(OutputError) -> HeldDirectory {
+        var current = root
+        for component in relative.split(separator: "/") {
+            current = try HeldDirectory(String(component), in: current, create: create)
+        }
+        return current
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Opens the lock file `name` here (created when `create`), never through a symlink.
+    func openLock(_ name: String, create: Bool) -> Int32 {
+        openFile(name, O_RDWR | (create ? O_CREAT : 0))
+    }
+
+    /// Whether `name` in this directory is a symlink (not followed).
+    func isSymlink(_ name: String) -> Bool {
+        var info = stat()
+        return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// `lstat` of `name` in this directory, or nil when nothing is there.
+    func status(of name: String) -> stat? {
+        var info = stat()
+        return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
+    }
+
+    /// The names in this directory (not `.` and `..`), as the system lists them.
+    func names() -> [String] {
+        // fdopendir takes over the descriptor it is given: a duplicate keeps ours open.
+        let copy = dup(descriptor)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Opens the file `name` here; never follows a symlink in its place. Returns the descriptor or -1 with `errno`.
+    func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644) -> Int32 {
+        openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+    }
+
+    /// Removes the file (or symlink) `name` here; returns `unlinkat`'s result.
+    @discardableResult
+    func remove(_ name: String) -> Int32 {
+        unlinkat(descriptor, name, 0)
+    }
+
+    /// Removes the subdirectory `name` and everything in it, never following a
+    /// symlink (a symlink met is removed itself), and only while `name` is still
+    /// the directory `expected` was opened on (nothing put in its place is touched).
+    func removeTree(_ name: String, expected: HeldDirectory) {
+        guard let here = status(of: name), let held = expected.identity,
+              (here.st_mode & S_IFMT) == S_IFDIR, here.st_dev == held.st_dev, here.st_ino == held.st_ino else { return }
+        expected.removeContents()
+        unlinkat(descriptor, name, AT_REMOVEDIR)
+    }
+
+    /// Removes everything in this directory, subdirectories included, without following symlinks.
+    func removeContents() {
+        for name in names() {
+            guard let info = status(of: name) else { continue }
+            if (info.st_mode & S_IFMT) == S_IFDIR, let sub = try? HeldDirectory(name, in: self, create: false) {
+                sub.removeContents()
+                unlinkat(descriptor, name, AT_REMOVEDIR)
+            } else {
+                unlinkat(descriptor, name, 0)
+            }
+        }
+    }
+
+    /// `fstat` of the held directory.
+    var identity: stat? {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? info : nil
+    }
+
+    /// Flushes the directory's entries (`fsync`), so names made in it survive a power loss.
+    func sync() {
+        fsync(descriptor)
+    }
+
+    /// `mkdir -p`, failing with the directory that could not be made and the system's reason.
+    private static func makeDirectories(_ directory: String) throws(OutputError) {
+        if mkdir(directory, 0o755) == 0 { return }
+        var failure = errno
+        if failure == ENOENT {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != directory {
+                try makeDirectories(parent)
+                if mkdir(directory, 0o755) == 0 { return }
+                failure = errno
+            }
+        }
+        var info = stat()
+        if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
+        throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
+    }
+}
