@@ -177,6 +177,12 @@ public final class ExportJob: Sendable {
         stopRequested.store(true, ordering: .relaxed)
     }
 
+    /// Stops as ``stop()`` does, saying why (the first reason given is kept: see ``stoppedBecause``).
+    func stop(because reason: String) {
+        stopReason.withLock { $0 = $0 ?? reason }
+        stop()
+    }
+
     /// Takes no new image; the images in hand finish. Safe from any thread, any number of times.
     public func finishInFlight() {
         drainRequested.store(true, ordering: .relaxed)
@@ -188,7 +194,7 @@ public final class ExportJob: Sendable {
     /// Whether ``stop()`` was called or the job stopped itself (see ``stoppedBecause``).
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
-    /// Why the job stopped on its own before the end (the required GPU failed), if it did.
+    /// Why the job stopped on its own before the end (the required GPU failed, the disk is full), if it did.
     public var stoppedBecause: String? { stopReason.withLock { $0 } }
 
     /// Images of this run that the resize left smaller than its box on every given axis,
@@ -210,7 +216,7 @@ public final class ExportJob: Sendable {
         let tracker = PixelProgress(root: progress, items: items.count, doneItems: items.count - work.count)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
-                                 critical: hooks.critical)
+                                 critical: hooks.critical, stop: { [self] in stop(because: $0) })
         let next = Atomic<Int>(0)
         // Images the workers are done with (committed or waiting for their commit), for the stall hook.
         let handedOver = Atomic<Int>(earlier.completed)
@@ -390,10 +396,14 @@ public final class ExportJob: Sendable {
                                          deliver: deliver)
                 }
             } catch let stop as RenderStop {
-                stopReason.withLock { $0 = $0 ?? stop.description }
-                self.stop()
+                self.stop(because: stop.description)
                 return nil
             } catch {
+                // A full or read-only disk stops the job: the image is left for resume, not failed.
+                if let full = StorageFull.reason(error, output: output.path) {
+                    self.stop(because: full)
+                    return nil
+                }
                 result.error = "\(error)"
             }
         }

@@ -159,7 +159,7 @@ struct JobRunner {
             reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
                              + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
         }
-        status.publish(job.isComplete ? .finished : .stopped)
+        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause)
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
         // recognizes them by comparing what it would write (see ExportJob).

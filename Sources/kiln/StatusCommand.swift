@@ -70,6 +70,7 @@ struct StatusCommand: ParsableCommand {
             line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
             line.add("memory", live?.memory.map { .int($0) } ?? .null)
+            line.add("reason", state == .stopped ? live?.reason.map { .string($0) } ?? .null : .null)
             print(line.rendered)
         } else {
             if let live { print("\(live.title) — \(live.subtitle)") }
@@ -78,6 +79,7 @@ struct StatusCommand: ParsableCommand {
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
             print(detail)
+            if state == .stopped, let reason = live?.reason { print(reason) }
             if state == .stopped { print("run `kiln resume \(directory)` to finish it") }
         }
     }

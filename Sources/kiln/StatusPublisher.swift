@@ -24,7 +24,7 @@ final class StatusPublisher: Sendable {
     }
 
     /// Publishes now; counts and fraction come from one snapshot of the job.
-    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil) {
+    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, reason: String? = nil) {
         // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
         last.withLock { last in
             last = .now
@@ -41,6 +41,7 @@ final class StatusPublisher: Sendable {
             let seconds = max(now.timeIntervalSince(started), 1e-3)
             status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
             status.pixelsPerSecond = Double(counts.pixels) / seconds
+            status.reason = reason
             journal.publish(status)
         }
     }

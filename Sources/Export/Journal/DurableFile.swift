@@ -25,10 +25,39 @@ enum DurableFile {
         if sync { directory.sync() }
     }
 
-    /// Opens the file `name` in `directory` for appending (created if missing).
-    static func openForAppending(_ name: String, in directory: HeldDirectory) throws -> Int32 {
-        let fd = directory.openFile(name, O_WRONLY | O_CREAT | O_APPEND)
+    /// Rewrites the existing file `name` in `directory` where it is, padding
+    /// `data` with spaces to the old length: on a full disk, where
+    /// ``replace(_:in:with:sync:)`` cannot make its temporary file, the blocks
+    /// the file already has still take a status (JSON allows trailing spaces).
+    /// Not atomic: for the live status only, which a reader that fails to parse reads again.
+    static func overwrite(_ name: String, in directory: HeldDirectory, with data: Data) throws {
+        let fd = directory.openFile(name, O_WRONLY)
         guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw JournalError.system("cannot read \(directory.path)/\(name)", errno) }
+        var padded = data
+        if padded.count < Int(info.st_size) { padded.append(Data(repeating: UInt8(ascii: " "), count: Int(info.st_size) - padded.count)) }
+        try writeAll(fd, padded)
+        if padded.count > Int(info.st_size) { ftruncate(fd, off_t(padded.count)) }
+    }
+
+    /// Opens the file `name` in `directory` for appending (created if missing).
+    /// A file whose last line was torn (a crash, a full disk) first gets its end
+    /// of line, so the next record starts a line of its own and parses.
+    static func openForAppending(_ name: String, in directory: HeldDirectory) throws -> Int32 {
+        let fd = directory.openFile(name, O_RDWR | O_CREAT | O_APPEND)
+        guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
+        var info = stat()
+        var last: UInt8 = 0
+        if fstat(fd, &info) == 0, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) == 1, last != UInt8(ascii: "\n") {
+            do {
+                try writeAll(fd, Data([UInt8(ascii: "\n")]))
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
         return fd
     }
 

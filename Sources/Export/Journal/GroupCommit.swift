@@ -30,6 +30,8 @@ final class GroupCommit: @unchecked Sendable {
     private let output: OutputDirectory
     private let journal: Journal?
     private let critical: @Sendable (String, () throws -> Void) throws -> Void
+    /// Stops the job, with the reason (a full disk: see ``StorageFull``).
+    private let stop: @Sendable (String) -> Void
     // A lock with a condition: the committer thread waits for work or a deadline; TSan sees its pthread mutex.
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -41,11 +43,13 @@ final class GroupCommit: @unchecked Sendable {
 
     /// A commit for one job run; `critical` wraps each commit (a task's critical work).
     init(durability: Durability, output: OutputDirectory, journal: Journal?,
-         critical: @escaping @Sendable (String, () throws -> Void) throws -> Void) {
+         critical: @escaping @Sendable (String, () throws -> Void) throws -> Void,
+         stop: @escaping @Sendable (String) -> Void = { _ in }) {
         self.durability = durability
         self.output = output
         self.journal = journal
         self.critical = critical
+        self.stop = stop
         if durability == .batch {
             let thread = Thread { [self] in
                 commitUntilClosed()
@@ -118,24 +122,36 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Puts the batch's outputs in place and records them, then delivers every image.
+    ///
+    /// On a full (or read-only, or over-quota) disk the job stops: an image whose
+    /// output could not be put in place or whose record could not be written is
+    /// not delivered (neither counted nor reported: the summary agrees with the
+    /// journal) and is left for resume, which redoes it — or, for an output in
+    /// place without its record, recognizes it as this very work.
     private func commit(_ batch: [FinishedImage], flushJournal: Bool) {
         var batch = batch
+        var undelivered = Set<Int>()
         let written = batch.filter { $0.staged != nil }.count
         do {
             try critical(written == 0 ? "record \(batch.count) results" : "commit \(written) outputs") {
-                placeOutputs(&batch)
-                let records = batch.filter { !$0.recorded }.map(\.record)
-                guard let journal, !records.isEmpty else { return }
+                undelivered = placeOutputs(&batch)
+                let pending = batch.indices.filter { !batch[$0].recorded && !undelivered.contains($0) }
+                guard let journal, !pending.isEmpty else { return }
                 do {
-                    try journal.append(records, flush: false)
+                    try journal.append(pending.map { batch[$0].record }, flush: false)
                     if durability == .batch {
                         // The names first, then the records that point at them.
-                        output.flushDirectories(of: batch.filter { $0.result.status == .written && !$0.recorded }
-                            .map(\.record.output))
+                        output.flushDirectories(of: pending.filter { batch[$0].result.status == .written }
+                            .map { batch[$0].record.output })
                     }
                     if flushJournal && durability.syncs { try journal.flush() }
                 } catch {
-                    for index in batch.indices where !batch[index].recorded {
+                    if let full = StorageFull.reason(error, output: output.path) {
+                        stop(full)
+                        undelivered.formUnion(pending)
+                        return
+                    }
+                    for index in pending {
                         batch[index].fail("\(batch[index].result.output) could not be recorded: \(error)")
                     }
                 }
@@ -143,12 +159,14 @@ final class GroupCommit: @unchecked Sendable {
         } catch {
             // `critical` itself never fails (it only marks the section); nothing to undo.
         }
-        for image in batch { image.deliver(image.result) }
+        for (index, image) in batch.enumerated() where !undelivered.contains(index) { image.deliver(image.result) }
     }
 
     /// Flushes the batch's outputs (`batch`: all at once, before any is named) and
-    /// places each; one that cannot be placed fails alone.
-    private func placeOutputs(_ batch: inout [FinishedImage]) {
+    /// places each; one that cannot be placed fails alone. Returns the images
+    /// left undelivered because the disk is full (the job is stopped then).
+    private func placeOutputs(_ batch: inout [FinishedImage]) -> Set<Int> {
+        var undelivered = Set<Int>()
         let staged = batch.indices.filter { batch[$0].staged != nil }
         if durability == .batch && !staged.isEmpty {
             var outputs = staged.map { batch[$0].staged! }
@@ -156,12 +174,14 @@ final class GroupCommit: @unchecked Sendable {
                 try output.flush(&outputs)
             } catch {
                 // Not known to be on the disk: none is named, each fails (and is redone by a later run).
+                let full = StorageFull.reason(error, output: output.path)
+                if let full { stop(full) }
                 for (index, var file) in zip(staged, outputs) {
                     output.discard(&file)
                     batch[index].staged = nil
-                    batch[index].fail("\(error)")
+                    if full != nil { undelivered.insert(index) } else { batch[index].fail("\(error)") }
                 }
-                return
+                return undelivered
             }
             // The flush closed what it could: the batch holds the files as they are now.
             for (index, file) in zip(staged, outputs) { batch[index].staged = file }
@@ -173,9 +193,15 @@ final class GroupCommit: @unchecked Sendable {
                 try output.place(file, at: batch[index].record.output, replace: batch[index].replace)
             } catch {
                 output.discard(&file)
-                batch[index].fail("\(error)")
+                if let full = StorageFull.reason(error, output: output.path) {
+                    stop(full)
+                    undelivered.insert(index)
+                } else {
+                    batch[index].fail("\(error)")
+                }
             }
         }
+        return undelivered
     }
 
     private static var now: Double { ProcessInfo.processInfo.systemUptime }

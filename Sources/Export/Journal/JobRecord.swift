@@ -119,6 +119,8 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var imagesPerSecond: Double?
     /// Pixels decoded by this run per second since it started.
     public var pixelsPerSecond: Double?
+    /// Why the job stopped before the end on its own (a full disk), when it did.
+    public var reason: String?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,

@@ -129,7 +129,12 @@ public final class Journal: Sendable {
     /// Publishes the live status for `kiln status` (best effort: a failure here never stops a job).
     public func publish(_ status: LiveStatus) {
         guard let data = try? Self.encoder.encode(status), let folder = try? folder() else { return }
-        try? DurableFile.replace("status.json", in: folder, with: data, sync: false)
+        do {
+            try DurableFile.replace("status.json", in: folder, with: data, sync: false)
+        } catch {
+            // A full disk has no room for the new file, but the old one's blocks take the final status.
+            try? DurableFile.overwrite("status.json", in: folder, with: data)
+        }
     }
 
     /// The last published status, if any.

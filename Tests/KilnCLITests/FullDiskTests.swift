@@ -1,0 +1,70 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// A full disk under the outputs and the journal stops the job: exit 75, one
+/// clear message, a summary that agrees with the journal, and a resume, once
+/// there is room, that gives exactly what an uninterrupted run gives.
+///
+/// The disk is a small tmpfs mounted for the test (root only; CI runs as root).
+@Suite(.serialized) struct FullDiskTests {
+    /// Whether this process may mount a file system (root with CAP_SYS_ADMIN).
+    static let canMount: Bool = {
+        guard let dir = try? TemporaryDirectory() else { return false }
+        let r = try? ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir.path])
+        guard r?.status == 0 else { return false }
+        _ = try? ProcessRunner.run("/bin/umount", [dir.path])
+        return true
+    }()
+
+    /// Fills the file system holding `path` to the last byte with one file.
+    private func fill(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var chunk = 1 << 20
+        let zeros = [UInt8](repeating: 0, count: chunk)
+        while chunk > 0 {
+            if write(fd, zeros, chunk) < 0 { chunk /= 2 }
+        }
+    }
+
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
+    func aFullDiskStopsTheJobResumablyAndTheSummaryAgreesWithTheJournal() throws {
+        let dir = try TemporaryDirectory()
+        let disk = dir.join("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", disk]).status == 0)
+        defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
+        let out = disk + "/out"
+        // After 3 images the job waits for the release file; the disk is filled meanwhile.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out, "--progress", "json", "--jobs", "1"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "3", "KILN_TEST_STALL_RELEASE": dir.join("release")])
+        #expect(child.waitUntil { child.stdoutSoFar.components(separatedBy: "\"status\":\"written\"").count == 4 })
+        fill(disk + "/filler")
+        _ = FileManager.default.createFile(atPath: dir.join("release"), contents: Data())
+        let r = try child.wait()
+        #expect(r.status == 75, "stopped, resumable: \(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.filter { $0.contains("No space left on device") }.count == 1, "one clear reason, once: \(warnings)")
+        #expect(warnings.contains { $0.contains("is full") && $0.contains("kiln resume") }, "\(warnings)")
+
+        // The summary's counts are the journal's.
+        let end = try #require(Events(r.stdoutLines).named("end").last)
+        let journal = try String(contentsOfFile: out + "/.kiln/finished.ndjson", encoding: .utf8)
+        let records = journal.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        for status in ["written", "skipped", "failed"] {
+            #expect(end[status] as? Int == records.filter { $0[string: "status"] == status }.count, "\(status): \(end)")
+        }
+        #expect(end["failed"] as? Int == 0, "no image is failed for the disk's sake")
+        let status = try kiln(["status", out])
+        #expect(status.stdout.contains("is full") && status.stdout.contains("kiln resume"), "\(status.stdout)")
+
+        try FileManager.default.removeItem(atPath: disk + "/filler")
+        let resumed = try kiln(["resume", out, "--progress", "none"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(LargeImages.matchesReference(out) == [], "outputs identical to an uninterrupted run")
+    }
+}
