@@ -16,6 +16,13 @@ import Foundation
 /// The extension becomes `.png`. Directories contribute only `*.png` files
 /// (any case) and skip hidden entries, so the job's own `.kiln/` folder and
 /// unrelated files are never picked up; a file named explicitly is always tried.
+///
+/// Every folder the scan reaches is listed, the output directory too: a job
+/// whose output directory a recursive scan would reach is refused before it is
+/// planned (``OutputSafety``), and where a caller skips that check, the files
+/// found there are inputs, which the job never writes over. (Rejected: leaving
+/// the output directory out of the scan, as kiln did: the images already there
+/// were silently dropped from the job, and outputs replaced them.)
 public struct InputCollector {
     /// The job's options (inputs, output directory, `recursive`).
     public let options: ExportOptions
@@ -33,13 +40,12 @@ public struct InputCollector {
     ///
     /// - Throws: ``ExportError/badInputList(place:reason:)`` for an unusable `-` list (nothing is exported then).
     public func collect() throws(ExportError) -> [ExportItem] {
-        let outputRoot = FileIdentity(path: options.outputDirectory)
         var items: [ExportItem] = []
         for input in options.inputs {
             if input == "-" {
                 items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
             } else if isDirectory(input) {
-                walk(directory: input, relative: "", outputRoot: outputRoot, into: &items)
+                walk(directory: input, relative: "", into: &items)
             } else {
                 items.append(fileItem(input))
             }
@@ -79,9 +85,7 @@ public struct InputCollector {
         ExportItem(input: path, output: options.inPlace ? path : Self.pngName(Self.mirroredPath(of: path)))
     }
 
-    private func walk(directory: String, relative: String, outputRoot: FileIdentity?, into items: inout [ExportItem]) {
-        // Never descend into the output directory itself (it may sit inside an input).
-        if let outputRoot, FileIdentity(path: directory) == outputRoot, !relative.isEmpty { return }
+    private func walk(directory: String, relative: String, into items: inout [ExportItem]) {
         for entry in Self.entries(of: directory).sorted(by: { $0.name < $1.name }) where !entry.name.hasPrefix(".") {
             let name = entry.name
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
@@ -95,7 +99,7 @@ public struct InputCollector {
             }
             switch type {
             case S_IFDIR:
-                if options.recursive { walk(directory: path, relative: rel, outputRoot: outputRoot, into: &items) }
+                if options.recursive { walk(directory: path, relative: rel, into: &items) }
             case S_IFREG, S_IFLNK:
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
