@@ -5,6 +5,8 @@
 public enum ExportError: Error, Equatable, CustomStringConvertible {
     /// The output directory is one of the input directories.
     case outputIsInputDirectory(String)
+    /// The output directory lies inside `input`, a directory that `--recursive` searches (see ``OutputSafety``).
+    case outputInsideRecursiveInput(String, input: String)
     /// The output directory exists but is not a directory, or cannot be created.
     case badOutputDirectory(String, reason: String)
     /// A compression level outside 0–9.
@@ -17,6 +19,10 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
         case .outputIsInputDirectory(let dir):
             return "output directory \(dir) is an input directory: its outputs would replace the inputs, "
                 + "which kiln never does; choose another --output"
+        case .outputInsideRecursiveInput(let dir, let input):
+            return "output directory \(dir) is inside the input directory \(input), which --recursive searches: "
+                + "the scan would take the images in it for inputs and write outputs over them, which kiln never does; "
+                + "choose an --output outside \(input)"
         case .badOutputDirectory(let dir, let reason):
             return "output directory \(dir): \(reason)"
         case .badLevel(let level):

@@ -2,10 +2,12 @@
 public struct ExportItem: Sendable, Codable, Equatable {
     /// The input path, as given or as found under a directory input.
     public var input: String
-    /// The output path relative to the output directory (always ends in `.png`).
+    /// The output path relative to the output directory (ends in `.png`; an item whose
+    /// ``problem`` is about a whole folder names the folder there instead).
     public var output: String
     /// A reason this item cannot be exported, known before it runs (e.g. two
-    /// inputs that map to the same output); the job reports it as a failure.
+    /// inputs that map to the same output, or a name that is not UTF-8); the
+    /// job reports it as a failure.
     public var problem: String?
 
     /// An item to export.

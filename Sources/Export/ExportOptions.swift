@@ -12,7 +12,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var outputDirectory: String
     /// The operations and output settings.
     public var plan = ExportPlan()
-    /// Replace existing outputs (never inputs) and allow exporting into an input directory.
+    /// Replace existing outputs made otherwise (never inputs: see ``OutputSafety``).
     public var overwrite: Bool = false
     /// Descend into subdirectories of directory inputs.
     public var recursive: Bool = false

@@ -16,6 +16,23 @@ import Foundation
 /// The extension becomes `.png`. Directories contribute only `*.png` files
 /// (any case) and skip hidden entries, so the job's own `.kiln/` folder and
 /// unrelated files are never picked up; a file named explicitly is always tried.
+///
+/// Every folder the scan reaches is listed, the output directory too: a job
+/// whose output directory a recursive scan would reach is refused before it is
+/// planned (``OutputSafety``), and where a caller skips that check, the files
+/// found there are inputs, which the job never writes over. (Rejected: leaving
+/// the output directory out of the scan, as kiln did: the images already there
+/// were silently dropped from the job, and outputs replaced them.)
+///
+/// A name in a folder that is not valid UTF-8 (Linux names are bytes) cannot be
+/// carried by a `String`, so no path kiln opens can name it: such an image is
+/// an item with a ``ExportItem/problem`` — it fails alone, shown escaped
+/// (``escapedName(_:)``), and the batch goes on — and such a folder under
+/// `--recursive` is one item saying its images were not exported. (Rejected:
+/// an escape that every open un-escapes, which would make every path kiln
+/// touches carry bytes rather than text; and a lossy decoding, which named a
+/// file that is not there.) Hidden entries and non-PNG names are passed over
+/// as always, whatever their bytes.
 public struct InputCollector {
     /// The job's options (inputs, output directory, `recursive`).
     public let options: ExportOptions
@@ -33,13 +50,12 @@ public struct InputCollector {
     ///
     /// - Throws: ``ExportError/badInputList(place:reason:)`` for an unusable `-` list (nothing is exported then).
     public func collect() throws(ExportError) -> [ExportItem] {
-        let outputRoot = FileIdentity(path: options.outputDirectory)
         var items: [ExportItem] = []
         for input in options.inputs {
             if input == "-" {
                 items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
             } else if isDirectory(input) {
-                walk(directory: input, relative: "", outputRoot: outputRoot, into: &items)
+                walk(directory: input, relative: "", into: &items)
             } else {
                 items.append(fileItem(input))
             }
@@ -79,13 +95,29 @@ public struct InputCollector {
         ExportItem(input: path, output: options.inPlace ? path : Self.pngName(Self.mirroredPath(of: path)))
     }
 
-    private func walk(directory: String, relative: String, outputRoot: FileIdentity?, into items: inout [ExportItem]) {
-        // Never descend into the output directory itself (it may sit inside an input).
-        if let outputRoot, FileIdentity(path: directory) == outputRoot, !relative.isEmpty { return }
-        for entry in Self.entries(of: directory).sorted(by: { $0.name < $1.name }) where !entry.name.hasPrefix(".") {
-            let name = entry.name
+    /// Why an image whose name is not valid UTF-8 is not exported.
+    static let undecodableFileProblem = "its name is not valid UTF-8; kiln reads only UTF-8 names (rename it)"
+    /// Why the images of a folder whose name is not valid UTF-8 are not exported.
+    static let undecodableFolderProblem = "this folder's name is not valid UTF-8; kiln reads only UTF-8 names, "
+        + "so the images in it were not exported (rename it)"
+
+    private func walk(directory: String, relative: String, into items: inout [ExportItem]) {
+        for entry in Self.entries(of: directory).sorted(by: { $0.name.shown < $1.name.shown })
+        where !entry.name.shown.hasPrefix(".") {
+            let name = entry.name.shown
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
+            guard entry.name.isUTF8 else {
+                // `path` names no file (its name is shown escaped): the item only reports it.
+                if entry.type == S_IFDIR && options.recursive {
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : rel,
+                                            problem: Self.undecodableFolderProblem))
+                } else if entry.type == S_IFREG && name.lowercased().hasSuffix(".png") {
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel),
+                                            problem: Self.undecodableFileProblem))
+                }
+                continue
+            }
             // The listing says most entries' type; only the others are looked at.
             var type = entry.type
             if type == nil {
@@ -95,7 +127,7 @@ public struct InputCollector {
             }
             switch type {
             case S_IFDIR:
-                if options.recursive { walk(directory: path, relative: rel, outputRoot: outputRoot, into: &items) }
+                if options.recursive { walk(directory: path, relative: rel, into: &items) }
             case S_IFREG, S_IFLNK:
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
@@ -109,18 +141,24 @@ public struct InputCollector {
         }
     }
 
+    /// A name read from a folder: the name itself when it is valid UTF-8, else
+    /// its bytes shown escaped (``escapedName(_:)``), which name no file.
+    struct EntryName {
+        /// The name, or its escaped form when ``isUTF8`` is false.
+        let shown: String
+        /// Whether ``shown`` is the name itself, a path kiln can open.
+        let isUTF8: Bool
+    }
+
     /// The entries of a directory with their type (`S_IFDIR`, `S_IFREG`, `S_IFLNK`, …)
     /// where the file system reports it in the listing (`d_type`), in one pass of `readdir`.
-    private static func entries(of directory: String) -> [(name: String, type: mode_t?)] {
+    /// An entry whose name is not UTF-8 always has a type here (see ``undecodableType(in:name:)``).
+    private static func entries(of directory: String) -> [(name: EntryName, type: mode_t?)] {
         guard let stream = opendir(directory) else { return [] }
         defer { closedir(stream) }
-        var entries: [(name: String, type: mode_t?)] = []
+        var entries: [(name: EntryName, type: mode_t?)] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            let type: mode_t?
+            var type: mode_t?
             switch Int32(entry.pointee.d_type) {
             case Int32(DT_REG): type = S_IFREG
             case Int32(DT_DIR): type = S_IFDIR
@@ -128,16 +166,80 @@ public struct InputCollector {
             case Int32(DT_UNKNOWN): type = nil
             default: type = S_IFIFO  // devices, sockets, pipes: never inputs
             }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> EntryName in
+                let bytes = raw.prefix { $0 != 0 }
+                if let text = String(validating: bytes, as: UTF8.self) { return EntryName(shown: text, isUTF8: true) }
+                // No path string reaches this entry: its type is asked here, by its bytes, while the folder is open.
+                type = undecodableType(in: stream, name: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                return EntryName(shown: escapedName(bytes), isUTF8: false)
+            }
+            if name.shown == "." || name.shown == ".." { continue }
             entries.append((name, type))
         }
         return entries
     }
 
+    /// The type of the entry `name` (NUL-terminated bytes) of the open folder `stream`, as the walk
+    /// treats it: `S_IFDIR` for a folder, `S_IFREG` for a file or a link to anything but a folder (a
+    /// file's links are inputs), `S_IFIFO` (never an input) for the rest, links to folders included
+    /// (the walk never follows them: they could loop).
+    private static func undecodableType(in stream: OpaquePointer, name: UnsafePointer<CChar>) -> mode_t {
+        let folder = dirfd(stream)
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return S_IFIFO }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return S_IFDIR
+        case S_IFREG: return S_IFREG
+        case S_IFLNK:
+            let followed = fstatat(folder, name, &info, 0) == 0 ? info.st_mode & S_IFMT : S_IFREG  // dangling: a file link
+            return followed == S_IFDIR ? S_IFIFO : S_IFREG
+        default: return S_IFIFO
+        }
+    }
+
+    /// `bytes` (a name) as text: each byte that is not part of valid UTF-8 written `\xHH`,
+    /// a control character too (a report line stays one line), and the backslash
+    /// itself `\\`, so the form reads back one way: the form `ls -b` shows such
+    /// names in. A name with the byte FF, `bad<FF>name.png`, is shown `bad\xFFname.png`.
+    static func escapedName(_ bytes: some Collection<UInt8>) -> String {
+        let bytes = Array(bytes)
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            // The length a sequence with this lead byte has in UTF-8 (0: it leads none).
+            let length = switch lead {
+            case 0x00...0x7F: 1
+            case 0xC2...0xDF: 2
+            case 0xE0...0xEF: 3
+            case 0xF0...0xF4: 4
+            default: 0
+            }
+            if length > 0, index + length <= bytes.count,
+               let character = String(validating: bytes[index..<index + length], as: UTF8.self) {
+                if lead == UInt8(ascii: "\\") {
+                    text += "\\\\"
+                } else if lead < 0x20 || lead == 0x7F {
+                    text += String(format: "\\x%02X", lead)
+                } else {
+                    text += character
+                }
+                index += length
+            } else {
+                text += String(format: "\\x%02X", lead)
+                index += 1
+            }
+        }
+        return text
+    }
+
+    /// The items with a second input of the same output marked. An item that
+    /// already has a problem writes nothing, so it claims no output.
     private func markCollisions(_ items: [ExportItem]) -> [ExportItem] {
         var firstInput: [String: String] = [:]
         firstInput.reserveCapacity(items.count)
         var items = items
-        for index in items.indices {
+        for index in items.indices where items[index].problem == nil {
             if let other = firstInput[items[index].output] {
                 items[index].problem = "its output \(items[index].output) is also the output of \(other)"
             } else {

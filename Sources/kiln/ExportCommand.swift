@@ -16,7 +16,11 @@ struct ExportCommand: AsyncParsableCommand {
         NUL-separated, as find -print0 writes). A path with a control character is \
         refused, naming its line. Outputs mirror each input's relative path under \
         --output with the extension .png, each written whole before it takes its \
-        name. Inputs are never overwritten. An existing output made \
+        name. Inputs are never overwritten: --output may not be an input \
+        directory, nor lie inside one that --recursive searches (exit 64, \
+        nothing created; without --recursive only a directory's own files are \
+        inputs, so an --output inside it is fine). A name that is not valid UTF-8 \
+        fails alone, shown escaped (\\xFF). An existing output made \
         by this same work is skipped; one made otherwise (other options, a changed \
         input, not by kiln) is kept and reported as a conflict (exit 1) unless \
         --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \

@@ -42,14 +42,45 @@ struct PlanningTests {
         #expect(items[1].problem?.contains("/one/a.png") == true)
     }
 
-    @Test("an output directory inside an input directory is not walked")
+    @Test("the scan lists every folder it reaches, an output directory inside the input too (the job refuses that layout)")
     func outputInsideInput() throws {
         let work = try TemporaryDirectory()
         try ExportFixtures.png(at: work.join("in/a.png"))
         try ExportFixtures.png(at: work.join("in/out/old.png"))
         var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join("in/out"))
         options.recursive = true
-        #expect(try InputCollector(options: options).collect().map(\.output) == ["a.png"])
+        // Listed, so that a caller that skips OutputSafety still has them as inputs, which are never written over.
+        #expect(try InputCollector(options: options).collect().map(\.output) == ["a.png", "out/old.png"])
+        #expect(throws: ExportError.outputInsideRecursiveInput(work.join("in/out"), input: work.join("in"))) {
+            try OutputSafety.check(options)
+        }
+    }
+
+    @Test("an output directory inside a recursive input is refused at any depth, made or not, by any path; without --recursive it is allowed")
+    func outputInsideRecursiveInput() throws {
+        let work = try TemporaryDirectory()
+        try ExportFixtures.png(at: work.join("in/sub/a.png"))
+        try FileManager.default.createSymbolicLink(atPath: work.join("link"), withDestinationPath: work.join("in"))
+        for output in ["in/sub", "in/sub/not/made", "link/sub", "in/sub/../new"] {
+            var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join(output))
+            options.recursive = true
+            #expect(throws: ExportError.outputInsideRecursiveInput(work.join(output), input: work.join("in"))) {
+                try OutputSafety.check(options)
+            }
+            options.overwrite = true  // never lets outputs land on inputs
+            #expect(throws: ExportError.outputInsideRecursiveInput(work.join(output), input: work.join("in"))) {
+                try OutputSafety.check(options)
+            }
+            options.recursive = false  // the scan never leaves in/
+            #expect(throws: Never.self) { try OutputSafety.check(options) }
+        }
+        // Beside the input, or holding it, is not inside it.
+        for output in ["out", "in-out", "."] {
+            var options = ExportOptions(inputs: [work.join("in")], outputDirectory: work.join(output))
+            options.recursive = true
+            #expect(throws: Never.self, "\(output)") { try OutputSafety.check(options) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.join("in/sub/not")), "a check makes nothing")
     }
 
     @Test("the job as a whole: an input directory is never the output directory, --overwrite or not; a file is no output directory")

@@ -1,0 +1,42 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// A journal that exists but cannot be read (`chmod 000 OUT/.kiln`) is said to be
+/// so, with the path and the reason, by `status`, `resume` and `cancel`: "holds
+/// no kiln job" would send the user looking for a job that is there.
+///
+/// Root reads through any mode, so as root the commands run as `nobody`
+/// (util-linux `setpriv`) over a folder root owns; as anyone else, the mode
+/// alone denies the owner. Either way the denial is real, not simulated.
+@Suite struct JournalAccessTests {
+    /// Runs the built kiln as a user the mode 000 denies.
+    private func kilnDenied(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        guard geteuid() == 0 else { return try kiln(arguments) }
+        let setpriv = "/usr/bin/setpriv"
+        try #require(FileManager.default.isExecutableFile(atPath: setpriv),
+                     "as root the test needs setpriv (util-linux) to drop privileges")
+        return try ChildProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.kiln] + arguments,
+                                environment: ["KILN_RUNTIME_DIR": NSTemporaryDirectory() + "/kiln-slots-" + UUID().uuidString])
+            .wait(timeout: .seconds(120))
+    }
+
+    @Test(arguments: ["status", "resume", "cancel"])
+    func anUnreadableJournalIsSaidToBeUnreadableNotMissing(_ command: String) throws {
+        let dir = try TemporaryDirectory()
+        #expect(chmod(dir.path, 0o755) == 0, "the other user must reach OUT; only .kiln is closed")
+        let out = dir.join("out")
+        let made = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--keep-journal",
+                             "--progress", "none"])
+        try #require(made.status == 0, "\(made.stderr)")
+        try #require(FileManager.default.fileExists(atPath: out + "/.kiln/job.json"))
+        #expect(chmod(out + "/.kiln", 0) == 0)
+        defer { chmod(out + "/.kiln", 0o755) }  // so the folder can be removed by a non-root owner
+
+        let r = try kilnDenied([command, out])
+        #expect(r.status == 1, "\(command): \(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("cannot read the journal \(out)/.kiln"), "\(command): \(r.stderr)")
+        #expect(r.stderr.contains("Permission denied"), "\(command): \(r.stderr)")
+        #expect(!r.stderr.contains("no kiln job"), "\(command): \(r.stderr)")
+    }
+}

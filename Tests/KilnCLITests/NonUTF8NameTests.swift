@@ -1,0 +1,76 @@
+import Foundation
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// A name in an input folder that is not valid UTF-8 (Linux names are bytes).
+/// Swift's `String` cannot hold it, so kiln cannot open it by a path: it fails
+/// alone, shown escaped (`\xFF`, as `ls -b` shows it) with the reason and the
+/// remedy, and the batch goes on. (Before, the name was decoded lossily, U+FFFD
+/// for the byte, and failed with "No such file or directory"; a folder with
+/// such a name was silently left out of a recursive scan.)
+@Suite struct NonUTF8NameTests {
+    /// Makes `path` (raw bytes under `root`) a copy of `source`, or a folder when `source` is nil,
+    /// through the C calls: no `String` can name it.
+    private func make(_ root: String, _ path: [UInt8], copying source: String?) throws {
+        let full = (Array(root.utf8) + [UInt8(ascii: "/")] + path + [0]).map { CChar(bitPattern: $0) }
+        guard let source else {
+            #expect(mkdir(full, 0o755) == 0, "mkdir: \(String(cString: strerror(errno)))")
+            return
+        }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        let fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(fd >= 0, "open: \(String(cString: strerror(errno)))")
+        defer { close(fd) }
+        #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
+    }
+
+    /// The names in `directory` as raw bytes (what a lossy decoding would hide).
+    private func rawNames(_ directory: String) -> [[UInt8]] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    @Test func aNameThatIsNotUTF8FailsAloneShownEscapedAndTheBatchGoesOn() throws {
+        let dir = try TemporaryDirectory()
+        // Foundation cannot remove what it cannot name: rm can.
+        defer { _ = try? ProcessRunner.run("/bin/rm", ["-rf", dir.path]) }
+        try FileManager.default.createDirectory(atPath: dir.join("d"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("d/a.png"))
+        try make(dir.path, Array("d/bad".utf8) + [0xFF] + Array("name.png".utf8), copying: Paths.sampleData + "/gray8.png")
+        try make(dir.path, Array("d/notes".utf8) + [0xFF] + Array(".txt".utf8), copying: Paths.sampleData + "/recipe.json")
+        try make(dir.path, Array("d/sub".utf8) + [0xFE], copying: nil)
+        try make(dir.path, Array("d/sub".utf8) + [0xFE] + Array("/c.png".utf8), copying: Paths.sampleData + "/palette4.png")
+
+        let r = try kiln(["export", dir.join("d"), "--recursive", "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("written").map { $0[string: "input"] } == [dir.join("d/a.png")])
+        let failed = events.files("failed")
+        // The file and the folder, each once, shown escaped; a non-PNG name is not looked at, as always.
+        #expect(Set(failed.map { $0[string: "input"] }) == [dir.join(#"d/bad\xFFname.png"#), dir.join(#"d/sub\xFE"#)],
+                "\(failed)")
+        #expect(failed.count == 2)
+        for event in failed {
+            #expect(event[string: "error"].contains("name is not valid UTF-8; kiln reads only UTF-8 names"), "\(event)")
+            #expect(event[string: "error"].contains("rename it"), "\(event)")
+        }
+        #expect(failed.first { $0[string: "input"].hasSuffix(#"sub\xFE"#) }?[string: "error"]
+                    .contains("images in it were not exported") == true)
+        #expect(rawNames(dir.join("out")).filter { $0 != Array(".kiln".utf8) } == [Array("a.png".utf8)],
+                "nothing written under a mangled name")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/a.png")) == PNGDecoder.decode(contentsOf: dir.join("d/a.png")))
+
+        // Without --recursive the folder is not scanned, so only the file is reported; the text report shows it escaped too.
+        let flat = try kiln(["export", dir.join("d"), "--output", dir.join("flat"), "--progress", "none"])
+        #expect(flat.status == 1)
+        #expect(flat.stderr.contains(dir.join(#"d/bad\xFFname.png"#) + ": its name is not valid UTF-8"), "\(flat.stderr)")
+        #expect(!flat.stderr.contains("sub\\xFE"), "\(flat.stderr)")
+    }
+}
