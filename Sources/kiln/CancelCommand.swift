@@ -25,9 +25,16 @@ struct CancelCommand: ParsableCommand {
         // unrelated process after the job died) is never hit.
         guard JobLock.isHeld(journal), let pid = journal.status()?.pid, pid > 0 else {
             // Not a usage error: the command line was right, there is just nothing to stop.
-            let why = (try? journal.job()) == nil ? "no kiln job was started in \(directory)"
-                : journal.status()?.state == .finished ? "the job in \(directory) already finished; nothing to cancel"
-                : "the job in \(directory) is not running (stopped; `kiln resume \(directory)` continues it)"
+            let why: String
+            do {
+                _ = try journal.job()
+                why = journal.status()?.state == .finished ? "the job in \(directory) already finished; nothing to cancel"
+                    : "the job in \(directory) is not running (stopped; `kiln resume \(directory)` continues it)"
+            } catch JournalError.noJob {
+                why = "no kiln job was started in \(directory)"
+            } catch {
+                why = "\(error)"  // a journal that is there but cannot be read or understood: the path and why
+            }
             throw KilnExitCode.failure(why, KilnExitCode.someFailed)
         }
         guard kill(pid, SIGINT) == 0 else {

@@ -31,10 +31,6 @@ struct StatusCommand: ParsableCommand {
             }
             return
         }
-        // A journal that is there but cannot be read says so, not that there is no job.
-        if let problem = JournalAccess.problem(in: directory) {
-            throw KilnExitCode.failure(problem, KilnExitCode.someFailed)
-        }
         let journal = Journal(outputDirectory: directory)
         let record: JobRecord
         do {

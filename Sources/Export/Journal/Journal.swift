@@ -51,7 +51,8 @@ public final class Journal: Sendable {
             return try HeldDirectory(path: directory, create: create)
         } catch .system(_, let code) {
             if !create && code == ENOENT { throw JournalError.noJob((directory as NSString).deletingLastPathComponent) }
-            throw JournalError.system("cannot open the journal \(directory)", code)
+            // There but unreadable (a permission): said so, with the reason, never "no job".
+            throw JournalError.system("cannot read the journal \(directory)", code)
         } catch {
             throw JournalError.unreadable(directory, reason: error.description)
         }
