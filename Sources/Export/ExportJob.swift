@@ -216,7 +216,8 @@ public final class ExportJob: Sendable {
         let tracker = PixelProgress(root: progress, items: items.count, doneItems: items.count - work.count)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
-                                 critical: hooks.critical, stop: { [self] in stop(because: $0) })
+                                 critical: hooks.critical, stop: { [self] in stop(because: $0) },
+                                 stagedFiles: OpenFiles.stagingBudget(workers: options.jobs))
         let next = Atomic<Int>(0)
         // Images the workers are done with (committed or waiting for their commit), for the stall hook.
         let handedOver = Atomic<Int>(earlier.completed)

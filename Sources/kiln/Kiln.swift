@@ -1,4 +1,5 @@
 import ArgumentParser
+import Export
 
 /// `kiln`: batch PNG export as a continued-processing task.
 @main
@@ -23,6 +24,8 @@ struct Kiln: AsyncParsableCommand {
 
     /// Parses and runs the command line, first suggesting the nearest command for a misspelled one.
     static func main() async {
+        // Batch durability holds staged outputs open; the commit sizes itself to the limit, raised first.
+        OpenFiles.raiseSoftLimit()
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
         if let message = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst()), commands: names) {
             exit(withError: ValidationError(message))

@@ -8,7 +8,7 @@ import Foundation
 ///   (`full`: the output's data was flushed when staged, the record is flushed
 ///   before the worker moves on).
 /// - `batch` hands images to one committing thread and lets the worker go on.
-///   The thread commits what has gathered when ``maximumBatch`` images wait or
+///   The thread commits what has gathered when ``batchLimit`` images wait or
 ///   ``maximumDelay`` after the first, whichever comes first: it flushes the
 ///   outputs' data (one `syncfs` of their file system for the whole batch, see
 ///   `OutputDirectory.flush(_ batch:)`) before any is named, so a
@@ -26,6 +26,14 @@ final class GroupCommit: @unchecked Sendable {
     /// The most images waiting before a worker waits too (memory and open files stay bounded).
     static let maximumWaiting = 4 * maximumBatch
 
+    /// The most images committed together by this commit: ``maximumBatch``, or
+    /// half the staged outputs the open-file limit leaves room for.
+    let batchLimit: Int
+    /// The most images waiting before a worker waits too: each holds its staged
+    /// output open, so waiting and committing images together stay within the
+    /// open-file budget given at creation.
+    let waitingLimit: Int
+
     private let durability: Durability
     private let output: OutputDirectory
     private let journal: Journal?
@@ -41,10 +49,15 @@ final class GroupCommit: @unchecked Sendable {
     // Signalled once by the committer thread as it ends, so `close` can wait for the last flush.
     private let finished = DispatchSemaphore(value: 0)
 
-    /// A commit for one job run; `critical` wraps each commit (a task's critical work).
+    /// A commit for one job run; `critical` wraps each commit (a task's critical
+    /// work); `stagedFiles` is how many staged outputs may be open at once (see
+    /// ``OpenFiles/stagingBudget(workers:)``).
     init(durability: Durability, output: OutputDirectory, journal: Journal?,
          critical: @escaping @Sendable (String, () throws -> Void) throws -> Void,
-         stop: @escaping @Sendable (String) -> Void = { _ in }) {
+         stop: @escaping @Sendable (String) -> Void = { _ in },
+         stagedFiles: Int = OpenFiles.stagingBudget(workers: 1)) {
+        batchLimit = max(1, min(Self.maximumBatch, stagedFiles / 2))
+        waitingLimit = max(1, min(Self.maximumWaiting, stagedFiles - batchLimit))
         self.durability = durability
         self.output = output
         self.journal = journal
@@ -73,12 +86,12 @@ final class GroupCommit: @unchecked Sendable {
     func submit(_ image: FinishedImage) {
         guard durability == .batch else { return commit([image], flushJournal: durability == .full) }
         condition.lock()
-        while waiting.count >= Self.maximumWaiting && !closed { condition.wait() }
+        while waiting.count >= waitingLimit && !closed { condition.wait() }
         if waiting.isEmpty { firstWaitingSince = Self.now }
         waiting.append(image)
         // The committing thread needs waking only for a first image (it may wait without a
         // deadline) or a full batch; otherwise its timed wait ends when the batch is due.
-        if waiting.count == 1 || waiting.count == Self.maximumBatch { condition.broadcast() }
+        if waiting.count == 1 || waiting.count == batchLimit { condition.broadcast() }
         condition.unlock()
     }
 
@@ -110,8 +123,8 @@ final class GroupCommit: @unchecked Sendable {
                 continue
             }
             let due = firstWaitingSince + Self.maximumDelay
-            if closed || waiting.count >= Self.maximumBatch || Self.now >= due {
-                let batch = Array(waiting.prefix(Self.maximumBatch))
+            if closed || waiting.count >= batchLimit || Self.now >= due {
+                let batch = Array(waiting.prefix(batchLimit))
                 waiting.removeFirst(batch.count)
                 firstWaitingSince = Self.now
                 condition.broadcast()  // workers waiting for room
