@@ -29,6 +29,13 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
+        // The slot folder next, checked again when the slot is taken: one another user controls stops
+        // the job before its output folder or journal is written.
+        do {
+            try MachineSlots().checkFolder()
+        } catch {
+            throw reporter.refusal("cannot take the machine's slot: \(error)", KilnExitCode.unavailable)
+        }
         let shard = record.shard?.spec
         let directory = record.options.outputDirectory
         let output: OutputDirectory
