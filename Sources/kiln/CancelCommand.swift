@@ -14,7 +14,8 @@ struct CancelCommand: ParsableCommand {
         abstract: "Ask the export job running in an output directory to stop (resumable).",
         discussion: """
         Only the job's own process is signalled: status.json must name this host \
-        and a pid holding the job's lock (else nothing is signalled, exit 69). A job \
+        and a pid that holds the job's lock (a lock held by another process: \
+        nothing is signalled, exit 69). A job \
         running on another host that mounts DIR is asked through the mark \
         DIR/.kiln/cancelled, which it checks every 0.25 s. A job that already \
         finished or stopped is said so (exit 1).
