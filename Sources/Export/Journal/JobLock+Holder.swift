@@ -2,9 +2,10 @@ import Foundation
 
 extension JobLock {
     /// Whether process `pid` of this host holds the lock of `journal` now, as the
-    /// kernel's lock table (`/proc/locks`) says: the `FLOCK` entries on the lock
-    /// file's device and inode, waiters (`->`) left out. False when the lock file
-    /// or the table cannot be read.
+    /// kernel's lock table (`/proc/locks`) says: the entries on the lock file's
+    /// device and inode, waiters (`->`) left out. `FLOCK` entries, and `POSIX`
+    /// ones too: NFS may carry an `flock` as a POSIX lock, and only kiln locks
+    /// this file. False when the lock file or the table cannot be read.
     ///
     /// `kiln cancel` signals the pid `status.json` names only when this is true,
     /// so a pid that `status.json` names wrongly (a stale or crafted file, a pid
@@ -23,7 +24,7 @@ extension JobLock {
         return table.split(separator: "\n").contains { line in
             // "1: FLOCK  ADVISORY  WRITE 9045 fe:00:16222587 0 EOF"; a waiter reads "1: -> FLOCK ...".
             let fields = line.split(separator: " ")
-            guard fields.count >= 6, fields[1] == "FLOCK", let holder = pid_t(fields[4]) else { return false }
+            guard fields.count >= 6, fields[1] == "FLOCK" || fields[1] == "POSIX", let holder = pid_t(fields[4]) else { return false }
             let parts = fields[5].split(separator: ":")
             guard parts.count == 3, let major = UInt64(parts[0], radix: 16), let minor = UInt64(parts[1], radix: 16)
             else { return false }

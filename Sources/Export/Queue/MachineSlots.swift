@@ -73,10 +73,15 @@ public struct MachineSlots: Sendable {
     /// Opens and checks the slot folder, then its queue folder for `kind` (made 0700, never through a symlink).
     private func prepare(_ kind: Kind) throws -> (folder: HeldDirectory, queue: HeldDirectory) {
         let held = try folder.open()
+        let name = "\(kind.rawValue)-queue"
         do throws(OutputError) {
-            return (held, try HeldDirectory("\(kind.rawValue)-queue", in: held, create: true, mode: 0o700))
+            return (held, try HeldDirectory(name, in: held, create: true, mode: 0o700))
+        } catch .system(_, let code) {
+            throw RuntimeFolderError.system(held.path + "/" + name, code)
+        } catch .symlinkInPath {
+            throw RuntimeFolderError.unsafe(held.path + "/" + name, reason: "is a symbolic link")
         } catch {
-            throw JournalError.system("cannot open the queue folder in \(held.path): \(error)", errno)
+            throw RuntimeFolderError.unsafe(held.path + "/" + name, reason: "is not a directory")
         }
     }
 
