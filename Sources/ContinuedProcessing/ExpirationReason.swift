@@ -6,6 +6,8 @@ public enum ExpirationReason: String, Sendable, Equatable {
     case userCancelled
     /// The process was asked to terminate (SIGTERM): the machine needs its resources.
     case systemTermination
+    /// The process's terminal closed (SIGHUP, when it was not ignored at the start).
+    case hangUp
     /// The task's progress did not advance for the stall interval.
     case stalled
     /// The task was slower than expected and its initiator chose not to continue.

@@ -3,11 +3,23 @@ import Export
 import Foundation
 
 /// `kiln cancel <output dir>`: asks the running job to stop gracefully (as Ctrl-C does).
+///
+/// Only a process verified to be the job is signalled: on this host (status.json's
+/// host is this one) and holding the job's lock. A job on another host is asked
+/// through the cancel mark it polls. A job that ended meanwhile is said to have
+/// finished or stopped (exit 1), never signalled.
 struct CancelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Ask the export job running in an output directory to stop (resumable).",
         discussion: """
+        Only the job's own process is signalled: status.json must name this host \
+        and a pid that holds the job's lock (a lock held by another process: \
+        nothing is signalled, exit 69). A job \
+        running on another host that mounts DIR is asked through the mark \
+        DIR/.kiln/cancelled, which it checks every 0.25 s. A job that already \
+        finished or stopped is said so (exit 1).
+
         For a job split with export --shard, kiln cancel marks the whole job \
         cancelled (DIR/.kiln/cancelled): every shard, on this host or another that \
         mounts DIR, stops at its next image as Ctrl-C stops it (the images in flight \
@@ -21,26 +33,55 @@ struct CancelCommand: ParsableCommand {
     func run() throws {
         if ShardLayout.isSharded(directory) { return try cancelShards() }
         let journal = Journal(outputDirectory: directory)
-        // Only a live lock holder is signalled, so a stale pid (reused by an
-        // unrelated process after the job died) is never hit.
-        guard JobLock.isHeld(journal), let pid = journal.status()?.pid, pid > 0 else {
+        do {
+            _ = try journal.job()
+        } catch JournalError.noJob {
             // Not a usage error: the command line was right, there is just nothing to stop.
-            let why: String
-            do {
-                _ = try journal.job()
-                why = journal.status()?.state == .finished ? "the job in \(directory) already finished; nothing to cancel"
-                    : "the job in \(directory) is not running (stopped; `kiln resume \(directory)` continues it)"
-            } catch JournalError.noJob {
-                why = "no kiln job was started in \(directory)"
-            } catch {
-                why = "\(error)"  // a journal that is there but cannot be read or understood: the path and why
-            }
-            throw KilnExitCode.failure(why, KilnExitCode.someFailed)
+            throw KilnExitCode.failure("no kiln job was started in \(directory)", KilnExitCode.someFailed)
+        } catch {
+            // A journal that is there but cannot be read or understood: the path and why.
+            throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed)
+        }
+        guard let status = journal.status() else { throw notRunning(journal) }
+        if let host = status.host, host != Host.name { return try cancelElsewhere(journal, status, host: host) }
+        // Decision: only a process that holds this job's lock now (the kernel's lock table says so)
+        // is signalled: a pid that status.json names wrongly — stale, reused, crafted — is never hit.
+        guard JobLock.isHeld(journal) else { throw notRunning(journal) }
+        let pid = status.pid
+        guard JobLock.isHeld(journal, by: pid) else {
+            throw KilnExitCode.failure("the job in \(directory) is running, but pid \(pid) that \(journal.directory)/status.json "
+                                       + "names does not hold its lock; nothing was signalled", KilnExitCode.unavailable)
         }
         guard kill(pid, SIGINT) == 0 else {
+            // Gone between the check and the signal: it finished or stopped meanwhile.
+            if errno == ESRCH { throw notRunning(journal) }
             throw KilnExitCode.failure("cannot signal pid \(pid): \(String(cString: strerror(errno)))", KilnExitCode.unavailable)
         }
         print("kiln: asked job \(pid) to stop; `kiln resume \(directory)` continues it")
+    }
+
+    /// The job runs on another host (a shared output folder): no signal can reach it
+    /// from here, so the cancel mark is left, which every job polls (``CancelWatch``).
+    private func cancelElsewhere(_ journal: Journal, _ status: LiveStatus, host: String) throws {
+        // A lock taken over a network file system shows there too; one free means the job ended.
+        if !JobLock.isHeld(journal) && (status.state == .finished || status.state == .stopped) {
+            throw notRunning(journal)
+        }
+        do {
+            try ShardLayout.markCancelled(directory)
+        } catch {
+            throw KilnExitCode.failure("cannot mark the job in \(directory) cancelled: \(error)", KilnExitCode.unavailable)
+        }
+        print("kiln: asked job \(status.pid) on \(host) to stop (it checks \(directory)/.kiln/cancelled every "
+              + "\(Double(CancelWatch.interval) / 1e6) s; no signal goes to another host); "
+              + "`kiln resume \(directory)` continues it")
+    }
+
+    /// The error for a job that is not running: finished (nothing to do) or stopped (resume continues it).
+    private func notRunning(_ journal: Journal) -> ExitCode {
+        let why = journal.status()?.state == .finished ? "the job in \(directory) already finished; nothing to cancel"
+            : "the job in \(directory) already stopped: it is not running; `kiln resume \(directory)` continues it"
+        return KilnExitCode.failure(why, KilnExitCode.someFailed)
     }
 
     /// Marks a sharded job cancelled; each shard's watcher stops it (no signal from here:

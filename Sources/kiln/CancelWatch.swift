@@ -2,8 +2,9 @@ import Export
 import Foundation
 import Synchronization
 
-/// Watches a sharded job's cancel mark (`OUTPUT/.kiln/cancelled`, left by
-/// `kiln cancel` on any host) and, when it appears, stops this shard exactly as
+/// Watches a job's cancel mark (`OUTPUT/.kiln/cancelled`, left by `kiln cancel`
+/// for every shard of a sharded job, and for a whole job running on another
+/// host than cancel's) and, when it appears, stops this job exactly as
 /// Ctrl-C would: a SIGINT to this process, so the lifecycle takes no new image,
 /// lets the images in flight finish within `--grace`, and exits 75.
 ///

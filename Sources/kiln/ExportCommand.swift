@@ -30,12 +30,16 @@ struct ExportCommand: AsyncParsableCommand {
         rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
         gamma), blur, sharpen, grayscale, watermark; then PNG compression at --level.
 
-        The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR` and \
-        SIGTERM stop taking new images and let the images in flight finish, for up \
-        to --grace seconds (then they are left for resume); a second Ctrl-C exits at \
-        once. `kiln resume DIR` finishes the job. Only one job uses the GPU at a time \
-        (and, by default, one the CPU: KILN_CPU_SLOTS sets how many); --strategy \
-        says whether to wait.
+        The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR`, \
+        SIGTERM and SIGHUP (the terminal closed) stop taking new images and let the \
+        images in flight finish, for up to --grace seconds (then they are left for \
+        resume); a second Ctrl-C exits at once. A kiln started with SIGHUP ignored \
+        (nohup) keeps it ignored. `kiln resume DIR` finishes the job. Only one job \
+        uses the GPU at a time (and, by default, one the CPU: KILN_CPU_SLOTS sets how \
+        many); --strategy says whether to wait. The slots are files in \
+        $KILN_RUNTIME_DIR, else $XDG_RUNTIME_DIR/kiln, else /tmp/kiln-<uid>; that \
+        folder must be yours, not a symbolic link and not writable by others (the \
+        /tmp default: mode 0700), or the job exits 69 before writing anything.
 
         With --shard K/N, a process exports its share of the inputs, so that N \
         processes (a Kubernetes Indexed Job, a Slurm job array, GNU parallel) export \
@@ -48,7 +52,8 @@ struct ExportCommand: AsyncParsableCommand {
         Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
         (bad flag or value, unusable output directory, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
-        --strategy fail, or another process running the same job or shard, 75 cancelled or expired (resumable).
+        --strategy fail, another process running the same job or shard, or a slot \
+        folder that is not yours alone, 75 cancelled or expired (resumable).
         """
     )
 

@@ -29,6 +29,13 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
+        // The slot folder next, checked again when the slot is taken: one another user controls stops
+        // the job before its output folder or journal is written.
+        do {
+            try MachineSlots().checkFolder()
+        } catch {
+            throw reporter.refusal("cannot take the machine's slot: \(error)", KilnExitCode.unavailable)
+        }
         let shard = record.shard?.spec
         let directory = record.options.outputDirectory
         let output: OutputDirectory
@@ -55,6 +62,9 @@ struct JobRunner {
         var resuming = self.resuming
         do {
             lock = try takeLock(journal)
+            // A whole job's mark was meant for an earlier run (this one was not running to be cancelled):
+            // this start, export or resume, lifts it. A shard's mark stays until `kiln resume --shard` (above).
+            if shard == nil { ShardLayout.liftCancel(directory) }
             if shard != nil {
                 output.removeTemporaries()
                 // The same `export --shard` command again (a retry after a crash, a preemption, a lost
@@ -108,12 +118,11 @@ struct JobRunner {
         lifecycle.start()
         defer { lifecycle.stop() }
 
-        // Shards learn of `kiln cancel` (from any host) by its mark: they stop as Ctrl-C would, also while queued.
-        let cancelWatch = shard.map { _ in
-            CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
-        }
-        cancelWatch?.start()
-        defer { cancelWatch?.stop() }
+        // Every job learns of `kiln cancel` from another host by its mark (a shard, of one from any host):
+        // it stops as Ctrl-C would, also while queued.
+        let cancelWatch = CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
+        cancelWatch.start()
+        defer { cancelWatch.stop() }
 
         let slot: MachineSlots.Slot?
         do {

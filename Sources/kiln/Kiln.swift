@@ -14,8 +14,10 @@ struct Kiln: AsyncParsableCommand {
               written (also status/cancel with no job to act on)
           64  usage error (bad flag, bad value, unusable output directory)
           69  a required resource is unavailable (e.g. --device gpu without a GPU),
-              the job could not start at once under --strategy fail, or another
-              process runs the same job or shard
+              the job could not start at once under --strategy fail, another
+              process runs the same job or shard, the slot folder is not yours
+              alone (set KILN_RUNTIME_DIR), or kiln cancel could not verify the
+              job's process
           75  cancelled or expired; resumable
         """,
         version: KilnVersion.description,

@@ -83,6 +83,7 @@ final class ProgressObserver: Sendable {
         switch reason {
         case .userCancelled: return "cancelled"
         case .systemTermination: return "the system asked kiln to stop"
+        case .hangUp: return "the terminal closed (SIGHUP)"
         case .stalled: return "no progress for the stall timeout"
         case .declinedWhenSlow: return "slower than expected"
         }

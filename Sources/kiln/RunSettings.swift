@@ -26,7 +26,7 @@ struct RunSettings: ParsableArguments {
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable).")
     var stallTimeout: Double = 60
 
-    @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, stall) has to finish the images in flight; they are then left for resume.")
+    @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, SIGHUP, stall) has to finish the images in flight; they are then left for resume.")
     var grace: Double = 5
 
     @Option(help: ArgumentHelp(

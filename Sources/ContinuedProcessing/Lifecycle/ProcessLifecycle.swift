@@ -7,6 +7,9 @@ import Foundation
 /// - Second SIGINT: ``Options/onStopNow``.
 /// - SIGTERM: the system needs the resources → `expireAll(reason: .systemTermination)`;
 ///   tasks then have the scheduler's expiration grace.
+/// - SIGHUP (the terminal closed): a stop like SIGTERM → `expireAll(reason: .hangUp)`,
+///   unless SIGHUP was ignored when ``start()`` ran (`nohup` sets `SIG_IGN`): then it
+///   stays ignored, as the user asked the process to outlive its terminal.
 /// - SIGTSTP: ``Options/onSuspend`` (flush), then the process stops.
 /// - SIGCONT: ``Options/onResume``, and the foreground check runs again.
 /// - In the background of a shell (`tcgetpgrp(STDIN) != getpgrp()`), the nice value rises by
@@ -20,6 +23,8 @@ public final class ProcessLifecycle: Sendable {
     // Unchecked: dispatch sources are thread-safe objects that Swift does not mark Sendable.
     private struct Sources: @unchecked Sendable {
         var signals: [any DispatchSourceSignal] = []
+        /// The signals taken over (SIGHUP only when it was not ignored at the start).
+        var numbers: [Int32] = []
         var timer: (any DispatchSourceTimer)?
     }
 
@@ -54,12 +59,14 @@ public final class ProcessLifecycle: Sendable {
     /// The process's current state.
     public var processState: ProcessState { state.withLock { $0.current } }
 
-    /// Takes over SIGINT, SIGTERM, SIGTSTP and SIGCONT and starts the foreground check.
+    /// Takes over SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGHUP (unless SIGHUP is
+    /// ignored now) and starts the foreground check.
     /// Call it once, from the main thread, before the work starts.
     public func start() {
         let foregroundNice = ThreadPriority.current()
         var sources: [any DispatchSourceSignal] = []
-        for number in Self.handledSignals {
+        let numbers = Self.handledSignals + (Self.isIgnored(SIGHUP) ? [] : [SIGHUP])
+        for number in numbers {
             // Ignored at the process level, so only the dispatch source sees it.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -72,7 +79,7 @@ public final class ProcessLifecycle: Sendable {
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in self?.checkForeground() }
         timer.resume()
-        let installed = Sources(signals: sources, timer: timer)
+        let installed = Sources(signals: sources, numbers: numbers, timer: timer)
         state.withLock { state in
             state.sources = installed
             state.foregroundNice = foregroundNice
@@ -93,7 +100,7 @@ public final class ProcessLifecycle: Sendable {
         for source in sources.signals {
             source.cancel()
         }
-        for number in Self.handledSignals {
+        for number in sources.numbers {  // a SIGHUP ignored at the start stays ignored
             signal(number, SIG_DFL)
         }
         sources.timer?.cancel()
@@ -118,6 +125,12 @@ public final class ProcessLifecycle: Sendable {
             state.withLock { $0.terminating = true }
             reportState()
             Task { [scheduler] in await scheduler.expireAll(reason: .systemTermination) }
+        case SIGHUP:
+            // Decision: a closed terminal stops the job as SIGTERM does (grace, an end, resumable),
+            // not at once: the images in flight are worth finishing.
+            state.withLock { $0.terminating = true }
+            reportState()
+            Task { [scheduler] in await scheduler.expireAll(reason: .hangUp) }
         case SIGTSTP:
             suspend()
         case SIGCONT:
@@ -187,6 +200,13 @@ public final class ProcessLifecycle: Sendable {
             return state.current
         }
         if let change { options.onStateChange(change) }
+    }
+
+    /// Whether `number` is ignored (`SIG_IGN`) now; reads the action without changing it.
+    private static func isIgnored(_ number: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(number, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int {

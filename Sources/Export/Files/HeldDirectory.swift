@@ -29,11 +29,38 @@ public final class HeldDirectory: @unchecked Sendable {
         self.path = path
     }
 
-    /// Opens the subdirectory `name` of `parent` (created first when `create`),
+    /// Opens the directory `path` itself never through a symlink (`O_NOFOLLOW` on
+    /// its last component: a symlink there is `.symlinkInPath`), created first when
+    /// `create`, with `mode` (missing parents too). For a folder kiln must own
+    /// (the machine's slot folder, see ``RuntimeFolder``): the caller then checks
+    /// the held folder's owner and mode with ``identity``, which no later swap of
+    /// the path can change.
+    public init(refusingSymlink path: String, create: Bool, mode: mode_t) throws(OutputError) {
+        if create {
+            let parent = (path as NSString).deletingLastPathComponent
+            if !parent.isEmpty && parent != path { try Self.makeDirectories(parent, mode: mode) }
+            // mkdir never follows a symlink in the last place (it fails with EEXIST), so nothing is made through one.
+            if mkdir(path, mode) != 0 && errno != EEXIST { throw .system("cannot create directory \(path)", errno) }
+        }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let failure = errno
+            var info = stat()
+            let isLink = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+            // O_NOFOLLOW on a symlink fails with ELOOP; with O_DIRECTORY, some kernels say ENOTDIR.
+            if failure == ELOOP || failure == ENOTDIR && isLink { throw .symlinkInPath(path) }
+            if failure == ENOTDIR { throw .notADirectory(path) }
+            throw .system("cannot open directory \(path)", failure)
+        }
+        descriptor = fd
+        self.path = path
+    }
+
+    /// Opens the subdirectory `name` of `parent` (created first when `create`, with `mode`),
     /// refusing a symlink in its place.
-    public init(_ name: String, in parent: HeldDirectory, create: Bool) throws(OutputError) {
+    public init(_ name: String, in parent: HeldDirectory, create: Bool, mode: mode_t = 0o755) throws(OutputError) {
         let path = parent.path + "/" + name
-        if create && mkdirat(parent.descriptor, name, 0o755) != 0 && errno != EEXIST {
+        if create && mkdirat(parent.descriptor, name, mode) != 0 && errno != EEXIST {
             throw .system("cannot create directory \(path)", errno)
         }
         let fd = openat(parent.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -141,19 +168,20 @@ public final class HeldDirectory: @unchecked Sendable {
         fsync(descriptor)
     }
 
-    /// `mkdir -p`, failing with the directory that could not be made and the system's reason.
-    private static func makeDirectories(_ directory: String) throws(OutputError) {
-        if mkdir(directory, 0o755) == 0 { return }
+    /// `mkdir -p` (each folder made with `mode`), failing with the directory that could not be made and the system's reason.
+    private static func makeDirectories(_ directory: String, mode: mode_t = 0o755) throws(OutputError) {
+        if mkdir(directory, mode) == 0 { return }
         var failure = errno
         if failure == ENOENT {
             let parent = (directory as NSString).deletingLastPathComponent
             if !parent.isEmpty && parent != directory {
-                try makeDirectories(parent)
-                if mkdir(directory, 0o755) == 0 { return }
+                try makeDirectories(parent, mode: mode)
+                if mkdir(directory, mode) == 0 { return }
                 failure = errno
             }
         }
         var info = stat()
+        // A symlink to a directory passes here; a caller that refuses one opens with O_NOFOLLOW after.
         if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
         throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
     }

@@ -15,76 +15,89 @@ public struct MachineSlots: Sendable {
         case cpu
     }
 
-    /// The directory holding the lock and ticket files.
-    public let directory: String
+    /// The directory holding the lock and ticket files (see ``RuntimeFolder`` for its rules).
+    public var directory: String { folder.path }
     /// How many CPU jobs may run at once.
     public let cpuSlots: Int
+    /// The folder, checked at every acquire (that is, at every job's start).
+    private let folder: RuntimeFolder
 
     /// Slots in `directory` (default: `$KILN_RUNTIME_DIR`, `$XDG_RUNTIME_DIR/kiln`,
     /// or `/tmp/kiln-<uid>`); `cpuSlots` defaults to `$KILN_CPU_SLOTS` or 1 (a job
     /// already uses every core).
     public init(directory: String? = nil, cpuSlots: Int? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.directory = directory ?? environment["KILN_RUNTIME_DIR"]
-            ?? environment["XDG_RUNTIME_DIR"].map { $0 + "/kiln" } ?? "/tmp/kiln-\(getuid())"
+        folder = directory.map { RuntimeFolder(path: $0, source: .explicit) } ?? RuntimeFolder(environment: environment)
         self.cpuSlots = max(1, cpuSlots ?? environment["KILN_CPU_SLOTS"].flatMap(Int.init) ?? 1)
+    }
+
+    /// Opens and checks the slot folder (made 0700 when missing) without taking a
+    /// slot: a job calls it before it writes anything, so a folder that is not
+    /// the user's alone stops it first. Throws ``RuntimeFolderError``.
+    public func checkFolder() throws(RuntimeFolderError) {
+        _ = try folder.open()
     }
 
     /// Takes a free slot of `kind` at once, or returns nil (for `--strategy fail`).
     /// A slot is free for a newcomer only when nobody is queued for it.
+    /// Throws ``RuntimeFolderError`` when the folder is not the user's alone.
     public func tryAcquire(_ kind: Kind) throws -> Slot? {
-        try prepare(kind)
-        guard try liveTickets(kind).isEmpty else { return nil }
-        return try grab(kind)
+        let (held, queue) = try prepare(kind)
+        guard liveTickets(in: queue).isEmpty else { return nil }
+        return try grab(kind, in: held)
     }
 
     /// Waits for a slot of `kind` in FIFO order, calling `position` with the
     /// 1-based queue position whenever it changes; returns nil if `cancelled`
-    /// becomes true first.
+    /// becomes true first. Throws ``RuntimeFolderError`` when the folder is not the user's alone.
     public func acquire(_ kind: Kind, position: (Int) -> Void, cancelled: () -> Bool) throws -> Slot? {
-        try prepare(kind)
-        if try liveTickets(kind).isEmpty, let slot = try grab(kind) { return slot }
-        let ticket = try Ticket(directory: ticketDirectory(kind))
+        let (held, queue) = try prepare(kind)
+        if liveTickets(in: queue).isEmpty, let slot = try grab(kind, in: held) { return slot }
+        let ticket = try Ticket(in: queue)
         defer { ticket.remove() }
         var last = 0
         while !cancelled() {
-            let ahead = try liveTickets(kind).filter { $0 < ticket.name }.count
+            let ahead = liveTickets(in: queue).filter { $0 < ticket.name }.count
             if ahead + 1 != last {
                 last = ahead + 1
                 position(last)
             }
-            if ahead == 0, let slot = try grab(kind) { return slot }
+            if ahead == 0, let slot = try grab(kind, in: held) { return slot }
             usleep(100_000)
         }
         return nil
     }
 
     private func count(_ kind: Kind) -> Int { kind == .gpu ? 1 : cpuSlots }
-    private func ticketDirectory(_ kind: Kind) -> String { directory + "/\(kind.rawValue)-queue" }
 
-    private func prepare(_ kind: Kind) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: ticketDirectory(kind), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+    /// Opens and checks the slot folder, then its queue folder for `kind` (made 0700, never through a symlink).
+    private func prepare(_ kind: Kind) throws -> (folder: HeldDirectory, queue: HeldDirectory) {
+        let held = try folder.open()
+        let name = "\(kind.rawValue)-queue"
+        do throws(OutputError) {
+            return (held, try HeldDirectory(name, in: held, create: true, mode: 0o700))
+        } catch .system(_, let code) {
+            throw RuntimeFolderError.system(held.path + "/" + name, code)
+        } catch .symlinkInPath {
+            throw RuntimeFolderError.unsafe(held.path + "/" + name, reason: "is a symbolic link")
         } catch {
-            throw JournalError.system("cannot create the runtime directory \(directory)", errno)
+            throw RuntimeFolderError.unsafe(held.path + "/" + name, reason: "is not a directory")
         }
     }
 
-    private func grab(_ kind: Kind) throws -> Slot? {
+    private func grab(_ kind: Kind, in folder: HeldDirectory) throws -> Slot? {
         for index in 0..<count(kind) {
-            if let slot = try Slot(path: directory + "/\(kind.rawValue)-\(index).lock") { return slot }
+            if let slot = try Slot(name: "\(kind.rawValue)-\(index).lock", in: folder) { return slot }
         }
         return nil
     }
 
     /// Names of tickets whose processes still run, oldest first (names sort by arrival).
-    private func liveTickets(_ kind: Kind) throws -> [String] {
-        let dir = ticketDirectory(kind)
-        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().filter { name in
+    private func liveTickets(in queue: HeldDirectory) -> [String] {
+        queue.names().sorted().filter { name in
             guard let pid = name.split(separator: "-").last.flatMap({ pid_t($0) }) else { return false }
             if kill(pid, 0) == 0 || errno == EPERM { return true }
-            unlink(dir + "/" + name)  // its process died without cleaning up
+            queue.remove(name)  // its process died without cleaning up
             return false
         }
     }
@@ -93,9 +106,9 @@ public struct MachineSlots: Sendable {
     public final class Slot: Sendable {
         private let fd: Int32
 
-        fileprivate init?(path: String) throws {
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw JournalError.system("cannot open \(path)", errno) }
+        fileprivate init?(name: String, in folder: HeldDirectory) throws {
+            let fd = folder.openFile(name, O_RDWR | O_CREAT, mode: 0o600)
+            guard fd >= 0 else { throw JournalError.system("cannot open \(folder.path)/\(name)", errno) }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)
                 return nil
@@ -111,18 +124,18 @@ public struct MachineSlots: Sendable {
     /// A place in the queue: an empty file named `<arrival ns>-<pid>`.
     private struct Ticket {
         let name: String
-        let path: String
+        let queue: HeldDirectory
 
-        init(directory: String) throws {
+        init(in queue: HeldDirectory) throws {
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
             name = String(format: "%020lld-%d", Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), getpid())
-            path = directory + "/" + name
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw JournalError.system("cannot create \(path)", errno) }
+            self.queue = queue
+            let fd = queue.openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            guard fd >= 0 else { throw JournalError.system("cannot create \(queue.path)/\(name)", errno) }
             close(fd)
         }
 
-        func remove() { unlink(path) }
+        func remove() { queue.remove(name) }
     }
 }

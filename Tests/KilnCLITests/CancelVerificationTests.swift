@@ -1,0 +1,138 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `kiln cancel` signals only a process it verified to be the job: status.json
+/// must name this host and a pid that holds the job's lock. A job on another
+/// host is asked through the cancel mark it polls; a job that already ended is
+/// said to have finished or stopped. A real running job is still cancelled.
+@Suite(.serialized) struct CancelVerificationTests {
+    private func fileEvents(_ child: ChildProcess) -> Int {
+        child.stdoutSoFar.components(separatedBy: "\"event\":\"file\"").count - 1
+    }
+
+    /// This machine's name, as kiln compares it.
+    private var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A finished job's folder (journal kept), whose status.json then says what `changes` set.
+    private func journal(_ out: String, status changes: [String: Any]) throws {
+        let made = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--keep-journal",
+                             "--progress", "none"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let path = out + "/.kiln/status.json"
+        var status = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+            as? [String: Any])
+        for (key, value) in changes { status[key] = value }
+        try JSONSerialization.data(withJSONObject: status).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// A process that would die of SIGINT (sleep's default action); the caller stops it.
+    private func bystander() throws -> ChildProcess {
+        try ChildProcess("/bin/sleep", ["600"])
+    }
+
+    /// Whether `child` still runs: not exited and not reaped (a zombie still answers `kill(pid, 0)`).
+    private func isAlive(_ child: ChildProcess) -> Bool {
+        var status: Int32 = 0
+        return waitpid(child.pid, &status, WNOHANG) == 0
+    }
+
+    @Test func aJobNamedOnAnotherHostIsAskedByTheMarkNeverSignalled() throws {
+        let out = try TemporaryDirectory()
+        let sleeper = try bystander()
+        defer {
+            sleeper.send(SIGKILL)
+            _ = try? sleeper.wait(timeout: .seconds(10))
+        }
+        try journal(out.path, status: ["pid": Int(sleeper.pid), "host": "elsewhere.invalid", "state": "running"])
+        let r = try kiln(["cancel", out.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("asked job \(sleeper.pid) on elsewhere.invalid to stop (it checks \(out.path)/.kiln/cancelled"),
+                "\(r.stdout)")
+        #expect(isAlive(sleeper), "a pid of another host was signalled here")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/cancelled")))
+    }
+
+    @Test func aLivePidThatDoesNotHoldTheLockIsNotSignalled() throws {
+        let out = try TemporaryDirectory()
+        let sleeper = try bystander()
+        defer {
+            sleeper.send(SIGKILL)
+            _ = try? sleeper.wait(timeout: .seconds(10))
+        }
+        try journal(out.path, status: ["pid": Int(sleeper.pid), "host": hostName, "state": "running"])
+        // This test process holds the job's lock, so the lock alone would say "running".
+        let lock = open(out.join(".kiln/lock"), O_RDWR | O_CLOEXEC)
+        try #require(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0, "the test took the job's lock")
+        let r = try kiln(["cancel", out.path])
+        #expect(r.status == 69, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("pid \(sleeper.pid)") && r.stderr.contains("does not hold its lock; nothing was signalled"),
+                "\(r.stderr)")
+        #expect(isAlive(sleeper))
+
+        // Without any lock holder the job is not running: still nothing signalled.
+        close(lock)
+        let free = try kiln(["cancel", out.path])
+        #expect(free.status == 1, "\(free.stderr)")
+        #expect(free.stderr.contains("not running"), "\(free.stderr)")
+        #expect(isAlive(sleeper))
+    }
+
+    @Test func cancelAfterTheJobEndedSaysFinishedOrStopped() throws {
+        let out = try TemporaryDirectory()
+        try journal(out.path, status: [:])
+        let finished = try kiln(["cancel", out.path])
+        #expect(finished.status == 1)
+        #expect(finished.stderr.contains("the job in \(out.path) already finished; nothing to cancel"), "\(finished.stderr)")
+        #expect(!finished.stdout.contains("asked job"))
+
+        let stopped = try TemporaryDirectory()
+        try journal(stopped.path, status: ["state": "stopped", "host": hostName])
+        let r = try kiln(["cancel", stopped.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("already stopped") && r.stderr.contains("`kiln resume \(stopped.path)` continues it"),
+                "\(r.stderr)")
+    }
+
+    @Test func aRunningJobIsCancelledAndResumable() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(child.waitUntil { fileEvents(child) >= 2 })
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("asked job \(child.pid) to stop"), "\(cancel.stdout)")
+        let r = try child.wait(timeout: .seconds(60))
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+
+    /// A real job cancelled "from another host" (a UTS namespace with another host name) stops by the mark,
+    /// exits 75, and `kiln resume` lifts the mark and completes it.
+    @Test func aRunningJobCancelledFromAnotherHostStopsByTheMark() throws {
+        let unshare = "/usr/bin/unshare"
+        try #require(geteuid() == 0 && FileManager.default.isExecutableFile(atPath: unshare),
+                     "the test needs root and unshare (util-linux) to give cancel another host name")
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(child.waitUntil { fileEvents(child) >= 2 })
+        let cancel = try ChildProcess(unshare, ["-u", "sh", "-c", "hostname elsewhere.invalid && exec \"$0\" cancel \"$1\"",
+                                                Paths.kiln, out.path]).wait(timeout: .seconds(60))
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("asked job \(child.pid) on \(hostName) to stop"), "\(cancel.stdout)")
+        let r = try child.wait(timeout: .seconds(60))
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).all.last?["exitCode"] as? Int == 75)
+        #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: out.join(".kiln/cancelled")), "resume lifted the mark")
+        #expect(LargeImages.matchesReference(out.path) == [])
+    }
+}
