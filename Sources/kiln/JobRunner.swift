@@ -141,6 +141,7 @@ struct JobRunner {
         hooks.onResult = { stream.file($0) }
         hooks.stallAfter = ProcessInfo.processInfo.environment["KILN_TEST_STALL_AFTER"].flatMap(Int.init)
         hooks.stallRelease = ProcessInfo.processInfo.environment["KILN_TEST_STALL_RELEASE"]
+        hooks.decodePause = ProcessInfo.processInfo.environment["KILN_TEST_PAUSE_DECODE"]
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {
