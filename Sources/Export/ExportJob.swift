@@ -384,7 +384,7 @@ public final class ExportJob: Sendable {
                     _ = try check.finish()
                     guard check.width == writer.width, check.height == writer.height else { throw OutputError.unverified }
                     try hooks.critical("replace \(item.input)") {
-                        try output.replace(destination, with: bytes) {
+                        try InPlaceReplacement.replace(destination, with: bytes) {
                             // The last moment the input can still be kept: one rewritten since its decoding is not replaced.
                             guard source?.isUnchanged() == true else { throw InputChanged() }
                             try journal?.recordFinished(record)

@@ -67,6 +67,8 @@ struct JobRunner {
                     resuming = true
                 }
             }
+            // Temporary files a killed in-place run left beside its inputs: nobody else removes them.
+            if record.options.inPlace { InPlaceReplacement.removeLeftovers(of: record.items.map(\.input)) }
             if resuming {
                 (finishedBefore, lostWrites) = journal.verify(in: output)
             } else {
