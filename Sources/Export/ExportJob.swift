@@ -101,6 +101,10 @@ public final class ExportJob: Sendable {
         /// Test hook: ends the stall of ``stallAfter`` once a file exists at this path, so a test can change
         /// the world at a known point of the job (`KILN_TEST_STALL_RELEASE`).
         public var stallRelease: String?
+        /// Test hook: once an input is open (its header read, nothing decoded), the worker creates
+        /// `<decodePause>.paused` and waits until a file exists at `decodePause`, so a test can
+        /// rewrite the input while it is being read (`KILN_TEST_PAUSE_DECODE`).
+        public var decodePause: String?
 
         /// Default hooks.
         public init() {}
@@ -281,6 +285,12 @@ public final class ExportJob: Sendable {
         while takesNewImages && !released(hooks) { usleep(20_000) }
     }
 
+    /// The ``Hooks/decodePause`` hook: says it is reached, then waits for its release (or a stop).
+    private func pauseDecoding(until release: String) {
+        close(open(release + ".paused", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        while !isStopped && access(release, F_OK) != 0 { usleep(5_000) }
+    }
+
     /// Whether the test's release file for a stall exists.
     private func released(_ hooks: Hooks) -> Bool {
         hooks.stallRelease.map { access($0, F_OK) == 0 } ?? false
@@ -320,6 +330,7 @@ public final class ExportJob: Sendable {
                 let whole = source?.bytes
                 let open = { try ImageCodecs.reader(path: item.input, bytes: whole, limits: limits) }
                 let reader = try open()
+                if let pause = hooks.decodePause { pauseDecoding(until: pause) }
                 result.pixels = reader.width * reader.height
                 tracker.weigh(progressItem, pixels: result.pixels)
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
@@ -344,6 +355,8 @@ public final class ExportJob: Sendable {
                 }) { fraction in
                     tracker.advance(progressItem, rendering: fraction)
                 }
+                // Decoded to its end: only an input that is still the version opened made these pixels.
+                guard source?.isUnchanged() == true else { throw InputChanged() }
                 guard let writer else { preconditionFailure("the renderer asked for no sink") }
                 var colorWarnings: [String] = []
                 if let converter = colorConverter, let converting {
@@ -372,7 +385,11 @@ public final class ExportJob: Sendable {
                     _ = try check.finish()
                     guard check.width == writer.width, check.height == writer.height else { throw OutputError.unverified }
                     try hooks.critical("replace \(item.input)") {
-                        try output.replace(destination, with: bytes) { try journal?.recordFinished(record) }
+                        try InPlaceReplacement.replace(destination, with: bytes) {
+                            // The last moment the input can still be kept: one rewritten since its decoding is not replaced.
+                            guard source?.isUnchanged() == true else { throw InputChanged() }
+                            try journal?.recordFinished(record)
+                        }
                     }
                     result.status = .written
                     result.bytesWritten = bytes.count
@@ -405,7 +422,8 @@ public final class ExportJob: Sendable {
                     self.stop(because: full)
                     return nil
                 }
-                result.error = "\(error)"
+                // A decoder's complaint about an input rewritten under it is the rewrite's doing: said so.
+                result.error = source.map { $0.isUnchanged() } == false ? "\(InputChanged())" : "\(error)"
             }
         }
         // Skips, conflicts and failures are recorded too, so `kiln status` can count them;

@@ -1,22 +1,39 @@
 import Foundation
 
-/// An input read once: its size and modification time (what made an output,
-/// see ``Provenance``) and, for a small file, its bytes, all from one `open`,
-/// `fstat`, `read` and `close`, so that the journal's record, the progress
-/// weight and the decoding share that read. Larger files are left to the
-/// decoder's streaming reader, which never holds a whole file in memory.
+/// An input read once: its version (size, modification time, inode: what made an
+/// output, see ``Provenance``, and what tells a change while it is read) and,
+/// for a small file, its bytes, all from one `open`, `fstat`, `read` and
+/// `close`, so that the journal's record, the progress weight and the decoding
+/// share that read. Larger files are left to the decoder's streaming reader,
+/// which never holds a whole file in memory.
+///
+/// A file rewritten while it is read (a `cp` over it, a `mv` onto its name)
+/// would give an output spliced from two images: the streaming reader reads on
+/// into the new content, and the PNG decoder's fallback reads the file again
+/// from its start. ``isUnchanged()`` compares the version taken here, before a
+/// byte was read, with the file's version once decoding finished: an image
+/// whose input changed in between fails (``InputChanged``), whatever was decoded.
+///
+/// Rejected design: handing the decoder the descriptor opened here. It would
+/// keep a `mv` over the input from being read, but not a `cp` (the same inode,
+/// rewritten), so the check after decoding is needed anyway, and it covers both.
 struct InputFile {
     /// Files up to this size are read whole (a few images per worker at most).
     static let wholeReadLimit = 8 << 20
 
-    /// Size in bytes.
-    let size: Int
-    /// Modification time, in nanoseconds since 1970.
-    let modified: Int
+    /// The path it was read from.
+    let path: String
+    /// Its version when it was opened, before anything was read.
+    let version: FileVersion
     /// The whole file when it is a non-empty regular file of at most
     /// ``wholeReadLimit`` bytes; nil otherwise (the decoder then opens it
     /// itself and reports any error).
     let bytes: [UInt8]?
+
+    /// Size in bytes.
+    var size: Int { version.size }
+    /// Modification time, in nanoseconds since 1970.
+    var modified: Int { version.modified }
 
     /// Reads `path`; nil when it cannot be opened (the decoder says why).
     init?(path: String) {
@@ -25,17 +42,17 @@ struct InputFile {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        size = Int(info.st_size)
-        modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        self.path = path
+        version = FileVersion(info)
+        let size = version.size
         guard (info.st_mode & S_IFMT) == S_IFREG, size > 0, size <= Self.wholeReadLimit else {
             bytes = nil
             return
         }
-        // Exactly its size: one read for a small file. A file changed while it is read is a
-        // race no reader wins; a short read (it shrank) goes to the streaming reader, which reports it.
+        // Exactly its size: one read for a small file. A file changed while it is read fails
+        // by ``isUnchanged()``; a short read (it shrank) goes to the streaming reader, which reports it.
         var bytes = [UInt8](repeating: 0, count: size)
         var count = 0
-        let size = self.size
         bytes.withUnsafeMutableBytes { buffer in
             while count < size {
                 let n = read(fd, buffer.baseAddress! + count, size - count)
@@ -45,5 +62,19 @@ struct InputFile {
             }
         }
         self.bytes = count == size ? bytes : nil
+    }
+
+    /// Whether the file at ``path`` is still the version read (by `stat`, following symlinks as the read did).
+    func isUnchanged() -> Bool {
+        FileVersion(path: path) == version
+    }
+}
+
+/// An input that changed between being opened and the end of its decoding: what
+/// was decoded may mix two versions of it, so its image fails and nothing is written.
+struct InputChanged: Error, CustomStringConvertible {
+    var description: String {
+        "changed while being read (it was rewritten or replaced during its export); no output was written — "
+            + "export it again once it is complete"
     }
 }

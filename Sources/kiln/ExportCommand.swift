@@ -68,7 +68,7 @@ struct ExportCommand: AsyncParsableCommand {
     var output: String?
 
     @Flag(name: .customLong("in-place"),
-          help: "Replace each input by its output (as mogrify does), atomically, once the output is complete and decodes back; the journal is ./.kiln.")
+          help: "Replace each input by its output (as mogrify does), atomically, once the output is complete and decodes back, keeping its mode, owner, group and extended attributes; the journal is ./.kiln.")
     var inPlace = false
 
     @Option(help: "Where to render: auto, gpu, vulkan or cpu.")

@@ -77,6 +77,8 @@ struct JobRunner {
                     resuming = true
                 }
             }
+            // Temporary files a killed in-place run left beside its inputs: nobody else removes them.
+            if record.options.inPlace { InPlaceReplacement.removeLeftovers(of: record.items.map(\.input)) }
             if resuming {
                 (finishedBefore, lostWrites) = journal.verify(in: output)
             } else {
@@ -150,6 +152,7 @@ struct JobRunner {
         hooks.onResult = { stream.file($0) }
         hooks.stallAfter = ProcessInfo.processInfo.environment["KILN_TEST_STALL_AFTER"].flatMap(Int.init)
         hooks.stallRelease = ProcessInfo.processInfo.environment["KILN_TEST_STALL_RELEASE"]
+        hooks.decodePause = ProcessInfo.processInfo.environment["KILN_TEST_PAUSE_DECODE"]
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {

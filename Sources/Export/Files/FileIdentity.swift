@@ -10,7 +10,44 @@ struct FileIdentity: Hashable, Sendable {
     init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The identity of the file `info` describes.
+    init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
+    }
+}
+
+/// One version of a file's content, as far as `stat` tells: its identity, size,
+/// modification time and change time. A `cp` over the file rewrites the same
+/// inode (its size, modification and change times move on); a `mv` over it puts
+/// another inode at its path. Either makes a different version.
+///
+/// The kernel stamps times from a coarse clock (a few milliseconds): a rewrite
+/// to the very same size within one tick of the version taken could go unseen.
+/// No `stat` field tells more; a checksum would mean reading the file twice.
+struct FileVersion: Equatable, Sendable {
+    let identity: FileIdentity
+    let size: Int
+    /// Modification time, in nanoseconds since 1970.
+    let modified: Int
+    /// Status change time (ctime), in nanoseconds since 1970: moves on with any write or metadata change.
+    let changed: Int
+
+    /// The version `info` describes.
+    init(_ info: stat) {
+        identity = FileIdentity(info)
+        size = Int(info.st_size)
+        modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        changed = Int(info.st_ctim.tv_sec) * 1_000_000_000 + Int(info.st_ctim.tv_nsec)
+    }
+
+    /// The version of the file `path` names now (following symlinks), or nil when it does not exist.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
     }
 }

@@ -105,34 +105,6 @@ public final class OutputDirectory: Sendable {
         return parent.status(of: name) != nil
     }
 
-    /// Replaces the file at `target` (an input, for `--in-place`) by `bytes`
-    /// atomically: a temporary file beside it (same file system) is written and
-    /// flushed, `beforeRename` runs (to journal the new content first, so a
-    /// resume can tell by its checksum whether the rename happened), then it is
-    /// renamed over the target and the directory is flushed.
-    public func replace(_ target: String, with bytes: [UInt8], beforeRename: () throws -> Void) throws {
-        let directory = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).kiln-\(getpid())-\(counter.next()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw OutputError.system("cannot create \(temporary)", errno) }
-        var ok = false
-        defer { if !ok { unlink(temporary) } }
-        do {
-            defer { close(fd) }
-            try Self.writeAll(fd, bytes)
-            guard fdatasync(fd) == 0 else { throw OutputError.system("cannot flush \(temporary)", errno) }
-        }
-        try beforeRename()
-        guard rename(temporary, target) == 0 else { throw OutputError.system("cannot rename over \(target)", errno) }
-        ok = true
-        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 {
-            fsync(dirfd)
-            close(dirfd)
-        }
-    }
-
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
         guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }
@@ -311,7 +283,8 @@ public final class OutputDirectory: Sendable {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {
+    /// Writes all of `bytes` to `fd` (retrying short and interrupted writes).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(OutputError) {
         let failure: Int32? = bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
