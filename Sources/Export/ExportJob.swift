@@ -395,10 +395,14 @@ public final class ExportJob: Sendable {
                     result.bytesWritten = bytes.count
                     return FinishedImage(result: result, record: record, recorded: true, deliver: deliver)
                 } else if case .unrecorded(let present) = existing {
-                    // No record says what made it: what this work makes decides.
-                    if ImageCodecs.output.sameExceptTime(present, bytes) {
+                    // No record says what made it: what this work makes decides, within what
+                    // the backends may differ by (the output may have been made on the other one).
+                    if ImageCodecs.output.sameWork(present, bytes, tolerance: Self.backendAgreement) {
                         result.status = .skipped
-                        record.status = .skipped
+                        // The record describes the file kept, not the bytes this run made and dropped
+                        // (another tIME, other pixels): the next run finds it unchanged.
+                        record = FinishedRecord(output: item.output, status: .skipped, size: present.count,
+                                                crc32: CRC32.checksum(present), error: nil, made: made)
                     } else {
                         result.status = .conflict
                         result.error = "\(destination) exists and differs from what this export makes "
@@ -440,6 +444,11 @@ public final class ExportJob: Sendable {
             return identities!.contains(file)
         }
     }
+
+    /// How far the CPU and Vulkan backends may differ, per 8-bit sample (docs/devices.md;
+    /// checked by Tests/ComputeTests): an output in place that differs from this
+    /// run's by no more, in pixels alone, is this same work made on the other backend.
+    static let backendAgreement = 1
 
     /// What sits at an item's output path before the work, when `--overwrite` is not given.
     private enum Existing {

@@ -20,9 +20,12 @@ public protocol ImageCodec: Sendable {
     func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth) -> Int
     /// A writer of a `width × height` image at `depth`.
     func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter
-    /// Whether two files of this format hold the same image and blocks, their
-    /// time stamps aside: two exports of the same work made at different times.
-    func sameExceptTime(_ a: [UInt8], _ b: [UInt8]) -> Bool
+    /// Whether two files of this format are the same work: the same image and
+    /// blocks, their time stamps aside (two exports made at different times), or,
+    /// with `tolerance` above 0, the same blocks and samples that differ by at
+    /// most `tolerance` per 8-bit sample (`256 × tolerance` per 16-bit one): the
+    /// same work rendered by another backend.
+    func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool
 }
 
 /// How an output is written.

@@ -38,8 +38,8 @@ public struct PNGImageCodec: ImageCodec {
         try PNGWriter(width: width, height: height, depth: depth, settings: settings)
     }
 
-    public func sameExceptTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        PNGChunks.sameExceptTime(a, b)
+    public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+        PNGChunks.sameWork(a, b, tolerance: tolerance)
     }
 }
 
