@@ -72,6 +72,24 @@ import Testing
         #expect(warnings.count == 1 && warnings[0].contains("twice.png") && warnings[0].contains(type), "\(warnings)")
     }
 
+    @Test func aLateSingletonIsMovedUpOrLeftOutAsReadersTreatIt() throws {
+        let dir = try TemporaryDirectory()
+        let exif = try #require(Self.values["eXIf"]).0
+        // gAMA and pHYs after the image data, where libpng ignores them; eXIf, which it reads anywhere.
+        let still: [UInt8] = Self.image(with: [])
+        let late: [UInt8] = Array(still.dropLast(12)) + PNGBytes.chunk("gAMA", PNGBytes.bigEndian(45455))
+            + PNGBytes.chunk("pHYs", PNGBytes.bigEndian(2835) + PNGBytes.bigEndian(2835) + [1])
+            + PNGBytes.chunk("eXIf", exif) + PNGBytes.chunk("IEND", [])
+        try Data(late).write(to: URL(fileURLWithPath: dir.join("late.png")))
+        let r = try kiln(["export", dir.join("late.png"), "-o", dir.join("out"), "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try pngcheckFailures([dir.join("out/late.png")]) == [])
+        let types = PNGBytes.chunks(of: try Self.read(dir.join("out/late.png"))).map(\.type)
+        #expect(types == ["IHDR", "eXIf", "IDAT", "IEND"], "\(types)")
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.count == 2 && warnings.allSatisfy { $0.contains("late.png") && $0.contains("out of place") }, "\(warnings)")
+    }
+
     /// The singleton chunk types `png` holds, in stream order, each once.
     private static func singletons(in png: [UInt8]) -> [String] {
         var types: [String] = []
