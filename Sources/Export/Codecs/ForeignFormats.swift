@@ -10,11 +10,13 @@ enum ForeignFormats {
         /// The bytes.
         let bytes: [UInt8]
 
+        /// `bytes` at `offset`.
         init(_ offset: Int, _ bytes: [UInt8]) {
             self.offset = offset
             self.bytes = bytes
         }
 
+        /// The ASCII `text` at `offset`.
         init(_ offset: Int, _ text: String) { self.init(offset, Array(text.utf8)) }
     }
 
