@@ -8,8 +8,9 @@ public import ImageCore
 /// checks the compressed ones (iCCP, zTXt, compressed iTXt): a damaged chunk
 /// costs that chunk, never the image, and is named in ``warnings``. Of a chunk
 /// the PNG specification allows once (gAMA, eXIf, …; ``PNGChunkRules``) only
-/// the first is kept, a repeat named in ``warnings``: the model never holds
-/// two, whichever decoder read the file. Writing
+/// the first is kept, a repeat (or one placed where readers ignore it) named
+/// in ``warnings``: the model never holds two, whichever decoder read the file.
+/// An APNG's animation is dropped with a warning (the default image stays). Writing
 /// (``PNGEncoder/encode(_:options:metadata:keep:time:)``) keeps what is still
 /// true of the output and says what it left out and why.
 public struct PNGMetadata: Sendable, Equatable {
@@ -147,7 +148,8 @@ extension PNGMetadata {
     /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
     ///   only when safe to copy (PNG spec §5.4);
     /// - a chunk the specification allows once is written once (the first),
-    ///   no later than its allowed place.
+    ///   in its allowed place: a late eXIf moved up, any other late one left
+    ///   out (``PNGChunkRules``).
     public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection)
         -> (chunks: [PNGChunk], dropped: [DroppedMetadata])
     {
