@@ -179,6 +179,10 @@ int cpng_keep_chunk(cpng_decoder *d, const uint8_t type[4], const uint8_t *data,
     char name[5];
     memcpy(name, type, 4);
     name[4] = '\0';
+    /* An APNG's frames are never exported: only acTL (8 bytes) is kept, so the
+     * caller can say the animation was dropped; fcTL and fdAT, up to the whole
+     * animation's size, would only fill the metadata limit. */
+    if (strcmp(name, "fcTL") == 0 || strcmp(name, "fdAT") == 0) return 1;
     if (d->arena_size + size > MAX_KEPT_BYTES || d->kept_count >= MAX_CACHED_CHUNKS) {
         cpng_note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata", name, MAX_CACHED_CHUNKS,
                            MAX_KEPT_BYTES >> 20);

@@ -103,7 +103,8 @@ public struct Resolution: Sendable, Equatable {
 public struct CarriedMetadata: Sendable, Equatable {
     /// The format the blocks are in; only a writer of this format writes them.
     public var format: ImageFormat
-    /// The blocks.
+    /// The blocks; a type the format allows once appears at most once (the
+    /// reader keeps the first, as PNG's reference library does).
     public var blocks: [MetadataBlock]
     /// The source's stored pixel layout in the format's terms (PNG: colour
     /// type, bit depth), for blocks that hold only while it is unchanged.

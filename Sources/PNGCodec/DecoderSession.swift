@@ -98,7 +98,8 @@ struct DecoderSession: ~Copyable {
     /// Whether the fast path decoded the image (known once it is read to the end).
     var usedFastPath: Bool { cpng_decoder_used_fast_path(handle) != 0 }
 
-    /// The ancillary chunks kept while reading, damaged compressed ones dropped with a warning.
+    /// The ancillary chunks kept while reading: damaged compressed ones, an APNG's
+    /// animation and every repeat of a chunk allowed once dropped with a warning.
     func metadata() -> PNGMetadata {
         var raw = [cpng_chunk](repeating: cpng_chunk(), count: cpng_decoder_chunks(handle, nil, 0))
         _ = cpng_decoder_chunks(handle, &raw, raw.count)
@@ -112,6 +113,8 @@ struct DecoderSession: ~Copyable {
         var metadata = PNGMetadata(chunks: chunks, sourceColorType: header.colorType, sourceBitDepth: header.bitDepth,
                                    warnings: lines.map { "\($0); the chunk is left out" })
         metadata.dropDamagedChunks()
+        metadata.dropAnimation()
+        metadata.keepFirstOfEachSingleton()
         return metadata
     }
 

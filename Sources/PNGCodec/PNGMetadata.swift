@@ -6,7 +6,11 @@ public import ImageCore
 ///
 /// Reading keeps every ancillary chunk but tRNS (the pixels carry it) and
 /// checks the compressed ones (iCCP, zTXt, compressed iTXt): a damaged chunk
-/// costs that chunk, never the image, and is named in ``warnings``. Writing
+/// costs that chunk, never the image, and is named in ``warnings``. Of a chunk
+/// the PNG specification allows once (gAMA, eXIf, …; ``PNGChunkRules``) only
+/// the first is kept, a repeat (or one placed where readers ignore it) named
+/// in ``warnings``: the model never holds two, whichever decoder read the file.
+/// An APNG's animation is dropped with a warning (the default image stays). Writing
 /// (``PNGEncoder/encode(_:options:metadata:keep:time:)``) keeps what is still
 /// true of the output and says what it left out and why.
 public struct PNGMetadata: Sendable, Equatable {
@@ -142,7 +146,10 @@ extension PNGMetadata {
     /// - an ICC profile must match the output: an RGB profile cannot tag a
     ///   gray output (e.g. after `--grayscale`), nor a gray one an RGB output;
     /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
-    ///   only when safe to copy (PNG spec §5.4).
+    ///   only when safe to copy (PNG spec §5.4);
+    /// - a chunk the specification allows once is written once (the first),
+    ///   in its allowed place: a late eXIf moved up, any other late one left
+    ///   out (``PNGChunkRules``).
     public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection)
         -> (chunks: [PNGChunk], dropped: [DroppedMetadata])
     {
@@ -150,7 +157,8 @@ extension PNGMetadata {
         let sameFormat = colorType == sourceColorType && bitDepth == sourceBitDepth
         var kept: [PNGChunk] = []
         var dropped: [DroppedMetadata] = []
-        for chunk in chunks {
+        // Reading kept one of each already; metadata made otherwise gets the same rule.
+        for chunk in PNGChunkRules.firstOfEachSingleton(chunks).chunks {
             guard let kind = MetadataSelection.kind(of: chunk), keep.contains(kind) else { continue }
             switch chunk.type {
             case "hIST":

@@ -54,6 +54,22 @@ public enum PNGBytes {
         chunks(of: png).filter { $0.type == type }.map { Array(png[$0.dataOffset..<($0.dataOffset + $0.length)]) }
     }
 
+    /// A whole PNG of 8-bit samples, unfiltered, its image data in stored
+    /// deflate blocks: `rows` holds each row's samples (palette indices for
+    /// colour type 3); `before` (whole chunks) stands between IHDR and IDAT.
+    public static func stored(width: UInt32, colorType: UInt8, rows: [[UInt8]], before: [UInt8] = []) -> [UInt8] {
+        let raw: [UInt8] = rows.flatMap { [UInt8(0)] + $0 }
+        return signature + ihdr(width: width, height: UInt32(rows.count), colorType: colorType) + before
+            + chunk("IDAT", zlibStored(raw)) + chunk("IEND", [])
+    }
+
+    /// Inserts `chunk` (a whole chunk) right before the first IDAT.
+    public static func insertBeforeImageData(_ chunk: [UInt8], into png: [UInt8]) -> [UInt8] {
+        var out = png
+        out.insert(contentsOf: chunk, at: chunks(of: png).first { $0.type == "IDAT" }?.offset ?? png.count)
+        return out
+    }
+
     /// Inserts `chunk` (a whole chunk, from ``chunk(_:_:)``) right after IHDR.
     public static func insertAfterHeader(_ chunk: [UInt8], into png: [UInt8]) -> [UInt8] {
         var out = png

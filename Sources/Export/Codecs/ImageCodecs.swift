@@ -11,8 +11,8 @@ enum ImageCodecs {
     /// The codec outputs are written with.
     static let output: any ImageCodec = PNGImageCodec()
 
-    /// Bytes of a file's start that tell every format apart.
-    private static let prefixLength = all.map(\.signatureLength).max() ?? 0
+    /// Bytes of a file's start that tell every format apart, those read and those only named.
+    private static let prefixLength = max(all.map(\.signatureLength).max() ?? 0, ForeignFormats.prefixLength)
 
     /// The codec whose signature `bytes` starts with.
     static func codec(for bytes: ArraySlice<UInt8>) -> (any ImageCodec)? {
@@ -21,13 +21,16 @@ enum ImageCodecs {
 
     /// A reader of the file at `path` (`bytes`: the whole file when it was read
     /// already), by the codec its content names. Content no codec recognises
-    /// is handed to each in turn: one that reads it wins; otherwise the error
-    /// gives each codec's reason (a damaged PNG signature is named as such).
+    /// is named when it is a format Kiln knows but does not read (JPEG, …),
+    /// else handed to each codec in turn: one that reads it wins; otherwise the
+    /// error gives each codec's reason (a damaged PNG signature is named as such).
     static func reader(path: String, bytes: [UInt8]?, limits: DecodingLimits) throws -> any ImageReader {
         let open = { (codec: any ImageCodec) throws -> any ImageReader in
             try bytes.map { try codec.reader(bytes: $0, limits: limits) } ?? codec.reader(contentsOf: path, limits: limits)
         }
-        if let codec = codec(for: bytes?.prefix(prefixLength) ?? prefix(of: path)) { return try open(codec) }
+        let start = bytes?.prefix(prefixLength) ?? prefix(of: path)
+        if let codec = codec(for: start) { return try open(codec) }
+        if let format = ForeignFormats.name(of: start) { throw ForeignImage(format: format) }
         var reasons: [any Error] = []
         for codec in all {
             do { return try open(codec) } catch { reasons.append(error) }
