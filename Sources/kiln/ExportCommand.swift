@@ -50,7 +50,8 @@ struct ExportCommand: AsyncParsableCommand {
         with an explicit --strategy queue).
 
         Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
-        (bad flag or value, unusable output directory, bad - list, no images found), \
+        (bad flag or value, unusable output directory, an input named on the command \
+        line missing or unreadable, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
         --strategy fail, another process running the same job or shard, or a slot \
         folder that is not yours alone, 75 cancelled or expired (resumable).
@@ -146,6 +147,7 @@ struct ExportCommand: AsyncParsableCommand {
         options.jobs = jobs ?? ExportOptions.defaultJobs
         do {
             try OutputSafety.check(options)
+            try NamedInputs.check(inputs)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
