@@ -129,11 +129,12 @@ struct JobRunner {
             slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, status: status,
                                    cancelled: { lifecycle.processState == .terminating })
         } catch {
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
         }
         guard let slot else {
-            status.publish(.stopped)
+            let code = settings.strategy == .fail ? KilnExitCode.unavailable : KilnExitCode.resumable
+            status.publish(.stopped, exitCode: code)
             if settings.strategy == .fail {
                 throw stream.close(KilnExitCode.unavailable, error: "another kiln job holds the machine's slot (--strategy fail)")
             }
@@ -154,7 +155,7 @@ struct JobRunner {
             _ = try await session.run(request, hooks: hooks)
         } catch {
             await observer.stop()
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "the export task was not accepted: \(error)")
         }
         await observer.stop()
@@ -168,7 +169,7 @@ struct JobRunner {
             reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
                              + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
         }
-        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause)
+        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code)
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
         // recognizes them by comparing what it would write (see ExportJob).
@@ -226,7 +227,7 @@ struct JobRunner {
         options.onStopNow = {
             // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.resumable)
             exit(stream.close(KilnExitCode.resumable).rawValue)
         }
         options.log = { _ in }

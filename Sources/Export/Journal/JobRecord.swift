@@ -121,6 +121,11 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var pixelsPerSecond: Double?
     /// Why the job stopped before the end on its own (a full disk), when it did.
     public var reason: String?
+    /// Outputs kept as conflicts (counted in ``failed`` too); nil from kiln versions before it.
+    public var conflicts: Int?
+    /// The exit code the run ended with (as the `end` event says), once it ended; nil while
+    /// it runs, for a run that died without ending (kill -9), and from kiln versions before it.
+    public var exitCode: Int32?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,
