@@ -13,8 +13,9 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: """
         Inputs are files, directories (only their *.png files; subdirectories with \
         --recursive), or - to read paths from standard input, one per line (with -0, \
-        NUL-separated, as find -print0 writes). A path with a control character is \
-        refused, naming its line. Outputs mirror each input's relative path under \
+        NUL-separated, as find -print0 writes). A path with a control character in a \
+        list of lines is refused, naming its line; with -0 a path may hold any byte \
+        but NUL (a newline too). Outputs mirror each input's relative path under \
         --output with the extension .png, each written whole before it takes its \
         name. Inputs are never overwritten: --output may not be an input \
         directory, nor lie inside one that --recursive searches (exit 64, \
@@ -175,6 +176,11 @@ struct ExportCommand: AsyncParsableCommand {
 
     /// Why nothing was found, and where to look instead.
     private var noInputsMessage: String {
+        // Only a list was given: what directories give is beside the point.
+        if inputs.allSatisfy({ $0 == "-" }) {
+            return "no images to export: the list on standard input named no files"
+                + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
+        }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
         return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
             + "(any case, hidden ones left out)\(hint)"
