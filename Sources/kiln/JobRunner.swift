@@ -74,6 +74,7 @@ struct JobRunner {
                     // Checked like any journal, and placed where this command writes.
                     record = try earlier.placed(in: record.options.outputDirectory, shard: shard)
                     record.options.jobs = jobs
+                    try Self.checkProfiles(of: record, reporter: reporter)
                     resuming = true
                 }
             }
@@ -181,6 +182,19 @@ struct JobRunner {
         }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
+    }
+
+    /// Refuses (exit 64) to continue a job whose ICC profile file is gone or changed since it started
+    /// (``ProfileFingerprint``): the rest would be converted otherwise, or not at all. Run from the job's
+    /// working directory, before anything is written.
+    static func checkProfiles(of record: JobRecord, reporter: any ExportReporter) throws {
+        do {
+            for profile in record.profiles ?? [] { try profile.check() }
+        } catch {
+            throw reporter.refusal("cannot continue the job in \(record.options.outputDirectory): \(error); nothing "
+                                   + "was written. Put the file back as it was, or export the job again",
+                                   KilnExitCode.usage)
+        }
     }
 
     /// Takes the job's (or shard's) lock. When another process holds it: exits 69, or, with
