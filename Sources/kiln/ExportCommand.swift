@@ -154,13 +154,23 @@ struct ExportCommand: AsyncParsableCommand {
         }
         var collector = InputCollector(options: options)
         collector.nullSeparated = nullSeparated
-        let items: [ExportItem]
+        var items: [ExportItem]
         do {
             items = try collector.collect()
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
+        if !inPlace {
+            // Names too long for the output's file system fail here, before any decode (see NameLimits).
+            let marked: Int
+            (items, marked) = NameLimits(outputDirectory: options.outputDirectory).marking(items)
+            if marked == items.count, let first = items.first, let problem = first.problem {
+                // Nothing could be written: a usage error, and no empty folder made for it.
+                throw reporter.refusal("cannot export \(first.input): \(problem); nothing was created",
+                                       KilnExitCode.usage)
+            }
+        }
         var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
         record.keepJournal = keepJournal
