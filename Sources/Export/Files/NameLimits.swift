@@ -27,7 +27,7 @@ public struct NameLimits: Sendable, Equatable {
 
     /// The limits of the file system that holds (or will hold) `outputDirectory`.
     public init(outputDirectory: String) {
-        let folder = Self.nearestExisting(outputDirectory)
+        let folder = FolderAncestry.nearestExisting(outputDirectory) ?? "."
         nameMax = Self.limit(folder, Int32(_PC_NAME_MAX), otherwise: 255)
         pathMax = Self.limit(folder, Int32(_PC_PATH_MAX), otherwise: 4096)
     }
@@ -64,19 +64,6 @@ public struct NameLimits: Sendable, Equatable {
             }
         }
         return (items, marked)
-    }
-
-    /// `path` or its nearest parent that exists ("." for a relative path none of whose parents do).
-    private static func nearestExisting(_ path: String) -> String {
-        var candidate = path
-        var info = stat()
-        while stat(candidate, &info) != 0 {
-            // Plain string work on "/" (the folder may not exist yet): drop the last component.
-            let trimmed = candidate.hasSuffix("/") && candidate.count > 1 ? String(candidate.dropLast()) : candidate
-            guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-            candidate = slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
-        }
-        return candidate
     }
 
     private static func limit(_ path: String, _ name: Int32, otherwise fallback: Int) -> Int {
