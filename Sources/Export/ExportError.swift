@@ -13,6 +13,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case badLevel(Int)
     /// The `-` list of paths has an entry that cannot be a path; `place` is "line 3" (or "entry 3" in a NUL-separated list).
     case badInputList(place: String, reason: String)
+    /// A path named on the command line cannot be read (missing, or not readable); see ``NamedInputs``.
+    case unreadableInput(String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +31,8 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "compression level \(level) is outside 0-9"
         case .badInputList(let place, let reason):
             return "standard input, \(place): the path \(reason); nothing was exported"
+        case .unreadableInput(let path, let reason):
+            return "cannot read the input \(path): \(reason); nothing was exported"
         }
     }
 }

@@ -5,9 +5,13 @@ import Foundation
 ///
 /// The `-` list holds one path per line, or per NUL-terminated entry with
 /// ``nullSeparated`` (the `find -print0` / `xargs -0` convention).
-/// An entry that is not valid UTF-8 or holds a control character (a NUL in a
-/// newline list is one: the list was meant for `-0`) refuses the whole list,
-/// naming the entry: a path is opened exactly as it is reported, or not at all.
+/// An entry that is not valid UTF-8 refuses the whole list, naming the entry.
+/// In a newline list so does one holding a control character (a NUL is one:
+/// the list was meant for `-0`): a path is opened exactly as it is reported, or
+/// not at all, and a list that holds a tab or an escape was most likely not
+/// meant as paths. A NUL-separated list takes every byte but NUL, newlines
+/// included: that is what `-0` is for, and the same names are accepted as
+/// arguments and in folders.
 ///
 /// Where an output goes (SPEC §5: "outputs mirror the input's relative path"):
 /// - a file under a directory input keeps its path relative to that directory;
@@ -80,7 +84,7 @@ public struct InputCollector {
                 throw .badInputList(place: place, reason: "is not valid UTF-8")
             }
             // In UTF-8 every byte of a multi-byte character is 0x80 or more: a control character is its own byte.
-            if let control = entry.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+            if !nullSeparated, let control = entry.first(where: { $0 < 0x20 || $0 == 0x7F }) {
                 let hint = control == 0 ? " (a NUL-separated list, as find -print0 writes, needs -0)" : ""
                 throw .badInputList(place: place, reason: "holds the control character U+"
                                     + String(format: "%04X", control) + hint)

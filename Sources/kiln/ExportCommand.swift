@@ -13,8 +13,9 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: """
         Inputs are files, directories (only their *.png files; subdirectories with \
         --recursive), or - to read paths from standard input, one per line (with -0, \
-        NUL-separated, as find -print0 writes). A path with a control character is \
-        refused, naming its line. Outputs mirror each input's relative path under \
+        NUL-separated, as find -print0 writes). A path with a control character in a \
+        list of lines is refused, naming its line; with -0 a path may hold any byte \
+        but NUL (a newline too). Outputs mirror each input's relative path under \
         --output with the extension .png, each written whole before it takes its \
         name. Inputs are never overwritten: --output may not be an input \
         directory, nor lie inside one that --recursive searches (exit 64, \
@@ -50,7 +51,8 @@ struct ExportCommand: AsyncParsableCommand {
         with an explicit --strategy queue).
 
         Exit codes: 0 all written, 1 some inputs failed or conflicted, 64 usage error \
-        (bad flag or value, unusable output directory, bad - list, no images found), \
+        (bad flag or value, unusable output directory, an input named on the command \
+        line missing or unreadable, bad - list, no images found), \
         69 required resource unavailable or not immediately available under \
         --strategy fail, another process running the same job or shard, or a slot \
         folder that is not yours alone, 75 cancelled or expired (resumable).
@@ -146,21 +148,39 @@ struct ExportCommand: AsyncParsableCommand {
         options.jobs = jobs ?? ExportOptions.defaultJobs
         do {
             try OutputSafety.check(options)
+            try NamedInputs.check(inputs)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         var collector = InputCollector(options: options)
         collector.nullSeparated = nullSeparated
-        let items: [ExportItem]
+        var items: [ExportItem]
         do {
             items = try collector.collect()
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
+        if !inPlace {
+            // Names too long for the output's file system fail here, before any decode (see NameLimits).
+            let marked: Int
+            (items, marked) = NameLimits(outputDirectory: options.outputDirectory).marking(items)
+            if marked == items.count, let first = items.first, let problem = first.problem {
+                // Nothing could be written: a usage error, and no empty folder made for it.
+                throw reporter.refusal("cannot export \(first.input): \(problem); nothing was created",
+                                       KilnExitCode.usage)
+            }
+        }
         var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
                                title: title, subtitle: subtitle, items: items)
         record.keepJournal = keepJournal
+        do {
+            // Resume converts with the same bytes or not at all (ResumeCommand checks them).
+            let profiles = try ProfileFingerprint.of(options.plan.color)
+            record.profiles = profiles.isEmpty ? nil : profiles
+        } catch {
+            throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
         if let spec = try shardSpec() {
             // Every shard computes the whole plan and keeps its part: no coordinator, the same split everywhere.
             let (share, shardRecord) = ShardPlan.share(of: items, for: spec)
@@ -173,6 +193,11 @@ struct ExportCommand: AsyncParsableCommand {
 
     /// Why nothing was found, and where to look instead.
     private var noInputsMessage: String {
+        // Only a list was given: what directories give is beside the point.
+        if inputs.allSatisfy({ $0 == "-" }) {
+            return "no images to export: the list on standard input named no files"
+                + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
+        }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
         return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
             + "(any case, hidden ones left out)\(hint)"

@@ -74,6 +74,7 @@ struct JobRunner {
                     // Checked like any journal, and placed where this command writes.
                     record = try earlier.placed(in: record.options.outputDirectory, shard: shard)
                     record.options.jobs = jobs
+                    try Self.checkProfiles(of: record, reporter: reporter)
                     resuming = true
                 }
             }
@@ -131,11 +132,12 @@ struct JobRunner {
             slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, status: status,
                                    cancelled: { lifecycle.processState == .terminating })
         } catch {
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
         }
         guard let slot else {
-            status.publish(.stopped)
+            let code = settings.strategy == .fail ? KilnExitCode.unavailable : KilnExitCode.resumable
+            status.publish(.stopped, exitCode: code)
             if settings.strategy == .fail {
                 throw stream.close(KilnExitCode.unavailable, error: "another kiln job holds the machine's slot (--strategy fail)")
             }
@@ -157,7 +159,7 @@ struct JobRunner {
             _ = try await session.run(request, hooks: hooks)
         } catch {
             await observer.stop()
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "the export task was not accepted: \(error)")
         }
         await observer.stop()
@@ -171,7 +173,7 @@ struct JobRunner {
             reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
                              + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
         }
-        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause)
+        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code)
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
         // recognizes them by comparing what it would write (see ExportJob).
@@ -183,6 +185,19 @@ struct JobRunner {
         }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
+    }
+
+    /// Refuses (exit 64) to continue a job whose ICC profile file is gone or changed since it started
+    /// (``ProfileFingerprint``): the rest would be converted otherwise, or not at all. Run from the job's
+    /// working directory, before anything is written.
+    static func checkProfiles(of record: JobRecord, reporter: any ExportReporter) throws {
+        do {
+            for profile in record.profiles ?? [] { try profile.check() }
+        } catch {
+            throw reporter.refusal("cannot continue the job in \(record.options.outputDirectory): \(error); nothing "
+                                   + "was written. Put the file back as it was, or export the job again",
+                                   KilnExitCode.usage)
+        }
     }
 
     /// Takes the job's (or shard's) lock. When another process holds it: exits 69, or, with
@@ -229,7 +244,7 @@ struct JobRunner {
         options.onStopNow = {
             // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()
-            status.publish(.stopped)
+            status.publish(.stopped, exitCode: KilnExitCode.resumable)
             exit(stream.close(KilnExitCode.resumable).rawValue)
         }
         options.log = { _ in }

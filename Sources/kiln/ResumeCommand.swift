@@ -61,6 +61,8 @@ struct ResumeCommand: AsyncParsableCommand {
             throw reporter.refusal("cannot enter \(record.workingDirectory), where the job was started: "
                                    + String(cString: strerror(errno)), KilnExitCode.unavailable)
         }
+        // From the working directory, where relative profile paths were given; before the job writes anything.
+        try JobRunner.checkProfiles(of: record, reporter: reporter)
         try await JobRunner(record: record, resuming: true, settings: settings, reporter: reporter).run()
     }
 }

@@ -12,7 +12,9 @@ struct StatusCommand: ParsableCommand {
         DIR/.kiln/shards is read: the totals, the pixel-weighted fraction, the \
         throughput, and each shard's state (not started, queued, running with its \
         pid and host, stopping, stopped, finished) with its counts. It works from \
-        any host that mounts DIR.
+        any host that mounts DIR. A job not split by --shard that ended says how: \
+        its exit code and its conflicts (exitCode and conflicts in --json, as the \
+        end event of --progress json).
         """)
 
     @Argument(help: "The output directory of the job.")
@@ -44,17 +46,25 @@ struct StatusCommand: ParsableCommand {
         let state = running ? (live?.state ?? .running) : live?.state == .finished ? .finished : LiveStatus.State.stopped
         let total = record.items.count
         let written, skipped, failed, completed: Int
+        let conflicts: Int?
         let fraction: Double
+        // How the run ended, as its `end` event said; nil while it runs, or when it died without ending.
+        let exitCode: Int32?
         if running, let live {
             // Counts and fraction of one publication: they always agree with each other.
             (written, skipped, failed, completed, fraction) = (live.written, live.skipped, live.failed, live.completed,
                                                                live.fraction)
+            (conflicts, exitCode) = (live.conflicts, nil)
         } else {
             let finished = journal.finished()
             let count = { (status: FileResult.Status) in finished.values.filter { $0.status == status }.count }
             (written, skipped, failed, completed) = (count(.written), count(.skipped),
                                                         count(.failed) + count(.conflict), finished.count)
+            conflicts = count(.conflict)
             fraction = state == .finished ? 1 : Double(completed) / Double(max(1, total))
+            // A finished job's journal says it all, also one written by a kiln that did not record the code
+            // (SPEC §5: 1 when any item failed or conflicted); a stopped one only by what its run published.
+            exitCode = live?.exitCode ?? (state == .finished ? (failed > 0 ? 1 : 0) : nil)
         }
         if json {
             var line = JSONLine(event: "status")
@@ -71,11 +81,15 @@ struct StatusCommand: ParsableCommand {
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
             line.add("memory", live?.memory.map { .int($0) } ?? .null)
             line.add("reason", state == .stopped ? live?.reason.map { .string($0) } ?? .null : .null)
+            line.add("conflicts", conflicts.map { .int($0) } ?? .null)
+            line.add("exitCode", exitCode.map { .int(Int($0)) } ?? .null)
             print(line.rendered)
         } else {
             if let live { print("\(live.title) — \(live.subtitle)") }
             var detail = "\(state.rawValue): \(completed)/\(total) done (\(Int(fraction * 100))%), "
                 + "\(written) written, \(skipped) skipped, \(failed) failed"
+            if let conflicts, conflicts > 0 { detail += " (\(conflicts) conflict\(conflicts == 1 ? "" : "s"))" }
+            if let exitCode { detail += " · exit code \(exitCode)" }
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
             print(detail)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Export
 import Foundation
 import Locking
@@ -24,7 +25,8 @@ final class StatusPublisher: Sendable {
     }
 
     /// Publishes now; counts and fraction come from one snapshot of the job.
-    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, reason: String? = nil) {
+    /// `exitCode` is given by the publication that ends the run, so `kiln status` can say how it ended.
+    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, reason: String? = nil, exitCode: ExitCode? = nil) {
         // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
         last.withLock { last in
             last = .now
@@ -42,6 +44,8 @@ final class StatusPublisher: Sendable {
             status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
             status.pixelsPerSecond = Double(counts.pixels) / seconds
             status.reason = reason
+            status.conflicts = counts.conflicts
+            status.exitCode = exitCode?.rawValue
             journal.publish(status)
         }
     }

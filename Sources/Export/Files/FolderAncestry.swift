@@ -25,8 +25,7 @@ struct FolderAncestry {
         var existing = path.isEmpty ? "." : path
         var exists = true
         while !Self.isDirectory(existing) {
-            let parent = (existing as NSString).deletingLastPathComponent
-            let next = parent.isEmpty ? "." : parent
+            let next = Self.parent(of: existing)
             guard next != existing else {
                 // Not even the working directory is there: nothing can be said (and nothing will be made).
                 folder = nil
@@ -46,6 +45,28 @@ struct FolderAncestry {
             step += "/.."
         }
         holders = chain
+    }
+
+    /// The nearest folder of `path` that exists: `path` itself, or the nearest of its parents; nil when
+    /// none does (not even the working directory, for a relative path).
+    static func nearestExisting(_ path: String) -> String? {
+        var existing = path.isEmpty ? "." : path
+        while !isDirectory(existing) {
+            let next = parent(of: existing)
+            guard next != existing else { return nil }
+            existing = next
+        }
+        return existing
+    }
+
+    /// `path` less its last component: "a/b" → "a", "/a" → "/", "a" → ".", "/" → "/".
+    /// On the text, with no `NSString` path method: `deletingLastPathComponent` trapped on a
+    /// one-character path (`-o x` crashed kiln).
+    static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     private static func isDirectory(_ path: String) -> Bool {

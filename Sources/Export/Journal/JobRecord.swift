@@ -24,6 +24,9 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var keepJournal: Bool?
     /// The shard this record is, for a job split with `--shard K/N` (nil for a whole job).
     public var shard: ShardRecord?
+    /// The ICC profile files the job converts with, as they were at its start; resume refuses
+    /// when one is gone or changed. Nil in journals of older versions (then not checked).
+    public var profiles: [ProfileFingerprint]?
 
     /// A record of a job started from the current directory.
     public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,
@@ -121,6 +124,11 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var pixelsPerSecond: Double?
     /// Why the job stopped before the end on its own (a full disk), when it did.
     public var reason: String?
+    /// Outputs kept as conflicts (counted in ``failed`` too); nil from kiln versions before it.
+    public var conflicts: Int?
+    /// The exit code the run ended with (as the `end` event says), once it ended; nil while
+    /// it runs, for a run that died without ending (kill -9), and from kiln versions before it.
+    public var exitCode: Int32?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,

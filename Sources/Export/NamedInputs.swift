@@ -1,0 +1,30 @@
+import Foundation
+
+/// The check of SPEC §5 that every path named on the command line can be read,
+/// made before anything is written, before even the output directory is made.
+///
+/// A path the user typed that is missing or unreadable is a mistake in the
+/// command (a typo, the wrong folder): a usage error (exit 64) with nothing
+/// created, not a batch that runs, fails its one image and leaves an empty
+/// output folder. Paths found by the job itself — in a folder, or in a `-`
+/// list — are not checked here: one that is gone by its turn fails alone and
+/// the batch goes on, as any bad input does. (Rejected: checking the `-` list's
+/// paths too: a list of 100,000 paths would be opened twice, and a list is data,
+/// not the command line.)
+public enum NamedInputs {
+    /// Throws for the first named path (not `-`) that cannot be opened for reading.
+    ///
+    /// Each path is opened, not only `stat`ed: a file that exists but that this
+    /// user may not read fails here too. `O_NONBLOCK` keeps a FIFO from blocking
+    /// the check; folders open like files.
+    /// - Throws: ``ExportError/unreadableInput(_:reason:)`` naming the path and the system's reason.
+    public static func check(_ inputs: [String]) throws(ExportError) {
+        for path in inputs where path != "-" {
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw .unreadableInput(path, reason: String(cString: strerror(errno)))
+            }
+            close(descriptor)
+        }
+    }
+}

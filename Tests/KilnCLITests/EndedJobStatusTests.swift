@@ -1,0 +1,53 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `kiln status --json` of an ended job says how it ended, as the `end` event of
+/// `--progress json` does: `exitCode` and `conflicts`. (Issue 24: a finished job
+/// with a failure had neither; a script could not tell success from failure.)
+@Suite struct EndedJobStatusTests {
+    /// `kiln status DIR --json` as an object.
+    private func status(_ directory: String) throws -> [String: Any] {
+        let r = try kiln(["status", directory, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func jobWithAFailureAndAConflictSaysExitCode1AndItsConflicts() throws {
+        let dir = try TemporaryDirectory()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/a.png"))
+        try fm.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("in/b.png"))
+        var corrupt = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/rgb8.png"))
+        corrupt = corrupt.prefix(corrupt.count / 2)  // truncated: a PNG that fails to decode
+        try corrupt.write(to: URL(fileURLWithPath: dir.join("in/c.png")))
+        try fm.createDirectory(atPath: dir.join("out"), withIntermediateDirectories: true)
+        try Data("not kiln's".utf8).write(to: URL(fileURLWithPath: dir.join("out/b.png")))  // a conflict
+
+        let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let end = Events(r.stdoutLines).named("end").first ?? [:]
+        #expect(end["conflicts"] as? Int == 1 && end["failed"] as? Int == 1, "\(end)")
+
+        let json = try status(dir.join("out"))
+        #expect(json["state"] as? String == "finished", "\(json)")
+        #expect(json["exitCode"] as? Int == 1, "\(json)")
+        #expect(json["conflicts"] as? Int == 1, "\(json)")
+        let text = try kiln(["status", dir.join("out")])
+        #expect(text.stdout.contains("1 conflict") && text.stdout.contains("exit code 1"), "\(text.stdout)")
+    }
+
+    @Test func cleanJobSaysExitCode0AndNoConflicts() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("out"), "--keep-journal",
+                          "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try status(dir.join("out"))
+        #expect(json["state"] as? String == "finished", "\(json)")
+        #expect(json["exitCode"] as? Int == 0, "\(json)")
+        #expect(json["conflicts"] as? Int == 0, "\(json)")
+        let text = try kiln(["status", dir.join("out")])
+        #expect(text.stdout.contains("exit code 0"), "\(text.stdout)")
+    }
+}

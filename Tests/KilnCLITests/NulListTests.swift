@@ -1,0 +1,41 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `-0` exists for names no newline list can carry: it accepts every byte but
+/// NUL in a name, as the same file named as an argument is accepted; an empty
+/// `-` list says so. (Issue 24: a name holding a newline was refused, exit 64,
+/// and an empty list was answered "directories give their *.png files".)
+@Suite struct NulListTests {
+    @Test func nulListAcceptsANameWithANewlineAndATab() throws {
+        let dir = try TemporaryDirectory()
+        let name = "two\nlines\tand tab.png"
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join(name))
+        let argument = try kiln(["export", dir.join(name), "--output", dir.join("argument"), "--progress", "none"])
+        #expect(argument.status == 0, "named as an argument: \(argument.stderr)")
+        let r = try kiln(["export", "-0", "-", "--output", dir.join("list"), "--progress", "json"],
+                         stdin: dir.join(name) + "\0")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).files("written").map { $0[string: "input"] } == [dir.join(name)])
+        #expect(FileManager.default.contentsEqual(atPath: dir.join("argument/" + name), andPath: dir.join("list/" + name)))
+    }
+
+    @Test func newlineListStillRefusesAControlCharacter() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", "-", "--output", dir.join("out"), "--progress", "none"],
+                         stdin: Paths.sampleData + "/rgb8.png\u{1B}\n")
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("line 1") && r.stderr.contains("U+001B"), "\(r.stderr)")
+    }
+
+    @Test(arguments: [false, true])
+    func emptyListSaysTheListNamedNoFiles(nul: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export"] + (nul ? ["-0"] : []) + ["-", "--output", dir.join("out"), "--progress", "none"],
+                         stdin: nul ? "\0\0" : "\n\n")
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("the list on standard input named no files"), "\(r.stderr)")
+        #expect(!r.stderr.contains("directories give"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
+    }
+}
