@@ -28,6 +28,11 @@ public final class ExportJob: Sendable {
     private let renderer: Renderer
     /// Converts outputs to the plan's colour profile, when it names one.
     private let colorConverter: ColorConverter?
+    /// Converts to sRGB the images whose profile the metadata choice drops
+    /// (`--keep` without `icc`, no `--profile`) when that profile is not sRGB:
+    /// dropped as they are, their colours would change in every viewer (as
+    /// `vips` and `sharp` do when they strip). Nil when profiles are kept.
+    private let profileDrop: ColorConverter?
     private let journal: Journal?
     /// Admits images by their working set (`--memory`).
     public let memory: MemoryBudget
@@ -144,6 +149,8 @@ public final class ExportJob: Sendable {
         // The CLI checked the profiles before the job started; a profile that
         // vanished since (e.g. on resume) leaves colours as they are.
         self.colorConverter = options.plan.color.flatMap { try? ColorConverter($0) }
+        self.profileDrop = options.plan.color == nil && !options.plan.metadata.contains(.icc)
+            ? try? ColorConverter(ColorConversion(target: .srgb)) : nil
         self.journal = journal
         self.finishedBefore = finishedBefore
         var counts = Counts()
@@ -340,6 +347,10 @@ public final class ExportJob: Sendable {
                     + ImageCodecs.output.writerBytes(width: size.width, height: size.height, depth: reader.depth)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
+                // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first.
+                let dropped = profileDrop == nil ? nil
+                    : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
+                let converter = colorConverter ?? (dropped == nil ? nil : profileDrop)
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
                 let settings = WriteSettings(level: options.plan.level, keep: keep, time: options.started)
@@ -349,7 +360,7 @@ public final class ExportJob: Sendable {
                 var metadata = try renderer.render(reader, reopen: open, makeSink: { width, height, depth in
                     let made = try ImageCodecs.output.writer(width: width, height: height, depth: depth, settings: settings)
                     writer = made
-                    guard colorConverter != nil else { return made }
+                    guard converter != nil else { return made }
                     converting = PixelBufferSink(width: width, height: height, depth: depth)
                     return converting!
                 }) { fraction in
@@ -359,10 +370,14 @@ public final class ExportJob: Sendable {
                 guard source?.isUnchanged() == true else { throw InputChanged() }
                 guard let writer else { preconditionFailure("the renderer asked for no sink") }
                 var colorWarnings: [String] = []
-                if let converter = colorConverter, let converting {
+                if let converter, let converting {
                     var rendered = converting.image()
                     colorWarnings = converter.convert(&rendered, metadata: &metadata)
                     try writer.write(rendered)
+                }
+                if let dropped {
+                    colorWarnings.append("iCCP: the profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
+                                         + "were converted from it to sRGB first: the image looks the same without it")
                 }
                 tracker.advance(progressItem, to: .rendered)
                 if let box = shrinkOnlyBox, box.width.map({ writer.width < $0 }) ?? true,

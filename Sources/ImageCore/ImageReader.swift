@@ -10,6 +10,11 @@ public protocol ImageReader: AnyObject, RowSource {
     /// Reads the rest of the file and returns its ancillary information. The
     /// image is valid only when this returns.
     func finish() throws -> ImageMetadata
+    /// The ancillary information the file gave before its first row (for PNG
+    /// the chunks before the image data: the colour profile, EXIF as phones
+    /// write it): what decides, before rendering, how the pixels are treated.
+    /// ``finish()`` gives the whole of it.
+    var leadingMetadata: ImageMetadata { get }
 }
 
 extension ImageReader {

@@ -47,6 +47,8 @@ public final class PNGRowReader: ImageReader {
     /// Reads the rest of the file to IEND (rows nobody asked for included) and
     /// returns its ancillary information. The image is valid only when this returns.
     /// - Throws: `PNGError`.
+    public var leadingMetadata: ImageMetadata { session.metadata().imageMetadata }
+
     public func finish() throws -> ImageMetadata {
         try session.finish()
         nextRow = height

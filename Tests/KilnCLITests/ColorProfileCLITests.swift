@@ -71,4 +71,33 @@ struct ColorProfileCLITests {
         }
         #expect(!FileManager.default.fileExists(atPath: dir.join("out/rgb8.png")))
     }
+
+    /// Before: `--keep none` dropped the P3 profile and left the pixels as they
+    /// were, so every viewer showed other colours, with no word. Now the pixels
+    /// are converted to sRGB first (as `--profile srgb` converts them), with a
+    /// warning; an sRGB-tagged input is left untouched.
+    @Test func droppingANonSRGBProfileConvertsThePixelsToSRGBFirst() throws {
+        let dir = try TemporaryDirectory()
+        let input = try displayP3Image(dir)
+        let dropped = try kiln(["export", input, "-o", dir.join("dropped"), "--keep", "none", "--device", "cpu",
+                                "--progress", "json"])
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        let converted = try kiln(["export", input, "-o", dir.join("srgb"), "--profile", "srgb", "--device", "cpu",
+                                  "--progress", "none"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("dropped/p3.png"))))
+        #expect(PNGBytes.data(of: "iCCP", in: output).isEmpty, "--keep none drops the profile")
+        let ours = try PNGDecoder.decode(contentsOf: dir.join("dropped/p3.png"))
+        #expect(ours == (try PNGDecoder.decode(contentsOf: dir.join("srgb/p3.png"))), "the same pixels as --profile srgb")
+        #expect(ours != (try PNGDecoder.decode(contentsOf: input)), "the pixels were converted")
+        let warnings = Events(dropped.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("p3.png") && $0.contains("converted") && $0.contains("sRGB") }, "\(warnings)")
+
+        // An sRGB-tagged image looks the same untagged: its pixels are kept as they are, without a word.
+        let plain = try kiln(["export", dir.join("srgb/p3.png"), "-o", dir.join("plain"), "--keep", "none",
+                              "--device", "cpu", "--progress", "json"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("plain/p3.png")) == (try PNGDecoder.decode(contentsOf: dir.join("srgb/p3.png"))))
+        #expect(Events(plain.stdoutLines).named("warning").isEmpty, "\(plain.stdout)")
+    }
 }

@@ -1,0 +1,33 @@
+import CColor
+public import ImageCore
+
+extension ColorConverter {
+    /// Whether an image tagged with the ICC `profile` would look different
+    /// untagged (as sRGB) and can be converted: the profile is RGB, lcms2 reads
+    /// it, and it moves some colour of a 9 × 9 × 9 grid (each channel 0, 32,
+    /// …, 255) by more than one level in sRGB at 8 bits, relative intent.
+    /// A profile lcms2 cannot read, or one that is not RGB, is not converted
+    /// from (false): ``convert(_:metadata:)`` could only fall back to sRGB.
+    ///
+    /// Decision: compare what the profile does, not its name or bytes — an
+    /// "sRGB IEC61966-2.1" from a camera, one from a scanner and lcms2's own
+    /// differ in bytes and agree in colours. 729 pixels cost well under a
+    /// millisecond; the check runs once per image whose profile would be dropped.
+    public static func changesColoursWhenDropped(_ profile: ColorProfile) -> Bool {
+        guard let source = profile.bytes.withUnsafeBytes({ ccolor_profile_open($0.baseAddress, $0.count) }) else {
+            return false
+        }
+        defer { ccolor_profile_close(source) }
+        guard ccolor_profile_is_rgb(source) != 0, let srgb = ccolor_profile_srgb() else { return false }
+        defer { ccolor_profile_close(srgb) }
+        guard let transform = ccolor_transform_create(source, srgb, 8, CCOLOR_RELATIVE, 1) else { return false }
+        defer { ccolor_transform_close(transform) }
+        let levels = stride(from: 0, through: 256, by: 32).map { UInt8(min($0, 255)) }
+        var grid: [UInt8] = []
+        for r in levels { for g in levels { for b in levels { grid += [r, g, b, 255] } } }
+        var mapped = grid
+        mapped.withUnsafeMutableBytes { ccolor_transform_apply(transform, $0.baseAddress, grid.count / 4) }
+        // Within one level is lcms2's own rounding of an identity transform.
+        return zip(grid, mapped).contains { abs(Int($0) - Int($1)) > 1 }
+    }
+}
