@@ -104,4 +104,34 @@ import Testing
         #expect(text.status == 0)
         #expect(!text.stderr.contains("ignored"), "\(text.stderr)")
     }
+
+    /// Folders of other files (names only: nothing is read) and the summary line each gives.
+    static let summaries: [(names: [String], line: String)] = [
+        (["notes.txt"], "kiln: ignored 1 file that is not .png\n"),
+        (["a.jpg", "b.JPEG", "c.heic"], "kiln: ignored 3 files that are not .png: 2 JPEG, 1 HEIF\n"),
+        (["a.avif", "b.jxl", "c.qoi", "d.bmp", "e", "f.tiff"],
+         "kiln: ignored 6 files that are not .png: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
+    ]
+
+    @Test(arguments: 0..<summaries.count)
+    func theSummarySaysWhatIsThere(index: Int) throws {
+        let (names, line) = Self.summaries[index]
+        let dir = try makeFolder(foreign: false)
+        for name in names { try Data("x".utf8).write(to: URL(fileURLWithPath: dir.join("in/" + name))) }
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "bar"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains(line), "\(r.stderr)")
+    }
+
+    @Test func noImagesSaysWhatWasPassedOver() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: dir.join("in/photo.jpg")))
+        try "read me".write(toFile: dir.join("in/README.txt"), atomically: true, encoding: .utf8)
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("no images to export in \(dir.join("in"))"), "\(r.stderr)")
+        #expect(r.stderr.contains("; ignored 2 files that are not .png: 1 image (1 JPEG) and 1 other file"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
+    }
 }
