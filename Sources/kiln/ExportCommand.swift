@@ -204,7 +204,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
         return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
-            + "(any case, hidden ones left out)\(hint)" + (TextReporter.ignoredText(ignored).map { "; \($0)" } ?? "")
+            + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 
     /// A short unique job id (time + random), also the task identifier suffix.

@@ -44,21 +44,7 @@ final class TextReporter: ExportReporter {
         }
         if !quiet && !showBar { err.write("kiln: \(title) — \(subtitle)\n") }
         // Once per job, above the bar where there is one; not a warning, so --quiet leaves it out.
-        if !quiet, let summary = Self.ignoredText(ignored) { printLine("kiln: " + summary) }
-    }
-
-    /// "ignored 5 files that are not .png: 4 images (2 JPEG, 1 GIF, 1 WebP) and 1 other file";
-    /// nil when the scans passed nothing over.
-    static func ignoredText(_ ignored: IgnoredFiles) -> String? {
-        let total = ignored.files.count
-        guard total > 0 else { return nil }
-        let plural = { (count: Int, word: String) in "\(count) \(word)\(count == 1 ? "" : "s")" }
-        var text = "ignored \(plural(total, "file")) that \(total == 1 ? "is" : "are") not .png"
-        guard ignored.images > 0 else { return text }
-        let formats = ignored.formats.map { "\($0.count) \($0.format)" }.joined(separator: ", ")
-        text += ": " + (ignored.others == 0 ? formats : "\(plural(ignored.images, "image")) (\(formats))")
-        if ignored.others > 0 { text += " and \(plural(ignored.others, "other file"))" }
-        return text
+        if !quiet, let summary = ignored.summary { printLine("kiln: " + summary) }
     }
 
     func queued(position: Int) {
