@@ -36,7 +36,8 @@ import Foundation
 /// an escape that every open un-escapes, which would make every path kiln
 /// touches carry bytes rather than text; and a lossy decoding, which named a
 /// file that is not there.) Hidden entries and non-PNG names are passed over
-/// as always, whatever their bytes.
+/// as always, whatever their bytes; the non-PNG files (not the hidden ones) are
+/// reported as ``IgnoredFile``s by ``scan()``.
 public struct InputCollector {
     /// The job's options (inputs, output directory, `recursive`).
     public let options: ExportOptions
@@ -54,17 +55,26 @@ public struct InputCollector {
     ///
     /// - Throws: ``ExportError/badInputList(place:reason:)`` for an unusable `-` list (nothing is exported then).
     public func collect() throws(ExportError) -> [ExportItem] {
+        try scan().items
+    }
+
+    /// The items in input order (as ``collect()``) and the files the folder scans passed over
+    /// (``IgnoredFile``). A file named on the command line or in a list is never passed over: it is tried.
+    ///
+    /// - Throws: ``ExportError/badInputList(place:reason:)`` for an unusable `-` list (nothing is exported then).
+    public func scan() throws(ExportError) -> InputScan {
         var items: [ExportItem] = []
+        var ignored: [IgnoredFile] = []
         for input in options.inputs {
             if input == "-" {
                 items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
             } else if isDirectory(input) {
-                walk(directory: input, relative: "", into: &items)
+                walk(directory: input, relative: "", into: &items, ignoring: &ignored)
             } else {
                 items.append(fileItem(input))
             }
         }
-        return markCollisions(items)
+        return InputScan(items: markCollisions(items), ignored: IgnoredFiles(ignored))
     }
 
     /// The paths of a `-` list, in order, empty entries left out.
@@ -105,7 +115,9 @@ public struct InputCollector {
     static let undecodableFolderProblem = "this folder's name is not valid UTF-8; kiln reads only UTF-8 names, "
         + "so the images in it were not exported (rename it)"
 
-    private func walk(directory: String, relative: String, into items: inout [ExportItem]) {
+    /// Adds the items under `directory` to `items`, and the files passed over to `ignored`.
+    private func walk(directory: String, relative: String, into items: inout [ExportItem],
+                      ignoring ignored: inout [IgnoredFile]) {
         for entry in Self.entries(of: directory).sorted(by: { $0.name.shown < $1.name.shown })
         where !entry.name.shown.hasPrefix(".") {
             let name = entry.name.shown
@@ -119,6 +131,8 @@ public struct InputCollector {
                 } else if entry.type == S_IFREG && name.lowercased().hasSuffix(".png") {
                     items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel),
                                             problem: Self.undecodableFileProblem))
+                } else if entry.type == S_IFREG {
+                    ignored.append(IgnoredFile(path: path))
                 }
                 continue
             }
@@ -131,13 +145,15 @@ public struct InputCollector {
             }
             switch type {
             case S_IFDIR:
-                if options.recursive { walk(directory: path, relative: rel, into: &items) }
+                if options.recursive { walk(directory: path, relative: rel, into: &items, ignoring: &ignored) }
             case S_IFREG, S_IFLNK:
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
                 if type == S_IFLNK && isDirectory(path) { continue }
                 if name.lowercased().hasSuffix(".png") {
                     items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel)))
+                } else {
+                    ignored.append(IgnoredFile(path: path))
                 }
             default:
                 continue

@@ -12,7 +12,8 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export PNG images into an output directory.",
         discussion: """
         Inputs are files, directories (only their *.png files; subdirectories with \
-        --recursive), or - to read paths from standard input, one per line (with -0, \
+        --recursive; the other files are reported as ignored, by their format where \
+        the name says one, once per job), or - to read paths from standard input, one per line (with -0, \
         NUL-separated, as find -print0 writes). A path with a control character in a \
         list of lines is refused, naming its line; with -0 a path may hold any byte \
         but NUL (a newline too). Outputs mirror each input's relative path under \
@@ -154,13 +155,15 @@ struct ExportCommand: AsyncParsableCommand {
         }
         var collector = InputCollector(options: options)
         collector.nullSeparated = nullSeparated
-        var items: [ExportItem]
+        let scan: InputScan
         do {
-            items = try collector.collect()
+            scan = try collector.scan()
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
-        guard !items.isEmpty else { throw reporter.refusal(noInputsMessage, KilnExitCode.usage) }
+        var items = scan.items
+        let ignored = scan.ignored
+        guard !items.isEmpty else { throw reporter.refusal(noInputsMessage(ignored), KilnExitCode.usage) }
         if !inPlace {
             // Names too long for the output's file system fail here, before any decode (see NameLimits).
             let marked: Int
@@ -188,11 +191,12 @@ struct ExportCommand: AsyncParsableCommand {
             record.shard = shardRecord
             record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
         }
-        try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter).run()
+        try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
+                            ignored: ignored).run()
     }
 
-    /// Why nothing was found, and where to look instead.
-    private var noInputsMessage: String {
+    /// Why nothing was found, and where to look instead; what the scans passed over, if anything.
+    private func noInputsMessage(_ ignored: IgnoredFiles) -> String {
         // Only a list was given: what directories give is beside the point.
         if inputs.allSatisfy({ $0 == "-" }) {
             return "no images to export: the list on standard input named no files"
@@ -200,7 +204,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
         return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
-            + "(any case, hidden ones left out)\(hint)"
+            + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 
     /// A short unique job id (time + random), also the task identifier suffix.

@@ -17,6 +17,8 @@ struct JobRunner {
     let settings: RunSettings
     /// Where the job is shown; every exit from here on ends its stream (`end` last).
     let reporter: any ExportReporter
+    /// The files the export's folder scans passed over. A resume does not scan again: none.
+    var ignored = IgnoredFiles()
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -106,7 +108,8 @@ struct JobRunner {
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
-        reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit)
+        reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
+                       ignored: ignored)
         let stream = ClosingStream(reporter: reporter, job: job)
 
         var configuration = settings.schedulerConfiguration

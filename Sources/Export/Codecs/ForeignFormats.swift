@@ -20,12 +20,15 @@ enum ForeignFormats {
         init(_ offset: Int, _ text: String) { self.init(offset, Array(text.utf8)) }
     }
 
-    /// One format: its name and its signatures, each a list of parts that must all be there.
+    /// One format: its name, its signatures, each a list of parts that must all be there,
+    /// and the extensions its files are named with.
     struct Format: Sendable {
         /// The format's name, as a sentence says it ("JPEG", "HEIF").
         let name: String
         /// Any one of them names the format.
         let signatures: [[Part]]
+        /// The extensions (lowercase, no dot) a folder scan names the format by (``name(byExtensionOf:)``).
+        let extensions: [String]
     }
 
     /// Bytes of a file's start that every signature below needs at most.
@@ -36,19 +39,36 @@ enum ForeignFormats {
 
     /// The formats, each by its specification's signature.
     static let all: [Format] = [
-        Format(name: "JPEG", signatures: [[Part(0, [0xFF, 0xD8, 0xFF])]]),
-        Format(name: "GIF", signatures: [[Part(0, "GIF87a")], [Part(0, "GIF89a")]]),
-        Format(name: "WebP", signatures: [[Part(0, "RIFF"), Part(8, "WEBP")]]),
-        Format(name: "TIFF", signatures: [[Part(0, [0x49, 0x49, 0x2A, 0x00])], [Part(0, [0x4D, 0x4D, 0x00, 0x2A])]]),
+        Format(name: "JPEG", signatures: [[Part(0, [0xFF, 0xD8, 0xFF])]], extensions: ["jpg", "jpeg"]),
+        Format(name: "GIF", signatures: [[Part(0, "GIF87a")], [Part(0, "GIF89a")]], extensions: ["gif"]),
+        Format(name: "WebP", signatures: [[Part(0, "RIFF"), Part(8, "WEBP")]], extensions: ["webp"]),
+        Format(name: "TIFF", signatures: [[Part(0, [0x49, 0x49, 0x2A, 0x00])], [Part(0, [0x4D, 0x4D, 0x00, 0x2A])]],
+               extensions: ["tif", "tiff"]),
         // "BM", the file size, then two reserved 16-bit fields that are zero.
-        Format(name: "BMP", signatures: [[Part(0, "BM"), Part(6, [0, 0, 0, 0])]]),
-        Format(name: "AVIF", signatures: brands(["avif", "avis"])),
-        Format(name: "HEIF", signatures: brands(["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"])),
+        Format(name: "BMP", signatures: [[Part(0, "BM"), Part(6, [0, 0, 0, 0])]], extensions: ["bmp"]),
+        Format(name: "AVIF", signatures: brands(["avif", "avis"]), extensions: ["avif"]),
+        Format(name: "HEIF", signatures: brands(["heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs", "mif1", "msf1"]),
+               extensions: ["heic", "heif"]),
         // A bare codestream, or the ISO container's signature box.
         Format(name: "JPEG XL", signatures: [[Part(0, [0xFF, 0x0A])],
-                                             [Part(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])]]),
-        Format(name: "QOI", signatures: [[Part(0, "qoif")]]),
+                                             [Part(0, [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])]],
+               extensions: ["jxl"]),
+        Format(name: "QOI", signatures: [[Part(0, "qoif")]], extensions: ["qoi"]),
     ]
+
+    /// The name of the format a file named `name` is in by its extension (any case), or nil:
+    /// what a folder scan says of a file it passes over, without opening it.
+    static func name(byExtensionOf name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let suffix = name[name.index(after: dot)...].lowercased()
+        return all.first { $0.extensions.contains(suffix) }?.name
+    }
+
+    /// "a JPEG", "an AVIF": the format's name with its article.
+    static func withArticle(_ format: String) -> String {
+        // Every name above is said with a consonant first but AVIF.
+        (format == "AVIF" ? "an " : "a ") + format
+    }
 
     /// The name of the format `bytes` (a file's start) is in, or nil.
     static func name(of bytes: ArraySlice<UInt8>) -> String? {
@@ -66,7 +86,6 @@ struct ForeignImage: Error, CustomStringConvertible {
     /// The format's name ("JPEG").
     let format: String
     var description: String {
-        // Every name above is said with a consonant first but AVIF.
-        "is \(format == "AVIF" ? "an" : "a") \(format) image; kiln reads PNG only"
+        "is \(ForeignFormats.withArticle(format)) image; kiln reads PNG only"
     }
 }

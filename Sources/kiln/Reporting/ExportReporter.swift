@@ -3,8 +3,10 @@ import Export
 
 /// Shows a running export to a person or a script. Called from several threads.
 protocol ExportReporter: Sendable {
-    /// The job starts: how many images, on which device, under which title, within which memory budget (bytes).
-    func start(total: Int, device: String, title: String, subtitle: String, memory: Int)
+    /// The job starts: how many images, on which device, under which title, within which memory budget (bytes),
+    /// and which files its folder scans passed over (shown with the start, once per job: one summary line, or
+    /// the counts in `start` and one `ignored` event per file right after it).
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int, ignored: IgnoredFiles)
     /// The job waits for a machine slot at this 1-based queue position.
     func queued(position: Int)
     /// One input finished.

@@ -2,22 +2,37 @@ import Export
 import Foundation
 import Locking
 
-/// The NDJSON event stream of SPEC §5 on standard output: `start`, `progress`
-/// (at most twice a second), one `file` per input, `warning`, `stopping`; `error` when the job cannot start
-/// or go on; and `end` last, whatever the exit.
+/// The NDJSON event stream of SPEC §5 on standard output: `start`, one `ignored` per file the folder
+/// scans passed over, `progress` (at most twice a second), one `file` per input, `warning`, `stopping`;
+/// `error` when the job cannot start or go on; and `end` last, whatever the exit.
+///
+/// A file passed over is an `ignored` event, not a `skipped` one: `"status":"skipped"` already
+/// means, in a `file` event, an input whose output this same work had made before; a script
+/// counting skips must not count files that were never inputs.
 final class JSONReporter: ExportReporter {
     private let out = OutputStream.standardOutput
     private let lastProgress = Locked<ContinuousClock.Instant?>(nil)
     private static let progressInterval = Duration.milliseconds(500)
 
-    func start(total: Int, device: String, title: String, subtitle: String, memory: Int) {
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int, ignored: IgnoredFiles) {
         var line = JSONLine(event: "start")
         line.add("total", .int(total))
         line.add("device", .string(device))
         line.add("memory", .int(memory))
         line.add("title", .string(title))
         line.add("subtitle", .string(subtitle))
+        // Counted in `start`, not `end`: the scan is over before the job starts, and a script learns
+        // at once what the job will not export.
+        line.add("ignoredImages", .int(ignored.images))
+        line.add("ignoredOther", .int(ignored.others))
         emit(line)
+        for file in ignored.files {
+            var line = JSONLine(event: "ignored")
+            line.add("path", .string(file.path))
+            line.add("reason", .string(file.reason))
+            if let format = file.format { line.add("format", .string(format)) }
+            emit(line)
+        }
     }
 
     func queued(position: Int) {

@@ -34,7 +34,7 @@ final class TextReporter: ExportReporter {
         color = environment["NO_COLOR"].map(\.isEmpty) ?? true && environment["TERM"] != "dumb"
     }
 
-    func start(total: Int, device: String, title: String, subtitle: String, memory: Int) {
+    func start(total: Int, device: String, title: String, subtitle: String, memory: Int, ignored: IgnoredFiles) {
         state.withLock {
             $0.started = true
             $0.device = device
@@ -43,6 +43,8 @@ final class TextReporter: ExportReporter {
             $0.status = nil
         }
         if !quiet && !showBar { err.write("kiln: \(title) — \(subtitle)\n") }
+        // Once per job, above the bar where there is one; not a warning, so --quiet leaves it out.
+        if !quiet, let summary = ignored.summary { printLine("kiln: " + summary) }
     }
 
     func queued(position: Int) {

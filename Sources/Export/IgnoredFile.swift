@@ -1,0 +1,58 @@
+/// A file a folder scan passed over: its name does not end in `.png`.
+///
+/// The scan selects by name, not by content (decided for issue 24): opening every
+/// other file of a folder to read its first bytes would cost an open per file, and
+/// a scan that takes what a name says is predictable. A name with the extension of
+/// an image format Kiln knows (``ForeignFormats``: `.jpg`, `.webp`, `.tif`, …) is
+/// reported as an image in that format "by its name"; any other file only as "not
+/// a .png file". Hidden entries, the job's own `.kiln` folder among them, folders
+/// and special files are never reported.
+public struct IgnoredFile: Sendable, Equatable {
+    /// The file's path as the scan reached it (a name that is not valid UTF-8 shown escaped).
+    public let path: String
+    /// The image format its name says ("JPEG"), or nil when it does not look like an image.
+    public let format: String?
+
+    /// The file at `path`, its format taken from its name.
+    init(path: String) {
+        self.path = path
+        format = ForeignFormats.name(byExtensionOf: path.split(separator: "/").last.map(String.init) ?? path)
+    }
+
+    /// Why it was passed over: "a JPEG image (by its name); kiln reads PNG only", or "not a .png file".
+    public var reason: String {
+        format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads PNG only" } ?? "not a .png file"
+    }
+}
+
+/// The files a job's folder scans passed over, counted for the job's summary.
+public struct IgnoredFiles: Sendable, Equatable {
+    /// Each file, in the order the scan met them.
+    public let files: [IgnoredFile]
+
+    /// These files.
+    public init(_ files: [IgnoredFile] = []) {
+        self.files = files
+    }
+
+    /// How many look like images by their name.
+    public var images: Int { files.count { $0.format != nil } }
+    /// How many do not.
+    public var others: Int { files.count - images }
+
+    /// The image formats with how many files each, the most frequent first (then by name).
+    public var formats: [(format: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for file in files { if let format = file.format { counts[format, default: 0] += 1 } }
+        return counts.map { (format: $0.key, count: $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.format < $1.format }
+    }
+}
+
+/// What ``InputCollector`` found: the items to export and the files passed over.
+public struct InputScan: Sendable {
+    /// The items in input order, duplicates of the same output marked as problems.
+    public var items: [ExportItem]
+    /// The files the folder scans passed over.
+    public var ignored: IgnoredFiles
+}
