@@ -7,12 +7,18 @@
 public protocol ImageReader: AnyObject, RowSource {
     /// What the file declares, known before the first row.
     var header: ImageHeader { get }
+    /// The ancillary information the file gives before its first row (PNG: the
+    /// chunks before IDAT), read with the header: what the render may depend
+    /// on (the EXIF orientation, SPEC §4.1). ``finish()`` returns the whole.
+    var leadingMetadata: ImageMetadata { get }
     /// Reads the rest of the file and returns its ancillary information. The
     /// image is valid only when this returns.
     func finish() throws -> ImageMetadata
 }
 
 extension ImageReader {
+    /// None, for a reader that keeps nothing before the pixels.
+    public var leadingMetadata: ImageMetadata { ImageMetadata() }
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }
