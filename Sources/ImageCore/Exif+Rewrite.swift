@@ -1,7 +1,8 @@
 extension Exif {
     /// The stream with orientation set to `orientation` (when given and the
     /// tag is present) and PixelXDimension/PixelYDimension set to
-    /// `width × height` (each where present), patched in place: the same
+    /// `width × height` (each where present; an orientation only where its
+    /// value was one, 1–8), patched in place: the same
     /// layout and length, every other byte as it was. A tag that is absent is
     /// not added (that would move every offset after it).
     ///
@@ -14,7 +15,8 @@ extension Exif {
             let wanted: Int
             switch (entry.directory, entry.tag) {
             case (.primary, Tag.orientation):
-                guard let orientation else { continue }
+                // A value outside 1–8 was not read as an orientation (nothing was applied): left as found.
+                guard let orientation, self.orientation != nil else { continue }
                 wanted = orientation
             case (.exif, Tag.pixelXDimension): wanted = width
             case (.exif, Tag.pixelYDimension): wanted = height

@@ -4,9 +4,12 @@
 ///
 /// It reads the first IFD (IFD0) and the Exif sub-IFD it points to (tag
 /// 0x8769), in either byte order. Every offset is checked against the stream:
-/// a damaged or truncated block never traps, it only has fewer tags (an entry
-/// that points outside the stream is skipped, an IFD cut short ends where the
-/// stream does).
+/// a damaged or truncated block never traps, it only has fewer tags. An IFD
+/// whose declared entries do not all lie inside the stream is damaged (its
+/// count is what a truncation or a flipped bit breaks first, and a wrong count
+/// reads other bytes as entries): none of its tags is trusted, so a damaged
+/// IFD0 has no orientation (an image is then left as stored), while a damaged
+/// Exif sub-IFD only costs the pixel dimensions.
 public struct Exif: Sendable, Equatable {
     /// The stream, as given.
     public let bytes: [UInt8]
@@ -99,13 +102,11 @@ public struct Exif: Sendable, Equatable {
         return (littleEndian ? field.reversed() : Array(field)).reduce(0) { $0 << 8 | Int($1) }
     }
 
-    /// The single-valued SHORT and LONG entries of the IFD at `offset`; an IFD
-    /// cut short by the stream's end yields the entries that are whole.
+    /// The single-valued SHORT and LONG entries of the IFD at `offset`; none
+    /// when its entries run past the stream's end (a damaged IFD).
     private func directory(at offset: Int, _ directory: Directory) -> [Entry] {
-        guard let count = read(at: offset, size: 2) else { return [] }
-        // At most the entries that fit: a damaged count costs no time.
-        let whole = min(count, max(0, (bytes.count - offset - 2) / 12))
-        return (0..<whole).compactMap { index in
+        guard let count = read(at: offset, size: 2), count <= (bytes.count - offset - 2) / 12 else { return [] }
+        return (0..<count).compactMap { index in
             let position = offset + 2 + 12 * index
             guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
                   read(at: position + 4, size: 4) == 1,
