@@ -60,6 +60,20 @@ import Testing
         #expect(job.contains("\"autorotate\":false"), "\(job)")
     }
 
+    /// A recipe's `output.autorotate: false` is `--no-autorotate`; a recipe without it turns images upright.
+    @Test(arguments: [false, true])
+    func aRecipeChoosesAutorotate(autorotate: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let recipe = #"{"operations":[],"output":{"autorotate":\#(autorotate)}}"#
+        try recipe.write(toFile: dir.join("recipe.json"), atomically: true, encoding: .utf8)
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
+        let (r, output) = try Self.export(png, in: dir, ["--recipe", dir.join("recipe.json")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        #expect(pixels.bytes == OrientedImages.displayed(orientation: autorotate ? 6 : 1))
+        #expect(try Self.exif(of: try Self.read(output)).orientation == (autorotate ? 1 : 6))
+    }
+
     /// The resize box applies to the image as displayed: a 6×4 image shown
     /// 4×6 fits 2×3 exactly, where the stored one would make 2×1.
     @Test(arguments: [(6, "2x3", 2, 3), (8, "2x", 2, 3), (5, "x3", 2, 3), (3, "3x", 3, 2)])
