@@ -60,6 +60,26 @@ import Testing
         #expect(job.contains("\"autorotate\":false"), "\(job)")
     }
 
+    /// `kiln resume` keeps `--no-autorotate`: an image that failed the first
+    /// run (not yet a PNG) and is fixed before the resume is exported unturned.
+    @Test func resumeKeepsNoAutorotate() throws {
+        let dir = try TemporaryDirectory()
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("a.png")))
+        try Data("not yet an image".utf8).write(to: URL(fileURLWithPath: dir.join("b.png")))
+        let first = try kiln(["export", dir.join("a.png"), dir.join("b.png"), "-o", dir.join("out"), "--device", "cpu",
+                              "--no-autorotate", "--progress", "json"])
+        #expect(first.status == 1, "\(first.stderr)")
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("b.png")))
+        let resumed = try kiln(["resume", dir.join("out"), "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        for name in ["a.png", "b.png"] {
+            #expect(try PNGDecoder.decode(contentsOf: dir.join("out/\(name)")).bytes == OrientedImages.displayed(orientation: 1),
+                    "\(name)")
+            #expect(try Self.exif(of: try Self.read(dir.join("out/\(name)"))).orientation == 6)
+        }
+    }
+
     /// A recipe's `output.autorotate: false` is `--no-autorotate`; a recipe without it turns images upright.
     @Test(arguments: [false, true])
     func aRecipeChoosesAutorotate(autorotate: Bool) throws {
