@@ -342,8 +342,11 @@ public final class ExportJob: Sendable {
                 tracker.weigh(progressItem, pixels: result.pixels)
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
                 // what its render schedule holds, and what the writer holds.
-                let size = try renderer.outputSize(of: reader.header)
-                let needed = try renderer.workingSet(of: reader.header)
+                // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
+                // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
+                let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
+                let size = try renderer.outputSize(of: reader.header, orientation: orientation)
+                let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
                     + ImageCodecs.output.writerBytes(width: size.width, height: size.height, depth: reader.depth)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
@@ -357,7 +360,7 @@ public final class ExportJob: Sendable {
                 var writer: (any ImageWriter)?
                 // A colour conversion takes the whole rendered image, then hands it to the writer.
                 var converting: PixelBufferSink?
-                var metadata = try renderer.render(reader, reopen: open, makeSink: { width, height, depth in
+                var metadata = try renderer.render(reader, orientation: orientation, reopen: open, makeSink: { width, height, depth in
                     let made = try ImageCodecs.output.writer(width: width, height: height, depth: depth, settings: settings)
                     writer = made
                     guard converter != nil else { return made }
@@ -369,6 +372,7 @@ public final class ExportJob: Sendable {
                 // Decoded to its end: only an input that is still the version opened made these pixels.
                 guard source?.isUnchanged() == true else { throw InputChanged() }
                 guard let writer else { preconditionFailure("the renderer asked for no sink") }
+                describeOrientation(of: &metadata, applied: orientation, width: writer.width, height: writer.height)
                 var colorWarnings: [String] = []
                 if let converter, let converting {
                     var rendered = converting.image()
@@ -450,6 +454,21 @@ public final class ExportJob: Sendable {
         record.status = result.status
         record.error = result.error
         return FinishedImage(result: result, record: record, deliver: deliver)
+    }
+
+    /// Makes the output's EXIF true of its pixels: its dimensions, and
+    /// orientation 1 once the orientation was applied. An orientation found
+    /// only after the pixels (an eXIf after IDAT) came too late to turn the
+    /// image: the tag is kept, so viewers still show the image upright, and a
+    /// warning says so. Under `--no-autorotate` the tag is kept as it is.
+    private func describeOrientation(of metadata: inout ImageMetadata, applied: Int, width: Int, height: Int) {
+        let stated = metadata.orientation
+        let late = options.plan.autorotate && stated != applied
+        if late {
+            metadata.warnings.append("EXIF orientation \(stated) comes after the image data, too late to be applied; "
+                                     + "the tag is kept, so viewers that honour it show the image upright")
+        }
+        metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late)
     }
 
     /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).

@@ -4,7 +4,8 @@ import Render
 
 /// What a job makes: the operations in order, and the output settings a recipe
 /// may carry (compression, metadata, colour target: the job's concerns, not the render layer's).
-/// Codable (the job's journal records it): `{"operations":[…],"level":6,"metadata":63}`.
+/// Codable (the job's journal records it): `{"operations":[…],"level":6,"metadata":63}`
+/// (`"autorotate":false` added under `--no-autorotate`).
 public struct ExportPlan: Sendable, Equatable, Codable {
     /// The operations, applied in this order.
     public var operations: [Operation]
@@ -14,18 +15,37 @@ public struct ExportPlan: Sendable, Equatable, Codable {
     public var metadata: MetadataSelection
     /// The colour profile outputs are converted to and tagged with; nil: colours as they are.
     public var color: ColorConversion?
+    /// Whether each image's EXIF orientation is applied before the operations
+    /// (SPEC §4.1; the output's EXIF then says 1). False (`--no-autorotate`,
+    /// recipe `output.autorotate: false`): pixels and tag stay as they are.
+    /// The plan holds this choice, not any image's rotation: an image's
+    /// provenance digest is the same whatever orientation its file states.
+    public var autorotate: Bool
 
     /// A plan.
     public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all,
-                color: ColorConversion? = nil) {
+                color: ColorConversion? = nil, autorotate: Bool = true) {
         self.operations = operations
         self.level = level
         self.metadata = metadata
         self.color = color
+        self.autorotate = autorotate
     }
 
     private enum CodingKeys: String, CodingKey {
-        case operations, level, metadata, color
+        case operations, level, metadata, color, autorotate
+    }
+
+    /// Encodes the plan; `autorotate` only when false, so the default plan's
+    /// JSON, and with it the provenance digest of every output recorded before
+    /// the key existed, is unchanged.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(operations, forKey: .operations)
+        try container.encode(level, forKey: .level)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encodeIfPresent(color, forKey: .color)
+        if !autorotate { try container.encode(false, forKey: .autorotate) }
     }
 
     /// Decodes a plan (e.g. from a job's journal), checking every value as a
@@ -40,6 +60,7 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         }
         metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
         color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
+        autorotate = try container.decodeIfPresent(Bool.self, forKey: .autorotate) ?? true
     }
 }
 

@@ -12,16 +12,19 @@ public struct Recipe: Sendable, Equatable, Codable {
         public var level: Int?
         /// What ancillary information outputs keep; nil: everything.
         public var metadata: Metadata?
+        /// Whether each image's EXIF orientation is applied (``ExportPlan/autorotate``); nil: yes.
+        public var autorotate: Bool?
 
         private enum CodingKeys: String, CodingKey {
-            case level, metadata
+            case level, metadata, autorotate
         }
 
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(known: ["level", "metadata"])
+            try decoder.rejectUnknownKeys(known: ["level", "metadata", "autorotate"])
             let container = try decoder.container(keyedBy: CodingKeys.self)
             level = try container.decodeIfPresent(Int.self, forKey: .level)
             metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
+            autorotate = try container.decodeIfPresent(Bool.self, forKey: .autorotate)
         }
     }
 

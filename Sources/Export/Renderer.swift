@@ -12,7 +12,9 @@ import Locking
 /// `RenderSchedule`'s decision, reached through `RenderPipeline`.
 public final class Renderer: Sendable {
     /// The bound operations, or why they cannot be bound (then every image fails with it).
-    private let pipeline: Result<RenderPipeline, RenderError>
+    private let bound: Result<RenderPipeline, RenderError>
+    /// The pipeline with each EXIF orientation's operations first (2–8), made when first needed.
+    private let oriented = Locked<[Int: RenderPipeline]>([:])
     private let current: Locked<any PassBackend>
     private let fallback: @Sendable () -> any PassBackend
     private let allowFallback: Bool
@@ -24,7 +26,7 @@ public final class Renderer: Sendable {
     /// both before a job starts).
     public init(backend: any RenderBackend, operations: [Operation], maxPixels: Int = RenderPipeline.defaultMaxPixels,
                 allowFallback: Bool, warn: @escaping @Sendable (String) -> Void) {
-        pipeline = Result { () throws(RenderError) in
+        bound = Result { () throws(RenderError) in
             try RenderPipeline(operations: operations, maxPixels: maxPixels, loadImage: ImageCodecs.decode)
         }
         // Both of Kiln's backends run passes; anything else renders on the CPU.
@@ -39,15 +41,32 @@ public final class Renderer: Sendable {
 
     /// The size of the output of an image of `header`.
     /// - Throws: `RenderError` when the operations do not apply to the image.
-    func outputSize(of header: ImageHeader) throws -> (width: Int, height: Int) {
-        try pipeline.get().outputSize(width: header.width, height: header.height)
+    func outputSize(of header: ImageHeader, orientation: Int = 1) throws -> (width: Int, height: Int) {
+        try pipeline(for: orientation).outputSize(width: header.width, height: header.height)
+    }
+
+    /// The operations an image stored with EXIF `orientation` gets: that
+    /// orientation's rotation or flip (``Operation/upright(exifOrientation:)``),
+    /// then the job's. The job's own operations and their watermarks are bound
+    /// once; only the first image of each orientation builds its pipeline.
+    /// - Throws: the `RenderError` that binding the job's operations met.
+    private func pipeline(for orientation: Int) throws -> RenderPipeline {
+        let base = try bound.get()
+        let geometry = Operation.upright(exifOrientation: orientation)
+        guard !geometry.isEmpty else { return base }
+        return oriented.withLock { cache in
+            if let made = cache[orientation] { return made }
+            let made = base.prepending(geometry)
+            cache[orientation] = made
+            return made
+        }
     }
 
     /// About the most bytes rendering an image of `header` holds, as its
     /// schedule on the current backend says (for the job's memory budget).
     /// - Throws: `RenderError` when the operations do not apply to the image.
-    func workingSet(of header: ImageHeader) throws -> Int {
-        try pipeline.get().workingSet(of: Self.source(header), on: current.withLock { $0 })
+    func workingSet(of header: ImageHeader, orientation: Int = 1) throws -> Int {
+        try pipeline(for: orientation).workingSet(of: Self.source(header), on: current.withLock { $0 })
     }
 
     /// Renders the image `reader` decodes into a sink `makeSink` makes (of
@@ -55,13 +74,14 @@ public final class Renderer: Sendable {
     /// end and returns its metadata. `reopen` opens the file again, and
     /// `makeSink` is asked again, when the image must start over on the CPU
     /// after a device failure. `progress` hears the fraction of the image
-    /// rendered as strips finish.
+    /// rendered as strips finish. `orientation` is the source's EXIF
+    /// orientation to apply first (1: none).
     /// Throws the reader's errors (the file), `RenderError`s (the image or the
     /// job), `RenderStop` (the required GPU failed), the sink's errors.
-    func render(_ reader: any ImageReader, reopen: () throws -> any ImageReader,
+    func render(_ reader: any ImageReader, orientation: Int = 1, reopen: () throws -> any ImageReader,
                 makeSink: (_ width: Int, _ height: Int, _ depth: PixelBuffer.Depth) throws -> any RowSink,
                 progress: (Double) -> Void = { _ in }) throws -> ImageMetadata {
-        let pipeline = try pipeline.get()
+        let pipeline = try self.pipeline(for: orientation)
         let backend = current.withLock { $0 }
         func attempt(_ reader: any ImageReader, on backend: any PassBackend) throws -> ImageMetadata {
             let size = try pipeline.outputSize(width: reader.width, height: reader.height)

@@ -40,7 +40,7 @@ public struct ImageMetadata: Sendable, Equatable {
 
     /// The EXIF orientation (1–8, TIFF tag 0x0112 of the first IFD); 1 when
     /// there is no EXIF, no tag, or the value is out of range.
-    public var orientation: Int { exif.flatMap(ExifOrientation.read) ?? 1 }
+    public var orientation: Int { exif.flatMap(Exif.init)?.orientation ?? 1 }
 
     /// Makes `profile` the colour profile, replacing every carried block that
     /// defined the colours (a conversion made them false).

@@ -7,17 +7,19 @@
 public protocol ImageReader: AnyObject, RowSource {
     /// What the file declares, known before the first row.
     var header: ImageHeader { get }
+    /// The ancillary information the file gives before its first row (PNG: the
+    /// chunks before IDAT), read with the header: what the render may depend
+    /// on (the EXIF orientation, SPEC §4.1; a profile about to be dropped).
+    /// ``finish()`` returns the whole.
+    var leadingMetadata: ImageMetadata { get }
     /// Reads the rest of the file and returns its ancillary information. The
     /// image is valid only when this returns.
     func finish() throws -> ImageMetadata
-    /// The ancillary information the file gave before its first row (for PNG
-    /// the chunks before the image data: the colour profile, EXIF as phones
-    /// write it): what decides, before rendering, how the pixels are treated.
-    /// ``finish()`` gives the whole of it.
-    var leadingMetadata: ImageMetadata { get }
 }
 
 extension ImageReader {
+    /// None, for a reader that keeps nothing before the pixels.
+    public var leadingMetadata: ImageMetadata { ImageMetadata() }
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }

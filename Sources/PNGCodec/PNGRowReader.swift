@@ -12,6 +12,9 @@ public final class PNGRowReader: ImageReader {
     public let pngHeader: PNGHeader
     /// What the file declares.
     public let header: ImageHeader
+    /// The chunks before IDAT, as the decoder kept them while reading the
+    /// header (it reads up to the image data to know the image).
+    public let leadingMetadata: ImageMetadata
     private var session: DecoderSession
     /// Rows read or skipped so far.
     private var nextRow = 0
@@ -24,6 +27,7 @@ public final class PNGRowReader: ImageReader {
         session = try DecoderSession(path: path, limits: limits, keepMetadata: true)
         pngHeader = session.header
         header = pngHeader.imageHeader
+        leadingMetadata = session.metadata().imageMetadata
         try limits.check(pngHeader)
     }
 
@@ -34,6 +38,7 @@ public final class PNGRowReader: ImageReader {
         session = try DecoderSession(copying: bytes, limits: limits, keepMetadata: true, libpngOnly: libpngOnly)
         pngHeader = session.header
         header = pngHeader.imageHeader
+        leadingMetadata = session.metadata().imageMetadata
         try limits.check(pngHeader)
     }
 
@@ -47,8 +52,6 @@ public final class PNGRowReader: ImageReader {
     /// Reads the rest of the file to IEND (rows nobody asked for included) and
     /// returns its ancillary information. The image is valid only when this returns.
     /// - Throws: `PNGError`.
-    public var leadingMetadata: ImageMetadata { session.metadata().imageMetadata }
-
     public func finish() throws -> ImageMetadata {
         try session.finish()
         nextRow = height

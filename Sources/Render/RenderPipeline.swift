@@ -57,6 +57,24 @@ public final class RenderPipeline: Sendable {
         self.marks = marks
     }
 
+    /// This pipeline with `geometry` applied first (an image's EXIF
+    /// orientation, ``Operation/upright(exifOrientation:)``), sharing the
+    /// watermarks already decoded: only rotations and flips, which hold no
+    /// file and no parameter an image can fail.
+    public func prepending(_ geometry: [Operation]) -> RenderPipeline {
+        precondition(geometry.allSatisfy { if case .rotate = $0 { true } else if case .flip = $0 { true } else { false } },
+                     "only rotations and flips are prepended")
+        guard !geometry.isEmpty else { return self }
+        return RenderPipeline(operations: geometry + operations, pixelLimit: pixelLimit,
+                              marks: Dictionary(uniqueKeysWithValues: marks.map { ($0.key + geometry.count, $0.value) }))
+    }
+
+    private init(operations: [Operation], pixelLimit: Int, marks: [Int: FloatImage]) {
+        self.operations = operations
+        self.pixelLimit = pixelLimit
+        self.marks = marks
+    }
+
     /// The passes of an image of `width × height`; throws `RenderError` (e.g. a
     /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
     /// through which every growing image goes, checks before it builds anything).

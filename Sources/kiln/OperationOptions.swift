@@ -31,6 +31,10 @@ struct OperationOptions: ParsableArguments {
         valueName: "list"))
     var keep: String?
 
+    @Flag(name: .customLong("no-autorotate"),
+          help: "Leave each image as stored: its EXIF orientation is not applied and stays in its EXIF (default: turned upright first, the EXIF then saying orientation 1; overrides a recipe's output.autorotate).")
+    var noAutorotate = false
+
     @Option(help: ArgumentHelp(
         "Convert every image to this colour profile and tag it: srgb, p3 or an ICC file (default: keep colours and profile as they are).",
         valueName: "srgb|p3|file"))
@@ -135,12 +139,14 @@ struct OperationOptions: ParsableArguments {
             do {
                 let loaded = try Recipe.load(contentsOf: recipe)
                 plan = ExportPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
-                                  metadata: metadata ?? loaded.output?.metadata?.selection ?? .all)
+                                  metadata: metadata ?? loaded.output?.metadata?.selection ?? .all,
+                                  autorotate: !noAutorotate && (loaded.output?.autorotate ?? true))
             } catch {
                 throw ValidationError(error.description)
             }
         } else {
-            plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all)
+            plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all,
+                              autorotate: !noAutorotate)
         }
         if let profile {
             let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,

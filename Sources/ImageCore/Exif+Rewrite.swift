@@ -1,0 +1,44 @@
+extension Exif {
+    /// The stream with orientation set to `orientation` (when given and the
+    /// tag is present) and PixelXDimension/PixelYDimension set to
+    /// `width × height` (each where present; an orientation only where its
+    /// value was one, 1–8), patched in place: the same
+    /// layout and length, every other byte as it was. A tag that is absent is
+    /// not added (that would move every offset after it).
+    ///
+    /// A value keeps the type it was found with; only a dimension above
+    /// 65535 in a SHORT entry turns the entry into a LONG, which still fits
+    /// its 4-byte value field (the count stays 1).
+    public func rewritten(orientation: Int?, width: Int, height: Int) -> [UInt8] {
+        var patched = bytes
+        for entry in entries {
+            let wanted: Int
+            switch (entry.directory, entry.tag) {
+            case (.primary, Tag.orientation):
+                // A value outside 1–8 was not read as an orientation (nothing was applied): left as found.
+                guard let orientation, self.orientation != nil else { continue }
+                wanted = orientation
+            case (.exif, Tag.pixelXDimension): wanted = width
+            case (.exif, Tag.pixelYDimension): wanted = height
+            default: continue
+            }
+            guard value(of: entry) != wanted, let clamped = UInt32(exactly: wanted) else { continue }
+            if entry.type == FieldType.short && clamped <= UInt16.max {
+                write(UInt32(clamped), size: 2, at: entry.position + 8, into: &patched)
+            } else {
+                write(UInt32(FieldType.long), size: 2, at: entry.position + 2, into: &patched)
+                write(clamped, size: 4, at: entry.position + 8, into: &patched)
+            }
+        }
+        return patched
+    }
+
+    /// Writes the low `size` bytes of `value` at `offset`, in the stream's byte order
+    /// (the parser only records entries whose fields lie inside the stream).
+    private func write(_ value: UInt32, size: Int, at offset: Int, into stream: inout [UInt8]) {
+        for index in 0..<size {
+            let shift = 8 * (littleEndian ? index : size - 1 - index)
+            stream[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ImageCore
+import KilnTestSupport
+import Testing
+
+/// The shared EXIF parser (`ImageCore.Exif`) on whole, rewritten and damaged streams.
+@Suite struct ExifParserTests {
+    @Test(arguments: [false, true])
+    func readsOrientationAndDimensionsInEitherByteOrder(littleEndian: Bool) throws {
+        let exif = try #require(Exif(OrientedImages.exif(orientation: 6, littleEndian: littleEndian)))
+        #expect(exif.orientation == 6)
+        #expect(exif.pixelDimensions.width == 6 && exif.pixelDimensions.height == 4)
+    }
+
+    @Test(arguments: [false, true])
+    func rewritesInPlaceKeepingTheLayout(littleEndian: Bool) throws {
+        let stream = OrientedImages.exif(orientation: 8, littleEndian: littleEndian)
+        let rewritten = try #require(Exif(stream)).rewritten(orientation: 1, width: 70_000, height: 6)
+        #expect(rewritten.count == stream.count)
+        let exif = try #require(Exif(rewritten))
+        #expect(exif.orientation == 1)
+        // 70000 does not fit the SHORT it was found as: the entry becomes a LONG.
+        #expect(exif.pixelDimensions.width == 70_000 && exif.pixelDimensions.height == 6)
+        // Only the patched value fields (and the widened entry's type) changed.
+        let changed = zip(stream, rewritten).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+        #expect(changed.allSatisfy { (18...19).contains($0) || (42...51).contains($0) || (60...63).contains($0) },
+                "\(changed)")
+        // Nothing asked for: byte for byte.
+        #expect(try #require(Exif(stream)).rewritten(orientation: nil, width: 6, height: 4) == stream)
+    }
+
+    /// Every prefix of a valid stream, and every single-byte change of it,
+    /// parses and rewrites without trapping, keeping the stream's length.
+    @Test func damagedStreamsNeverTrap() {
+        let stream = OrientedImages.exif(orientation: 6, littleEndian: true)
+        var streams = (0...stream.count).map { Array(stream.prefix($0)) } + OrientedImages.damagedExif
+        for index in stream.indices {
+            for value: UInt8 in [0, 1, 0x7F, 0xFF] {
+                var changed = stream
+                changed[index] = value
+                streams.append(changed)
+            }
+        }
+        for damaged in streams {
+            guard let exif = Exif(damaged) else { continue }
+            #expect(exif.orientation.map { (1...8).contains($0) } ?? true)
+            #expect(exif.rewritten(orientation: 1, width: 4, height: 6).count == damaged.count)
+        }
+        #expect(ImageMetadata(exif: Array(stream.prefix(20))).orientation == 1)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import ImageCore
+import KilnTestSupport
+import PNGCodec
+import Testing
+
+/// EXIF orientation (issue 24, SPEC §4.1): applied before the operations, the
+/// output's EXIF then saying 1 and its true pixel dimensions; `--no-autorotate`
+/// keeps pixels and tag as they are.
+@Suite struct OrientationTests {
+    private static func read(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+    /// Writes `png` as `name` in `dir` and exports it with `extra` on the CPU; returns the run and the output's path.
+    private static func export(_ png: [UInt8], in dir: TemporaryDirectory, name: String = "in.png",
+                               _ extra: [String] = []) throws -> (ChildProcess.Outcome, String) {
+        try Data(png).write(to: URL(fileURLWithPath: dir.join(name)))
+        let r = try kiln(["export", dir.join(name), "-o", dir.join("out"), "--device", "cpu", "--progress", "json"] + extra)
+        return (r, dir.join("out/\(name)"))
+    }
+
+    /// The output's one eXIf chunk, parsed.
+    private static func exif(of output: [UInt8]) throws -> Exif {
+        let chunks = PNGBytes.data(of: "eXIf", in: output)
+        try #require(chunks.count == 1, "eXIf \(chunks.count) times")
+        return try #require(Exif(chunks[0]))
+    }
+
+    @Test(arguments: 1...8)
+    func theOutputShowsWhatAViewerShowsAndSaysOrientationOne(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        let (r, output) = try Self.export(OrientedImages.png(exif: OrientedImages.exif(orientation: orientation,
+                                                                                         littleEndian: orientation % 2 == 1)), in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        let size = OrientedImages.displayedSize(orientation: orientation)
+        #expect((pixels.width, pixels.height) == (size.width, size.height))
+        #expect(pixels.bytes == OrientedImages.displayed(orientation: orientation), "orientation \(orientation)")
+        let exif = try Self.exif(of: try Self.read(output))
+        #expect(exif.orientation == 1)
+        #expect(exif.pixelDimensions.width == pixels.width && exif.pixelDimensions.height == pixels.height)
+        if let said = try OrientedImages.exiftoolOrientation(output) {
+            #expect(said.split(separator: "\n") == ["1", "\(pixels.width)", "\(pixels.height)"], "exiftool: \(said)")
+        }
+        #expect(try pngcheckFailures([output]) == [])
+    }
+
+    @Test(arguments: 1...8)
+    func noAutorotateKeepsThePixelsAndTheTag(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        let stated = OrientedImages.exif(orientation: orientation, littleEndian: orientation % 2 == 0)
+        let (r, output) = try Self.export(OrientedImages.png(exif: stated), in: dir, ["--no-autorotate", "--keep-journal"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        #expect(pixels.bytes == OrientedImages.displayed(orientation: 1))
+        // Nothing to correct: the block comes out byte for byte.
+        #expect(PNGBytes.data(of: "eXIf", in: try Self.read(output)) == [stated])
+        #expect(try pngcheckFailures([output]) == [])
+        // Recorded in the job, so a resume keeps it.
+        let job = try String(contentsOfFile: dir.join("out/.kiln/job.json"), encoding: .utf8)
+        #expect(job.contains("\"autorotate\":false"), "\(job)")
+    }
+
+    /// `kiln resume` keeps `--no-autorotate`: an image that failed the first
+    /// run (not yet a PNG) and is fixed before the resume is exported unturned.
+    @Test func resumeKeepsNoAutorotate() throws {
+        let dir = try TemporaryDirectory()
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("a.png")))
+        try Data("not yet an image".utf8).write(to: URL(fileURLWithPath: dir.join("b.png")))
+        let first = try kiln(["export", dir.join("a.png"), dir.join("b.png"), "-o", dir.join("out"), "--device", "cpu",
+                              "--no-autorotate", "--progress", "json"])
+        #expect(first.status == 1, "\(first.stderr)")
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("b.png")))
+        let resumed = try kiln(["resume", dir.join("out"), "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        for name in ["a.png", "b.png"] {
+            #expect(try PNGDecoder.decode(contentsOf: dir.join("out/\(name)")).bytes == OrientedImages.displayed(orientation: 1),
+                    "\(name)")
+            #expect(try Self.exif(of: try Self.read(dir.join("out/\(name)"))).orientation == 6)
+        }
+    }
+
+    /// A recipe's `output.autorotate: false` is `--no-autorotate`; a recipe without it turns images upright.
+    @Test(arguments: [false, true])
+    func aRecipeChoosesAutorotate(autorotate: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let recipe = #"{"operations":[],"output":{"autorotate":\#(autorotate)}}"#
+        try recipe.write(toFile: dir.join("recipe.json"), atomically: true, encoding: .utf8)
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
+        let (r, output) = try Self.export(png, in: dir, ["--recipe", dir.join("recipe.json")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        #expect(pixels.bytes == OrientedImages.displayed(orientation: autorotate ? 6 : 1))
+        #expect(try Self.exif(of: try Self.read(output)).orientation == (autorotate ? 1 : 6))
+    }
+
+    /// The resize box applies to the image as displayed: a 6×4 image shown
+    /// 4×6 fits 2×3 exactly, where the stored one would make 2×1.
+    @Test(arguments: [(6, "2x3", 2, 3), (8, "2x", 2, 3), (5, "x3", 2, 3), (3, "3x", 3, 2)])
+    func resizeAppliesToTheDisplayedImage(orientation: Int, box: String, width: Int, height: Int) throws {
+        let dir = try TemporaryDirectory()
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: orientation, littleEndian: false))
+        let (r, output) = try Self.export(png, in: dir, ["--resize", box, "--filter", "nearest"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        #expect((pixels.width, pixels.height) == (width, height))
+        let exif = try Self.exif(of: try Self.read(output))
+        #expect(exif.orientation == 1)
+        #expect(exif.pixelDimensions.width == width && exif.pixelDimensions.height == height)
+        #expect(try pngcheckFailures([output]) == [])
+    }
+
+    /// Damaged or truncated EXIF never crashes a run: the image is exported
+    /// as stored (orientation 1) and the block is carried as it was.
+    @Test(arguments: OrientedImages.damagedExif)
+    func damagedExifIsOrientationOne(damaged: [UInt8]) throws {
+        let dir = try TemporaryDirectory()
+        let (r, output) = try Self.export(OrientedImages.png(exif: damaged), in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: output).bytes == OrientedImages.displayed(orientation: 1))
+        // Carried as it was: nothing in it can be patched with confidence.
+        #expect(PNGBytes.data(of: "eXIf", in: try Self.read(output)) == [damaged])
+        #expect(try pngcheckFailures([output]) == [])
+    }
+
+    /// A whole IFD0 with a damaged Exif sub-IFD: the orientation is applied
+    /// and said to be 1; the dimensions it cannot find are not written.
+    @Test(arguments: OrientedImages.damagedExifSubdirectory)
+    func aDamagedExifSubdirectoryStillTurnsTheImage(damaged: [UInt8]) throws {
+        let dir = try TemporaryDirectory()
+        let (r, output) = try Self.export(OrientedImages.png(exif: damaged), in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: output).bytes == OrientedImages.displayed(orientation: 6))
+        let written = try #require(PNGBytes.data(of: "eXIf", in: try Self.read(output)).first)
+        #expect(written.count == damaged.count && Exif(written)?.orientation == 1)
+        #expect(try pngcheckFailures([output]) == [])
+    }
+
+    /// An eXIf after the image data is known only once the pixels are
+    /// rendered: the tag is kept (viewers still show the image upright), with a warning.
+    @Test func aLateOrientationIsKeptAsATagWithAWarning() throws {
+        let dir = try TemporaryDirectory()
+        let (r, output) = try Self.export(OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true),
+                                                             late: true), in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: output).bytes == OrientedImages.displayed(orientation: 1))
+        #expect(try Self.exif(of: try Self.read(output)).orientation == 6)
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("in.png") && $0.contains("orientation 6") }, "\(warnings)")
+        #expect(try pngcheckFailures([output]) == [])
+    }
+
+    /// The plan records the choice, not each image's rotation: a second run
+    /// over outputs of oriented images finds them the same work.
+    @Test func orientedOutputsAreTheSameWorkOnTheNextRun() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for orientation in 1...8 {
+            let png = OrientedImages.png(exif: OrientedImages.exif(orientation: orientation, littleEndian: true))
+            try Data(png).write(to: URL(fileURLWithPath: dir.join("in/o\(orientation).png")))
+        }
+        let arguments = ["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "json"]
+        let first = try kiln(arguments + ["--keep-journal"])
+        #expect(first.status == 0, "\(first.stderr)")
+        // The default plan's JSON (and digest) is what it was before autorotate existed.
+        let job = try String(contentsOfFile: dir.join("out/.kiln/job.json"), encoding: .utf8)
+        #expect(!job.contains("autorotate"))
+        let second = try kiln(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(Events(second.stdoutLines).files("skipped").count == 8)
+    }
+}
