@@ -340,11 +340,11 @@ public final class ExportJob: Sendable {
                 if let pause = hooks.decodePause { pauseDecoding(until: pause) }
                 result.pixels = reader.width * reader.height
                 tracker.weigh(progressItem, pixels: result.pixels)
-                // Admitted by the memory budget before anything image-sized exists (SPEC §8):
-                // what its render schedule holds, and what the writer holds.
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
+                // Admitted by the memory budget before anything image-sized exists (SPEC §8):
+                // what its render schedule holds, and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
                 let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
                     + ImageCodecs.output.writerBytes(width: size.width, height: size.height, depth: reader.depth)
