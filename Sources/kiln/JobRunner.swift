@@ -132,7 +132,8 @@ struct JobRunner {
 
         let slot: MachineSlots.Slot?
         do {
-            slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, status: status,
+            let holder = MachineSlots.Holder(pid: getpid(), output: Self.absolute(directory), title: title)
+            slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, as: holder, status: status,
                                    cancelled: { lifecycle.processState == .terminating })
         } catch {
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
@@ -228,14 +229,20 @@ struct JobRunner {
     }
 
     /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
-    private func acquireSlot(_ kind: MachineSlots.Kind, status: StatusPublisher,
+    /// The slot's file names `holder`, so jobs queued behind it say what they wait for.
+    private func acquireSlot(_ kind: MachineSlots.Kind, as holder: MachineSlots.Holder, status: StatusPublisher,
                              cancelled: () -> Bool) throws -> MachineSlots.Slot? {
         let slots = MachineSlots()
-        if settings.strategy == .fail { return try slots.tryAcquire(kind) }
-        return try slots.acquire(kind, position: { position in
-            self.reporter.queued(position: position)
-            status.publish(.queued, queuePosition: position)
+        if settings.strategy == .fail { return try slots.tryAcquire(kind, as: holder) }
+        return try slots.acquire(kind, as: holder, position: { position, holders in
+            self.reporter.queued(position: position, waitingFor: holders)
+            status.publish(.queued, queuePosition: position, waitingFor: holders)
         }, cancelled: cancelled)
+    }
+
+    /// `path` from the root: what another process can find it by.
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     private func lifecycleOptions(job: ExportJob, stream: ClosingStream,

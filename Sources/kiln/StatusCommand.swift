@@ -79,6 +79,10 @@ struct StatusCommand: ParsableCommand {
             line.add("failed", .int(failed))
             line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
+            let waiting = state == .queued ? live?.waitingFor?.first : nil
+            line.add("waitingForPid", waiting.map { .int(Int($0.pid)) } ?? .null)
+            line.add("waitingForOutput", waiting.map { .string($0.output) } ?? .null)
+            line.add("waitingForTitle", waiting.map { .string($0.title) } ?? .null)
             line.add("memory", live?.memory.map { .int($0) } ?? .null)
             line.add("reason", state == .stopped ? live?.reason.map { .string($0) } ?? .null : .null)
             line.add("conflicts", conflicts.map { .int($0) } ?? .null)
@@ -93,6 +97,10 @@ struct StatusCommand: ParsableCommand {
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
             print(detail)
+            if state == .queued, let live {
+                print("queued at position \(live.queuePosition ?? 1), waiting for "
+                      + MachineSlots.Holder.describe(live.waitingFor ?? []))
+            }
             if state == .stopped, let reason = live?.reason { print(reason) }
             if state == .stopped { print("run `kiln resume \(directory)` to finish it") }
         }

@@ -26,7 +26,8 @@ final class StatusPublisher: Sendable {
 
     /// Publishes now; counts and fraction come from one snapshot of the job.
     /// `exitCode` is given by the publication that ends the run, so `kiln status` can say how it ended.
-    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, reason: String? = nil, exitCode: ExitCode? = nil) {
+    func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, waitingFor: [MachineSlots.Holder]? = nil,
+                 reason: String? = nil, exitCode: ExitCode? = nil) {
         // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
         last.withLock { last in
             last = .now
@@ -43,6 +44,7 @@ final class StatusPublisher: Sendable {
             let seconds = max(now.timeIntervalSince(started), 1e-3)
             status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
             status.pixelsPerSecond = Double(counts.pixels) / seconds
+            status.waitingFor = waitingFor
             status.reason = reason
             status.conflicts = counts.conflicts
             status.exitCode = exitCode?.rawValue

@@ -110,6 +110,8 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var fraction: Double
     /// Position in the machine's queue while queued.
     public var queuePosition: Int?
+    /// While queued, the jobs holding the machine's slots (what this one waits for).
+    public var waitingFor: [MachineSlots.Holder]?
     /// The job's memory budget in bytes (`--memory`); nil from kiln versions before it.
     public var memory: Int?
     /// Seconds since 1970 of this update.

@@ -19,6 +19,32 @@ public struct MachineSlots: Sendable {
     public var directory: String { folder.path }
     /// How many CPU jobs may run at once.
     public let cpuSlots: Int
+
+    /// The job holding a slot, as it wrote itself into the slot's file: what a
+    /// queued job names as the one it waits for.
+    public struct Holder: Codable, Sendable, Equatable {
+        /// Its process.
+        public var pid: Int32
+        /// Its output folder.
+        public var output: String
+        /// Its title ("Exporting 29 images", or `--title`).
+        public var title: String
+
+        /// A holder.
+        public init(pid: Int32, output: String, title: String) {
+            self.pid = pid
+            self.output = output
+            self.title = title
+        }
+
+        /// "kiln pid 1234 (Exporting 29 images → /data/out)", "… and 1 more",
+        /// or "another kiln job" when no slot file names its holder.
+        public static func describe(_ holders: [Holder]) -> String {
+            guard let first = holders.first else { return "another kiln job" }
+            let more = holders.count > 1 ? " and \(holders.count - 1) more" : ""
+            return "kiln pid \(first.pid) (\(first.title) → \(first.output))" + more
+        }
+    }
     /// The folder, checked at every acquire (that is, at every job's start).
     private let folder: RuntimeFolder
 
@@ -38,34 +64,53 @@ public struct MachineSlots: Sendable {
         _ = try folder.open()
     }
 
-    /// Takes a free slot of `kind` at once, or returns nil (for `--strategy fail`).
-    /// A slot is free for a newcomer only when nobody is queued for it.
-    /// Throws ``RuntimeFolderError`` when the folder is not the user's alone.
-    public func tryAcquire(_ kind: Kind) throws -> Slot? {
+    /// Takes a free slot of `kind` at once for `holder`, or returns nil (for
+    /// `--strategy fail`). A slot is free for a newcomer only when nobody is
+    /// queued for it. Throws ``RuntimeFolderError`` when the folder is not the user's alone.
+    public func tryAcquire(_ kind: Kind, as holder: Holder) throws -> Slot? {
         let (held, queue) = try prepare(kind)
         guard liveTickets(in: queue).isEmpty else { return nil }
-        return try grab(kind, in: held)
+        return try grab(kind, in: held, as: holder)
     }
 
     /// Waits for a slot of `kind` in FIFO order, calling `position` with the
-    /// 1-based queue position whenever it changes; returns nil if `cancelled`
-    /// becomes true first. Throws ``RuntimeFolderError`` when the folder is not the user's alone.
-    public func acquire(_ kind: Kind, position: (Int) -> Void, cancelled: () -> Bool) throws -> Slot? {
+    /// 1-based queue position and the jobs holding the slots whenever either
+    /// changes; returns nil if `cancelled` becomes true first. Throws
+    /// ``RuntimeFolderError`` when the folder is not the user's alone.
+    public func acquire(_ kind: Kind, as holder: Holder, position: (Int, [Holder]) -> Void,
+                        cancelled: () -> Bool) throws -> Slot? {
         let (held, queue) = try prepare(kind)
-        if liveTickets(in: queue).isEmpty, let slot = try grab(kind, in: held) { return slot }
+        if liveTickets(in: queue).isEmpty, let slot = try grab(kind, in: held, as: holder) { return slot }
         let ticket = try Ticket(in: queue)
         defer { ticket.remove() }
-        var last = 0
+        var last: (Int, [Holder]) = (0, [])
         while !cancelled() {
             let ahead = liveTickets(in: queue).filter { $0 < ticket.name }.count
-            if ahead + 1 != last {
-                last = ahead + 1
-                position(last)
+            let now = (ahead + 1, holders(kind, in: held))
+            if now != last {
+                last = now
+                position(now.0, now.1)
             }
-            if ahead == 0, let slot = try grab(kind, in: held) { return slot }
+            if ahead == 0, let slot = try grab(kind, in: held, as: holder) { return slot }
             usleep(100_000)
         }
         return nil
+    }
+
+    /// The jobs holding the slots of `kind`, as they wrote themselves into the
+    /// slot files; a file whose process is gone, or that holds no holder (one
+    /// released, or written by an older kiln), names nobody.
+    private func holders(_ kind: Kind, in folder: HeldDirectory) -> [Holder] {
+        (0..<count(kind)).compactMap { index in
+            let fd = folder.openFile("\(kind.rawValue)-\(index).lock", O_RDONLY)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard read > 0, let holder = try? JSONDecoder().decode(Holder.self, from: Data(bytes.prefix(read))),
+                  kill(holder.pid, 0) == 0 || errno == EPERM else { return nil }
+            return holder
+        }
     }
 
     private func count(_ kind: Kind) -> Int { kind == .gpu ? 1 : cpuSlots }
@@ -85,9 +130,9 @@ public struct MachineSlots: Sendable {
         }
     }
 
-    private func grab(_ kind: Kind, in folder: HeldDirectory) throws -> Slot? {
+    private func grab(_ kind: Kind, in folder: HeldDirectory, as holder: Holder) throws -> Slot? {
         for index in 0..<count(kind) {
-            if let slot = try Slot(name: "\(kind.rawValue)-\(index).lock", in: folder) { return slot }
+            if let slot = try Slot(name: "\(kind.rawValue)-\(index).lock", in: folder, holder: holder) { return slot }
         }
         return nil
     }
@@ -103,10 +148,11 @@ public struct MachineSlots: Sendable {
     }
 
     /// A held slot; released when this value is released or the process ends.
+    /// Its file says who holds it (a ``Holder`` as JSON) while it is held.
     public final class Slot: Sendable {
         private let fd: Int32
 
-        fileprivate init?(name: String, in folder: HeldDirectory) throws {
+        fileprivate init?(name: String, in folder: HeldDirectory, holder: Holder) throws {
             let fd = folder.openFile(name, O_RDWR | O_CREAT, mode: 0o600)
             guard fd >= 0 else { throw JournalError.system("cannot open \(folder.path)/\(name)", errno) }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -114,9 +160,14 @@ public struct MachineSlots: Sendable {
                 return nil
             }
             self.fd = fd
+            // Best effort: a slot whose holder cannot be written is still held; waiters then name nobody.
+            let bytes = (try? JSONEncoder().encode(holder)).map { [UInt8]($0) } ?? []
+            if ftruncate(fd, 0) == 0 { _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
         }
 
         deinit {
+            // Released: the file names nobody (after kill -9 the pid check does it).
+            _ = ftruncate(fd, 0)
             close(fd)
         }
     }

@@ -7,8 +7,9 @@ protocol ExportReporter: Sendable {
     /// and which files its folder scans passed over (shown with the start, once per job: one summary line, or
     /// the counts in `start` and one `ignored` event per file right after it).
     func start(total: Int, device: String, title: String, subtitle: String, memory: Int, ignored: IgnoredFiles)
-    /// The job waits for a machine slot at this 1-based queue position.
-    func queued(position: Int)
+    /// The job waits for a machine slot at this 1-based queue position, behind
+    /// the jobs holding the slots (as their slot files name them; empty when none does).
+    func queued(position: Int, waitingFor: [MachineSlots.Holder])
     /// One input finished.
     func file(_ result: FileResult)
     /// Something the user should know that is not a per-file failure.

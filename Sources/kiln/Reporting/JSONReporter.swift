@@ -35,9 +35,15 @@ final class JSONReporter: ExportReporter {
         }
     }
 
-    func queued(position: Int) {
+    func queued(position: Int, waitingFor: [MachineSlots.Holder]) {
         var line = JSONLine(event: "queued")
         line.add("position", .int(position))
+        // Flat, as every event: the first job holding a slot, and how many do.
+        let first = waitingFor.first
+        line.add("waitingForPid", first.map { .int(Int($0.pid)) } ?? .null)
+        line.add("waitingForOutput", first.map { .string($0.output) } ?? .null)
+        line.add("waitingForTitle", first.map { .string($0.title) } ?? .null)
+        line.add("waitingForJobs", .int(waitingFor.count))
         emit(line)
     }
 

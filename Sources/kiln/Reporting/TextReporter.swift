@@ -47,9 +47,10 @@ final class TextReporter: ExportReporter {
         if !quiet, let summary = ignored.summary { printLine("kiln: " + summary) }
     }
 
-    func queued(position: Int) {
-        state.withLock { $0.status = "queued: position \(position), waiting for another kiln job to finish" }
-        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: queued at position \(position)\n") }
+    func queued(position: Int, waitingFor: [MachineSlots.Holder]) {
+        let behind = MachineSlots.Holder.describe(waitingFor)
+        state.withLock { $0.status = "queued: position \(position), waiting for \(behind) to finish" }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: queued at position \(position), waiting for \(behind)\n") }
     }
 
     func file(_ result: FileResult) {

@@ -1,0 +1,49 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// A job queued behind another names the one it waits for — its pid, output
+/// folder and title — in its `queued` event, on its text line and in
+/// `kiln status`; before, it said only "waiting for another kiln job to finish".
+@Suite struct QueuedJobTests {
+    @Test func aQueuedJobNamesTheJobItWaitsFor() throws {
+        let slots = try TemporaryDirectory()
+        let env = ["KILN_RUNTIME_DIR": slots.path]
+        let first = try TemporaryDirectory(), second = try TemporaryDirectory(), third = try TemporaryDirectory()
+        let holder = try startKiln(["export", LargeImages.directory, "--output", first.path, "--progress", "json",
+                                    "--jobs", "1", "--stall-timeout", "600", "--device", "cpu", "--title", "Holiday photos"],
+                                   environment: env.merging(["KILN_TEST_STALL_AFTER": "1"]) { $1 })
+        #expect(holder.waitUntil { holder.stdoutSoFar.contains("\"event\":\"file\"") })
+
+        let waiter = try startKiln(["export", Paths.sampleData, "--output", second.path, "--progress", "json",
+                                    "--device", "cpu"], environment: env)
+        #expect(waiter.waitUntil { waiter.stdoutSoFar.contains("\"event\":\"queued\"") })
+        let queued = Events(waiter.stdoutSoFar.split(separator: "\n").map(String.init)).named("queued")
+        #expect(queued.first?["waitingForPid"] as? Int == Int(holder.pid), "\(queued)")
+        #expect((queued.first?["waitingForOutput"] as? String).map { URL(fileURLWithPath: $0).standardized.path }
+                == URL(fileURLWithPath: first.path).standardized.path, "\(queued)")
+        #expect(queued.first?["waitingForTitle"] as? String == "Holiday photos", "\(queued)")
+        #expect(queued.first?["waitingForJobs"] as? Int == 1)
+
+        // kiln status of the queued job says it too, in JSON and in words.
+        #expect(waiter.waitUntil { (try? kiln(["status", second.path]).stdout.contains("waiting for")) == true })
+        let status = try kiln(["status", second.path, "--json"])
+        let line = Events(status.stdoutLines).named("status").first
+        #expect(line?["state"] as? String == "queued", "\(status.stdout)")
+        #expect(line?["waitingForPid"] as? Int == Int(holder.pid), "\(status.stdout)")
+        #expect(line?["waitingForTitle"] as? String == "Holiday photos", "\(status.stdout)")
+        let text = try kiln(["status", second.path])
+        #expect(text.stdout.contains("waiting for kiln pid \(holder.pid) (Holiday photos"), "\(text.stdout)")
+
+        // The text reporter's line (no terminal: a plain line on standard error).
+        let plain = try startKiln(["export", Paths.sampleData, "--output", third.path, "--progress", "bar",
+                                   "--device", "cpu"], environment: env)
+        #expect(plain.waitUntil { plain.stderrSoFar.contains("queued at position") })
+        #expect(plain.stderrSoFar.contains("waiting for kiln pid \(holder.pid) (Holiday photos"), "\(plain.stderrSoFar)")
+
+        #expect(try kiln(["cancel", first.path]).status == 0)
+        #expect(try holder.wait(timeout: .seconds(60)).status == 75)
+        #expect(try waiter.wait(timeout: .seconds(120)).status == 0)
+        #expect(try plain.wait(timeout: .seconds(120)).status == 0)
+    }
+}
