@@ -28,7 +28,7 @@ let package = Package(
         // The task model of SPEC §2. Depends on nothing: the GPU probe is handed in by its user.
         .target(name: "ContinuedProcessing"),
         // Pixels, rows, headers, metadata and the reader/writer protocols every codec implements.
-        .target(name: "ImageCore"),
+        .target(name: "ImageCore", dependencies: ["Locking"]),
         // The one lock type of the modules below ContinuedProcessing (pthread-based: ThreadSanitizer sees it).
         .target(name: "Locking"),
         // Every libpng call and every setjmp lives in this C target (SPEC §1).

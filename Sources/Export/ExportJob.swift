@@ -49,7 +49,11 @@ public final class ExportJob: Sendable {
     private let state: Locked<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
-    private let tracker = Locked<PixelProgress?>(nil)
+    private let tracker = Locked<JobProgress?>(nil)
+    /// The inputs of the images in the workers' hands.
+    private let inHand = Locked<Set<String>>([])
+    /// The fraction earlier runs reached: where this run's progress starts.
+    private let progressBefore: Double
     /// The totals earlier runs left (a resume counts them as done, but did not do them).
     public let earlier: Counts
     private let stopReason = Locked<String?>(nil)
@@ -129,10 +133,13 @@ public final class ExportJob: Sendable {
     /// `lostWrites` are outputs this very job recorded as written whose bytes no
     /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
+    /// `progressBefore` is the fraction the job's last run reached (its live status), where this
+    /// run's progress continues; without it, the share of items finished.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
                 earlierRecords: [String: FinishedRecord] = [:], lostWrites: Set<String> = [],
-                durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget)) {
+                durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget),
+                progressBefore: Double? = nil) {
         self.options = options
         self.lostWrites = lostWrites
         self.durability = durability
@@ -166,6 +173,8 @@ public final class ExportJob: Sendable {
         }
         earlier = counts
         state = Locked(counts)
+        self.progressBefore = finishedBefore.isEmpty ? 0
+            : progressBefore ?? Double(counts.completed) / Double(max(1, items.count))
     }
 
     /// The totals so far.
@@ -176,8 +185,17 @@ public final class ExportJob: Sendable {
     public var snapshot: (counts: Counts, fraction: Double) {
         // Counts first: an item is marked done in the progress before it is counted.
         let counts = self.counts
-        return (counts, tracker.withLock { $0?.fraction } ?? 0)
+        return (counts, tracker.withLock { $0?.fraction } ?? progressBefore)
     }
+
+    /// Input pixels per unit of the job's fraction (this run's pixels over its share of the job), to
+    /// tell a rate of the fraction in pixels per second; 0 before the run has read its headers.
+    public var pixelsPerFraction: Double {
+        tracker.withLock { $0.map { Double($0.pixels) / max($0.share, 1e-9) } } ?? 0
+    }
+
+    /// The inputs of the images being decoded, rendered or encoded now (not those waiting for their commit).
+    public var imagesInHand: [String] { inHand.withLock { $0.sorted() } }
 
     /// The items this run still has to do.
     public var remaining: [ExportItem] { items.filter { finishedBefore[$0.output] == nil } }
@@ -217,14 +235,15 @@ public final class ExportJob: Sendable {
 
     /// Processes the remaining items until done or stopped, blocking until the
     /// workers finish and every finished image is committed, reporting into
-    /// `progress` (weighted by pixels). Returns the totals.
+    /// `progress` (weighted by what each stage of each image costs). Returns the totals.
     ///
-    /// Nothing is read before the workers start: each input is opened when its
-    /// turn comes, and read once (its weight for the progress comes from that read).
+    /// Before the workers start, every input's header is read (``plannedCosts(of:)``),
+    /// so that the weights are known before the first progress is shown.
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
         let work = remaining
-        let tracker = PixelProgress(root: progress, items: items.count, doneItems: items.count - work.count)
+        let (costs, pixels) = plannedCosts(of: work)
+        let tracker = JobProgress(root: progress, costs: costs, pixels: pixels, base: progressBefore)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
                                  critical: hooks.critical, stop: { [self] in stop(because: $0) },
@@ -244,7 +263,8 @@ public final class ExportJob: Sendable {
                     $0.current = work[index].input
                     $0.inFlight += 1
                 }
-                let progressItem = tracker.begin()
+                inHand.withLock { _ = $0.insert(work[index].input) }
+                let progressItem = tracker.begin(index)
                 let deliver: @Sendable (FileResult) -> Void = { [self] result in
                     tracker.finish(progressItem)
                     count(result)
@@ -253,6 +273,7 @@ public final class ExportJob: Sendable {
                 let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
                                        hooks: hooks, deliver: deliver)
                 state.withLock { $0.inFlight -= 1 }
+                inHand.withLock { _ = $0.remove(work[index].input) }
                 guard let finished else { return }
                 handedOver.add(1, ordering: .relaxed)
                 commit.submit(finished)
@@ -260,6 +281,20 @@ public final class ExportJob: Sendable {
         }
         commit.close()
         return counts
+    }
+
+    /// What each item of `work` will cost, by stage, and their input pixels, from their headers: one
+    /// `open` and a read of the file's first bytes each (S1's 2,000 files: BENCHMARKS.md). An input
+    /// whose header cannot be read costs what opening it does: it fails when its turn comes.
+    private func plannedCosts(of work: [ExportItem]) -> ([StageCost], Int) {
+        var pixels = 0
+        let costs = work.map { item -> StageCost in
+            guard item.problem == nil, !isStopped, let header = try? ImageCodecs.header(contentsOf: item.input),
+                  let size = try? renderer.outputSize(of: header) else { return .unreadable }
+            pixels += header.width * header.height
+            return .estimate(header: header, plan: options.plan, outputPixels: size.width * size.height)
+        }
+        return (costs, pixels)
     }
 
     /// Counts a result once it is committed.
@@ -304,7 +339,7 @@ public final class ExportJob: Sendable {
     }
 
     /// The finished item, to be committed, or nil when the job stopped before finishing it.
-    private func process(_ item: ExportItem, tracker: PixelProgress, item progressItem: PixelProgress.Item,
+    private func process(_ item: ExportItem, tracker: JobProgress, item progressItem: JobProgress.Item,
                          staging: StagedOutput.Flush, hooks: Hooks,
                          deliver: @escaping @Sendable (FileResult) -> Void) -> FinishedImage? {
         let destination = output.url(of: item.output)
@@ -339,7 +374,6 @@ public final class ExportJob: Sendable {
                 let reader = try open()
                 if let pause = hooks.decodePause { pauseDecoding(until: pause) }
                 result.pixels = reader.width * reader.height
-                tracker.weigh(progressItem, pixels: result.pixels)
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
@@ -383,13 +417,15 @@ public final class ExportJob: Sendable {
                     colorWarnings.append("iCCP: the profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
-                tracker.advance(progressItem, to: .rendered)
+                tracker.advance(progressItem, rendering: 1)
                 if let box = shrinkOnlyBox, box.width.map({ writer.width < $0 }) ?? true,
                    box.height.map({ writer.height < $0 }) ?? true {
                     leftSmaller.add(1, ordering: .relaxed)
                 }
                 guard !isStopped else { return nil }
-                let encoded = try writer.finish(metadata: metadata)
+                let encoded = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
+                    tracker.advance(progressItem, encoding: fraction)
+                })
                 let bytes = encoded.bytes
                 result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }

@@ -53,6 +53,18 @@ public protocol ImageWriter: RowSink {
     /// (the metadata is complete only once a reader has read its whole file).
     /// - Throws: the codec's error.
     func finish(metadata: ImageMetadata?) throws -> EncodedImage
+    /// As ``finish(metadata:)``, telling `progress` how much of the encoding
+    /// is done as it goes (a writer that encodes as rows arrive reports at once).
+    func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage
+}
+
+extension ImageWriter {
+    /// Encodes in one step, then reports it complete.
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
+        let encoded = try finish(metadata: metadata)
+        progress?.report(1)
+        return encoded
+    }
 }
 
 /// A complete file and the ancillary information it left out.

@@ -76,10 +76,13 @@ public enum PNGEncoder {
     /// `metadata` of the kinds in `keep` that still hold for the output (see
     /// ``PNGMetadata/chunks(forOutput:bitDepth:keep:)``), each at its place, and
     /// — when the source had a tIME and `keep` has `.time` — a tIME saying
-    /// `time` (seconds since 1970, UTC).
+    /// `time` (seconds since 1970, UTC). `progress` is told the fraction of
+    /// the rows compressed (0…1, never decreasing, from any thread) as the
+    /// encode goes: per segment on the fast path, every 16 rows through zlib.
     /// - Throws: as ``encode(_:options:)``.
     public static func encode(_ image: PixelBuffer, options: Options = Options(), metadata: PNGMetadata?,
-                              keep: MetadataSelection = .all, time: Int64 = 0) throws -> Encoded {
+                              keep: MetadataSelection = .all, time: Int64 = 0,
+                              progress: EncodeProgress? = nil) throws -> Encoded {
         let plan = try EncodingPlan(image: image, options: options)
         let (chunks, dropped) = metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep) ?? ([], [])
         let stamp = metadata?.hasTime == true && keep.contains(.time) ? time : 0
@@ -103,7 +106,7 @@ public enum PNGEncoder {
         }
         var raw: [cpng_chunk] = []
         if let fast = plan.fast {
-            let segments = try deflateSegments(image, plan: plan, fast: fast)
+            let segments = try deflateSegments(image, plan: plan, fast: fast, progress: progress)
             defer { for i in segments.indices { var segment = segments[i]; cpng_segment_free(&segment) } }
             withRawChunks(0, &raw) { raw in
                 _ = cpng_fast_assemble(UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
@@ -112,12 +115,8 @@ public enum PNGEncoder {
             }
         } else {
             withRawChunks(0, &raw) { raw in
-                image.bytes.withUnsafeBytes { pixels in
-                    _ = cpng_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                                    Int32(plan.colorType.rawValue), Int32(plan.level),
-                                    plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
-                                    raw, raw.count, stamp, &output, &status)
-                }
+                encodeThroughZlib(image, plan: plan, chunks: raw, time: stamp, progress: progress,
+                                  output: &output, status: &status)
             }
         }
         guard status.code == CPNG_OK else { throw PNGError(status: status) }
@@ -127,13 +126,33 @@ public enum PNGEncoder {
 }
 
 extension PNGEncoder {
+    /// Encodes through libpng and zlib (levels 0 and 7-9), telling `progress` every few rows.
+    static func encodeThroughZlib(_ image: PixelBuffer, plan: EncodingPlan, chunks: [cpng_chunk], time: Int64,
+                                  progress: EncodeProgress?, output: inout cpng_buffer, status: inout cpng_status) {
+        // The callback reaches `progress` through an unretained pointer, valid while `progress` lives (the call).
+        var rows = cpng_row_progress()
+        if let progress {
+            rows.done = { context, fraction in
+                Unmanaged<EncodeProgress>.fromOpaque(context!).takeUnretainedValue().report(fraction)
+            }
+            rows.context = Unmanaged.passUnretained(progress).toOpaque()
+        }
+        image.bytes.withUnsafeBytes { pixels in
+            _ = cpng_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
+                            Int32(plan.colorType.rawValue), Int32(plan.level),
+                            plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
+                            chunks, chunks.count, time, &rows, &output, &status)
+        }
+        withExtendedLifetime(progress) {}
+    }
+
     /// Filtered bytes per segment: large enough that priming costs little, small
     /// enough that an image spreads over the cores.
     static let segmentBytes = 1 << 20
 
     /// Deflates `image` in row segments, on several threads when it is large.
-    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, fast: EncodingPlan.FastDeflate) throws
-        -> [cpng_segment]
+    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, fast: EncodingPlan.FastDeflate,
+                                progress: EncodeProgress?) throws -> [cpng_segment]
     {
         let rowBytes = image.width * (plan.bitDepth / 8) * plan.colorType.channels + 1
         let rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? image.height : max(1, segmentBytes / rowBytes)
@@ -152,6 +171,7 @@ extension PNGEncoder {
                                       Int32(plan.colorType.rawValue), UInt32(first), UInt32(end), fast.deflater,
                                       Int32(fast.level), &segment, &status)
                 (results.baseAddress! + index).initialize(to: (segment, status))
+                progress?.segmentDone(of: count)
             }
             if count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: count, execute: run) }
         }

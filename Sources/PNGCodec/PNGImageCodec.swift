@@ -69,9 +69,13 @@ public final class PNGWriter: ImageWriter {
     }
 
     public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+        try finish(metadata: metadata, progress: nil)
+    }
+
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
         let chunks = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
         let encoded = try PNGEncoder.encode(rows.image(), options: .init(level: settings.level), metadata: chunks,
-                                            keep: settings.keep, time: settings.time)
+                                            keep: settings.keep, time: settings.time, progress: progress)
         return EncodedImage(bytes: encoded.bytes, dropped: encoded.dropped)
     }
 }

@@ -36,7 +36,10 @@ struct ExportCommand: AsyncParsableCommand {
         SIGTERM and SIGHUP (the terminal closed) stop taking new images and let the \
         images in flight finish, for up to --grace seconds (then they are left for \
         resume); a second Ctrl-C exits at once. A kiln started with SIGHUP ignored \
-        (nohup) keeps it ignored. `kiln resume DIR` finishes the job. Only one job \
+        (nohup) keeps it ignored. Progress counts decoding, rendering and encoding, \
+        so the stall watchdog (--stall-timeout) never stops a job that works; an image \
+        two runs in a row stalled on is left out by the next resume. \
+        `kiln resume DIR` finishes the job. Only one job \
         uses the GPU at a time (and, by default, one the CPU: KILN_CPU_SLOTS sets how \
         many); --strategy says whether to wait. The slots are files in \
         $KILN_RUNTIME_DIR, else $XDG_RUNTIME_DIR/kiln, else /tmp/kiln-<uid>; that \

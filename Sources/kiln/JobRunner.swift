@@ -102,9 +102,14 @@ struct JobRunner {
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         // The budget covers the whole process: what it holds already is set aside.
         let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
-        let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
+        // What the stopped run left in its status: the fraction it showed, the images it stalled on.
+        let before = resuming ? journal.status() : nil
+        let job = ExportJob(options: options, items: Self.leavingOut(before?.stalledTwice ?? [], from: record.items),
+                            output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
-                            lostWrites: lostWrites, durability: settings.durability, memory: memory)
+                            lostWrites: lostWrites, durability: settings.durability, memory: memory,
+                            // A resume's fraction continues from the last one the stopped run showed.
+                            progressBefore: before?.fraction)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
@@ -172,12 +177,19 @@ struct JobRunner {
         let code = !job.isComplete ? KilnExitCode.resumable
             : counts.failed + counts.conflicts > 0 ? KilnExitCode.someFailed : KilnExitCode.success
         if let reason = job.stoppedBecause { reporter.warning(reason) }
+        // Stalled on the same image as the run before: said, and left out of the next run (rather than looping).
+        let stalls = observer.stalledOn.map { on in (on: on, twice: on.filter { (before?.stalledOn ?? []).contains($0) }) }
+        for input in stalls?.twice ?? [] {
+            reporter.warning("\(input): no progress for \(Self.seconds(settings.stallTimeout)) in this run and in the "
+                             + "one before, both times while exporting this image: `kiln resume` leaves it out as failed, so "
+                             + "that the rest can finish (a longer --stall-timeout gives it more time)")
+        }
         let small = job.imagesLeftSmallerThanTheBox
         if small > 0 {
             reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
                              + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
         }
-        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code)
+        status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code, stalls: stalls)
         let exit = stream.close(code)
         // A folder published after a clean run holds only its outputs; a re-run still
         // recognizes them by comparing what it would write (see ExportJob).
@@ -189,6 +201,25 @@ struct JobRunner {
         }
         withExtendedLifetime((lock, slot)) {}
         if code != KilnExitCode.success { throw exit }
+    }
+
+    /// `items`, those whose input is in `stalled` failing at once: the previous two runs each
+    /// stalled while exporting them.
+    static func leavingOut(_ stalled: [String], from items: [ExportItem]) -> [ExportItem] {
+        guard !stalled.isEmpty else { return items }
+        let stalled = Set(stalled)
+        return items.map { item in
+            guard stalled.contains(item.input), item.problem == nil else { return item }
+            var item = item
+            item.problem = "left out: the two runs before this one each made no progress for the stall timeout "
+                + "while exporting it; `kiln resume` tries it again (a longer --stall-timeout gives it more time)"
+            return item
+        }
+    }
+
+    /// `seconds` as a person reads it: "60 s", "0.5 s".
+    static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     /// Refuses (exit 64) to continue a job whose ICC profile file is gone or changed since it started

@@ -16,6 +16,7 @@ final class ProgressObserver: Sendable {
     private let events: AsyncStream<TaskEvent>
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
+    private let stalled = Locked<[String]?>(nil)
     private let grace: Double
 
     /// Subscribes at once, so no event emitted after this returns is missed.
@@ -35,6 +36,7 @@ final class ProgressObserver: Sendable {
             for await event in events where event.identifier == session.identifier {
                 if case .expiring(_, let reason) = event {
                     stopping.store(true, ordering: .relaxed)
+                    if reason == .stalled { stalled.withLock { $0 = session.job.imagesInHand } }
                     reporter.stopping(reason: Self.describe(reason), inFlight: session.job.counts.inFlight, grace: grace)
                 }
                 if event.isEnd { return }
@@ -51,6 +53,9 @@ final class ProgressObserver: Sendable {
         }
         tasks.withLock { $0 = [watchEvents, poll] }
     }
+
+    /// The images in hand when the stall watchdog expired the task, if it did.
+    var stalledOn: [String]? { stalled.withLock { $0 } }
 
     /// Stops following.
     func stop() async {
@@ -72,7 +77,8 @@ final class ProgressObserver: Sendable {
             fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
             // Stopping, the work left is no longer what the job will do: no estimate.
             remaining: isStopping ? nil : remaining,
-            megapixelsPerSecond: Double(counts.pixels) / 1e6 / seconds,
+            // The rate the ETA is drawn from, in the input pixels it stands for: every stage counts.
+            megapixelsPerSecond: (estimator.rate ?? 0) * session.job.pixelsPerFraction / 1e6,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
             current: counts.current, stopping: isStopping)
         reporter.tick(snapshot)

@@ -26,8 +26,10 @@ final class StatusPublisher: Sendable {
 
     /// Publishes now; counts and fraction come from one snapshot of the job.
     /// `exitCode` is given by the publication that ends the run, so `kiln status` can say how it ended.
+    /// `stalls` are the images in hand when the stall watchdog expired the run, and those of them the run
+    /// before stalled on too.
     func publish(_ state: LiveStatus.State, queuePosition: Int? = nil, waitingFor: [MachineSlots.Holder]? = nil,
-                 reason: String? = nil, exitCode: ExitCode? = nil) {
+                 reason: String? = nil, exitCode: ExitCode? = nil, stalls: (on: [String], twice: [String])? = nil) {
         // One publication at a time: the poller, the runner and the Ctrl-Z hook share one temporary file.
         last.withLock { last in
             last = .now
@@ -48,6 +50,8 @@ final class StatusPublisher: Sendable {
             status.reason = reason
             status.conflicts = counts.conflicts
             status.exitCode = exitCode?.rawValue
+            status.stalledOn = stalls?.on
+            status.stalledTwice = stalls?.twice
             journal.publish(status)
         }
     }

@@ -177,6 +177,14 @@ int cpng_compress(const uint8_t *data, size_t size, cpng_buffer *output);
 void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth,
                        int *all_gray, int *all_opaque);
 
+/* Told the fraction of the rows compressed so far (every few rows, and 1 at
+ * the end), so that a slow encode shows progress. The callback must return
+ * normally: it runs between libpng calls, never across a longjmp. */
+typedef struct cpng_row_progress {
+    void (*done)(void *context, double fraction);
+    void *context;
+} cpng_row_progress;
+
 /*
  * Encodes canonical RGBA pixels as a non-interlaced PNG of `color_type`
  * (GRAY, GRAY_ALPHA, RGB or RGBA; channels not in it are dropped, gray taken
@@ -187,8 +195,8 @@ void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth,
  * to `output` (empty on entry); on failure `output` is freed.
  */
 int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
-                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
-                cpng_status *status);
+                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                const cpng_row_progress *progress, cpng_buffer *output, cpng_status *status);
 
 /* ---- Fast encoding (ISA-L, libdeflate) -------------------------------- */
 

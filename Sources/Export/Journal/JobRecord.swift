@@ -131,6 +131,11 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     /// The exit code the run ended with (as the `end` event says), once it ended; nil while
     /// it runs, for a run that died without ending (kill -9), and from kiln versions before it.
     public var exitCode: Int32?
+    /// The inputs in the workers' hands when the run expired for want of progress (the stall
+    /// watchdog); nil when it did not.
+    public var stalledOn: [String]?
+    /// Those of ``stalledOn`` that the run before stalled on too: the next run leaves them out.
+    public var stalledTwice: [String]?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,

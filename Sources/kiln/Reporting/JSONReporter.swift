@@ -83,6 +83,9 @@ final class JSONReporter: ExportReporter {
         line.add("total", .int(snapshot.total))
         line.add("failed", .int(snapshot.counts.failed))
         line.add("fraction", .double((snapshot.fraction * 10_000).rounded() / 10_000))
+        // As the bar shows them: its MPix/s in pixels, its ETA in whole seconds (null while it shows none).
+        line.add("pixelsPerSecond", .int(Int((snapshot.megapixelsPerSecond * 1e6).rounded())))
+        line.add("etaSeconds", snapshot.remaining.map { .int(Int($0.seconds.rounded())) } ?? .null)
         emit(line)
     }
 

@@ -13,7 +13,8 @@ struct ProgressSnapshot: Sendable {
     var elapsed: Duration
     /// Smoothed estimate of the time left, when there is enough history.
     var remaining: Duration?
-    /// Decoded megapixels per second since the start.
+    /// Throughput in input megapixels per second: the smoothed rate of the fraction (every stage
+    /// weighted by its cost, as the ETA's) times the pixels the fraction stands for.
     var megapixelsPerSecond: Double
     /// Images finished per second since the start.
     var imagesPerSecond: Double

@@ -31,6 +31,9 @@ public struct RemainingTimeEstimator: Sendable {
         self.minimumFraction = minimumFraction
     }
 
+    /// The smoothed rate, in fraction of the work per second (nil before the fraction first moves).
+    public var rate: Double? { weight > 0 ? average / weight : nil }
+
     /// Feeds the fraction done at `elapsed` seconds; returns the estimated seconds left, or nil while unstable.
     public mutating func update(fraction: Double, elapsed: Double) -> Double? {
         guard let step = lastStep else {

@@ -1,0 +1,121 @@
+import Foundation
+import Locking
+
+/// The job's progress, weighted by what each stage of each image costs in
+/// time, published on the task's `Progress` (SPEC §5: the fraction counts
+/// decode, render and encode, never decreases within a run, and a resume
+/// continues from it).
+///
+/// Every image's cost is known before the first image starts: the job reads
+/// each input's header first (``StageCost/estimate(header:plan:outputPixels:)``),
+/// so the weights never change as images are read and the fraction can only
+/// rise. An image moves through its render stage (decode and render stream
+/// together, strip by strip) and then its encode stage, each in proportion to
+/// its cost; it is done once committed. A resume starts from the fraction the
+/// stopped run reached (`base`) and spreads the work left over the rest.
+///
+/// The state is a few sums under one lock, whatever the batch size: no
+/// `Progress` object per image (Foundation's `Progress` has no locking on
+/// Linux, and children would grow with the batch). Observers use ``fraction``.
+// Unchecked: `root` (Foundation, not Sendable) is only touched under `state`'s lock.
+public final class JobProgress: @unchecked Sendable {
+    /// The root's total, in units: fine enough that every step moves it.
+    private static let resolution: Int64 = 1 << 40
+
+    private struct State {
+        /// The fraction earlier runs reached, and this run's share of the rest.
+        let base: Double
+        let total: Double
+        /// Cost of the images finished, and of the finished stages of those in flight (by image, and
+        /// summed: a step costs the same however many images wait for their commit).
+        var done = 0.0
+        var inFlight: [Int: Double] = [:]
+        var inFlightDone = 0.0
+        /// The largest fraction published: what observers may have seen.
+        var published = 0.0
+
+        var fraction: Double {
+            let work = total > 0 ? min(1, (done + inFlightDone) / total) : 1
+            return max(published, base + (1 - base) * work)
+        }
+    }
+
+    private let root: Progress
+    private let costs: [StageCost]
+    private let state: Locked<State>
+    /// Input pixels of this run's images, for the throughput shown.
+    public let pixels: Int
+
+    /// Attaches to `root` for this run's images, whose costs are `costs` (in
+    /// the order ``begin(_:)`` names them) and input pixels `pixels`, after
+    /// earlier runs reached `base` (0 for a new job).
+    public init(root: Progress, costs: [StageCost], pixels: Int, base: Double) {
+        self.root = root
+        self.costs = costs
+        self.pixels = pixels
+        let base = min(max(base, 0), 1)
+        var state = State(base: base, total: costs.reduce(0) { $0 + $1.total })
+        state.published = base
+        self.state = Locked(state)
+        root.totalUnitCount = Self.resolution
+        publish(&state)
+    }
+
+    /// Starts image `index` of the costs.
+    public func begin(_ index: Int) -> Item {
+        state.withLock { $0.inFlight[index] = 0 }
+        return Item(index: index)
+    }
+
+    /// Marks `fraction` (0…1) of `item`'s render stage done (strips packed so far).
+    public func advance(_ item: Item, rendering fraction: Double) {
+        let cost = costs[item.index]
+        move(item, to: cost.render * min(max(fraction, 0), 1))
+    }
+
+    /// Marks `fraction` (0…1) of `item`'s encode stage done (its render stage is done).
+    public func advance(_ item: Item, encoding fraction: Double) {
+        let cost = costs[item.index]
+        move(item, to: cost.render + cost.encode * min(max(fraction, 0), 1))
+    }
+
+    /// Completes `item` whatever stage it reached (a failed or skipped image counts as done).
+    public func finish(_ item: Item) {
+        state.withLock { state in
+            guard let reached = state.inFlight.removeValue(forKey: item.index) else { return }
+            state.inFlightDone -= reached
+            state.done += costs[item.index].total
+            publish(&state)
+        }
+    }
+
+    /// Fraction of the whole job done, earlier runs included.
+    public var fraction: Double {
+        state.withLock { $0.fraction }
+    }
+
+    /// The share of the job this run does (1 less what earlier runs did).
+    public var share: Double {
+        state.withLock { 1 - $0.base }
+    }
+
+    /// Moves an image in flight forward to `done` of its cost (never back: a restarted stage repeats work).
+    private func move(_ item: Item, to done: Double) {
+        state.withLock { state in
+            guard let current = state.inFlight[item.index], done > current else { return }
+            state.inFlight[item.index] = done
+            state.inFlightDone += done - current
+            publish(&state)
+        }
+    }
+
+    private func publish(_ state: inout State) {
+        state.published = state.fraction
+        root.completedUnitCount = Int64(state.published * Double(Self.resolution))
+    }
+
+    /// One image in flight.
+    public struct Item: Sendable {
+        fileprivate let index: Int
+    }
+}

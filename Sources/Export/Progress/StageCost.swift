@@ -1,0 +1,67 @@
+import ImageCore
+import Render
+
+/// What one image costs, by stage, in nanoseconds of one core of the machine
+/// the figures were measured on: only their ratios matter, to weigh each
+/// stage of each image by the time it takes (``JobProgress``).
+public struct StageCost: Sendable, Equatable {
+    /// Decoding and rendering (they stream together, strip by strip).
+    public var render: Double
+    /// Encoding the output (after the render, for a codec that holds the image).
+    public var encode: Double
+
+    /// Both stages.
+    public var total: Double { render + encode }
+
+    /// A cost of `render` and `encode`.
+    public init(render: Double, encode: Double) {
+        self.render = render
+        self.encode = encode
+    }
+
+    /// An input whose header cannot be read fails when it is opened: about the cost of opening a file.
+    static let unreadable = StageCost(render: Rates.perImage, encode: 0)
+
+    /// The estimated cost of exporting an image with `header` under `plan`, whose output has `outputPixels`.
+    static func estimate(header: ImageHeader, plan: ExportPlan, outputPixels: Int) -> StageCost {
+        let input = Double(header.width * header.height)
+        let output = Double(outputPixels)
+        let deep = header.depth == .sixteen ? Rates.sixteenBits : 1
+        var render = Rates.perImage + input * Rates.decode * deep
+        // Operations before the resize work at the input's size, after it at the output's.
+        var pixels = input
+        for operation in plan.operations {
+            switch operation {
+            case .resize:
+                render += pixels * Rates.resizeIn + output * Rates.resizeOut
+                pixels = output
+            case .blur(let blur): render += pixels * (Rates.blurBase + Rates.blurPerSigma * blur.sigma)
+            case .sharpen(let sharpen): render += pixels * (Rates.blurBase + Rates.blurPerSigma * sharpen.sigma)
+            case .crop, .rotate, .flip: pixels = min(pixels, output)
+            case .adjust, .grayscale, .watermark: render += pixels * Rates.pointOperation
+            }
+        }
+        let encode = output * Rates.encode[min(max(plan.level, 0), 9)] * deep
+        return StageCost(render: render, encode: encode)
+    }
+
+    /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job): CPU time (user +
+    /// system, GNU `time`) of `kiln export` of the 16000×9000 photo, less that of the export
+    /// without the stage, per pixel. Fit to 64×64: 17 ns (decode 14, resize 3); full size at level
+    /// 1: 20.5 (ISA-L in segments: 4.5), 0: 43 (libpng stored, whole-image page faults: 25),
+    /// 7: 88 (zlib: 74), 9: 425 (zlib: 411; level 8 taken between); `--brightness` +13,
+    /// `--sharpen 1` +33, `--blur 4` +46 (a Gaussian's cost grows with its σ). Resize's cost per
+    /// output pixel from W1 fit to 1920×1920 (Lanczos 3).
+    enum Rates {
+        static let perImage = 200_000.0
+        static let decode = 14.0
+        static let sixteenBits = 2.0
+        static let resizeIn = 3.0
+        static let resizeOut = 20.0
+        static let blurBase = 28.0
+        static let blurPerSigma = 4.5
+        static let pointOperation = 13.0
+        /// Per output pixel, by level.
+        static let encode: [Double] = [25, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5, 74, 200, 411]
+    }
+}
