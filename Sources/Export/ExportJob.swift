@@ -194,6 +194,13 @@ public final class ExportJob: Sendable {
         tracker.withLock { $0.map { Double($0.pixels) / max($0.share, 1e-9) } } ?? 0
     }
 
+    /// Once every image has begun, the largest share of the job that one image in hand has left, and
+    /// how many images the workers can hold at once: the ETA's critical path (the job cannot end
+    /// before that image, which goes at one worker's pace).
+    public var longestInHand: (share: Double, workers: Int) {
+        tracker.withLock { $0.map { ($0.largestLeftInFlight, max(1, min(options.jobs, $0.images))) } } ?? (0, 1)
+    }
+
     /// The inputs of the images being decoded, rendered or encoded now (not those waiting for their commit).
     public var imagesInHand: [String] { inHand.withLock { $0.sorted() } }
 
@@ -283,16 +290,18 @@ public final class ExportJob: Sendable {
         return counts
     }
 
-    /// What each item of `work` will cost, by stage, and their input pixels, from their headers: one
-    /// `open` and a read of the file's first bytes each (S1's 2,000 files: BENCHMARKS.md). An input
+    /// What each item of `work` will cost, by stage, and their input pixels, from their headers and
+    /// sizes: an `open`, a read of the file's first bytes and a `stat` each (BENCHMARKS.md). An input
     /// whose header cannot be read costs what opening it does: it fails when its turn comes.
     private func plannedCosts(of work: [ExportItem]) -> ([StageCost], Int) {
         var pixels = 0
         let costs = work.map { item -> StageCost in
+            var file = stat()
             guard item.problem == nil, !isStopped, let header = try? ImageCodecs.header(contentsOf: item.input),
-                  let size = try? renderer.outputSize(of: header) else { return .unreadable }
+                  let size = try? renderer.outputSize(of: header), stat(item.input, &file) == 0 else { return .unreadable }
             pixels += header.width * header.height
-            return .estimate(header: header, plan: options.plan, outputPixels: size.width * size.height)
+            return .estimate(header: header, fileBytes: Int(file.st_size), plan: options.plan,
+                             outputPixels: size.width * size.height)
         }
         return (costs, pixels)
     }

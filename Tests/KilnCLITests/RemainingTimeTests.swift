@@ -56,6 +56,25 @@ import Testing
         #expect(worst <= 0.25, "ETA + elapsed strayed \(Int(worst * 100)) % from the final \(job.total) s")
     }
 
+    /// Two workers moved the fraction by 0.02 a second; one image in hand has 0.1 of the job left and
+    /// nothing else is left: it goes alone, at half that rate, so 10 s remain, not the 5 the rate says.
+    @Test func theLastImageInHandGoesAtOneWorkersPace() {
+        var estimator = RemainingTimeEstimator()
+        var remaining: Double?
+        for tick in 0...450 {
+            let at = Double(tick) / 10
+            remaining = estimator.update(fraction: 0.02 * at, elapsed: at, longest: 0.1, workers: 2)
+        }
+        // At 45 s the fraction is 0.9: the rate alone says 5 s.
+        #expect(abs((remaining ?? 0) - 10) < 0.5, "\(remaining ?? -1)")
+        var alone = RemainingTimeEstimator()
+        for tick in 0...450 {
+            let at = Double(tick) / 10
+            remaining = alone.update(fraction: 0.02 * at, elapsed: at)
+        }
+        #expect(abs((remaining ?? 0) - 5) < 0.5, "\(remaining ?? -1)")
+    }
+
     @Test func noEstimateBeforeItIsStable() {
         var estimator = RemainingTimeEstimator()
         #expect(estimator.update(fraction: 0, elapsed: 0.1) == nil)

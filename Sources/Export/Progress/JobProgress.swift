@@ -31,6 +31,8 @@ public final class JobProgress: @unchecked Sendable {
         var done = 0.0
         var inFlight: [Int: Double] = [:]
         var inFlightDone = 0.0
+        /// Images begun (in flight or finished).
+        var begun = 0
         /// The largest fraction published: what observers may have seen.
         var published = 0.0
 
@@ -45,6 +47,8 @@ public final class JobProgress: @unchecked Sendable {
     private let state: Locked<State>
     /// Input pixels of this run's images, for the throughput shown.
     public let pixels: Int
+    /// This run's images.
+    public var images: Int { costs.count }
 
     /// Attaches to `root` for this run's images, whose costs are `costs` (in
     /// the order ``begin(_:)`` names them) and input pixels `pixels`, after
@@ -63,7 +67,10 @@ public final class JobProgress: @unchecked Sendable {
 
     /// Starts image `index` of the costs.
     public func begin(_ index: Int) -> Item {
-        state.withLock { $0.inFlight[index] = 0 }
+        state.withLock { state in
+            state.inFlight[index] = 0
+            state.begun += 1
+        }
         return Item(index: index)
     }
 
@@ -92,6 +99,16 @@ public final class JobProgress: @unchecked Sendable {
     /// Fraction of the whole job done, earlier runs included.
     public var fraction: Double {
         state.withLock { $0.fraction }
+    }
+
+    /// The largest share of the whole job that one image in flight has left, once every image has
+    /// begun (before, images waiting their turn keep every worker busy: 0).
+    public var largestLeftInFlight: Double {
+        state.withLock { state in
+            guard state.begun >= costs.count else { return 0 }
+            let most = state.inFlight.map { costs[$0.key].total - $0.value }.max() ?? 0
+            return state.total > 0 ? most / state.total * (1 - state.base) : 0
+        }
     }
 
     /// The share of the job this run does (1 less what earlier runs did).

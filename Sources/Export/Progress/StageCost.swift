@@ -22,8 +22,9 @@ public struct StageCost: Sendable, Equatable {
     /// An input whose header cannot be read fails when it is opened: about the cost of opening a file.
     static let unreadable = StageCost(render: Rates.perImage, encode: 0)
 
-    /// The estimated cost of exporting an image with `header` under `plan`, whose output has `outputPixels`.
-    static func estimate(header: ImageHeader, plan: ExportPlan, outputPixels: Int) -> StageCost {
+    /// The estimated cost of exporting an image with `header`, stored in a file of `fileBytes`, under
+    /// `plan`, whose output has `outputPixels`.
+    static func estimate(header: ImageHeader, fileBytes: Int, plan: ExportPlan, outputPixels: Int) -> StageCost {
         let input = Double(header.width * header.height)
         let output = Double(outputPixels)
         let deep = header.depth == .sixteen ? Rates.sixteenBits : 1
@@ -41,17 +42,24 @@ public struct StageCost: Sendable, Equatable {
             case .adjust, .grayscale, .watermark: render += pixels * Rates.pointOperation
             }
         }
-        let encode = output * Rates.encode[min(max(plan.level, 0), 9)] * deep
-        return StageCost(render: render, encode: encode)
+        let level = min(max(plan.level, 0), 9)
+        // zlib's lazy matching at 7-9 costs with the content: the input's bytes per pixel stand for it.
+        let perPixel = level >= 7
+            ? Rates.zlibPerStoredByte[level - 7] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
+            : Rates.encode[level] * deep
+        return StageCost(render: render, encode: output * perPixel)
     }
 
-    /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job): CPU time (user +
-    /// system, GNU `time`) of `kiln export` of the 16000×9000 photo, less that of the export
-    /// without the stage, per pixel. Fit to 64×64: 17 ns (decode 14, resize 3); full size at level
-    /// 1: 20.5 (ISA-L in segments: 4.5), 0: 43 (libpng stored, whole-image page faults: 25),
-    /// 7: 88 (zlib: 74), 9: 425 (zlib: 411; level 8 taken between); `--brightness` +13,
-    /// `--sharpen 1` +33, `--blur 4` +46 (a Gaussian's cost grows with its σ). Resize's cost per
-    /// output pixel from W1 fit to 1920×1920 (Lanczos 3).
+    /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job), in nanoseconds: CPU
+    /// time (user + system, GNU `time`) of `kiln export` less that of the export without the stage.
+    /// On the 16000×9000 photo, per pixel: fit to 64×64 17 (decode 14, resize 3); full size at
+    /// level 1 20.5 (ISA-L in segments: 4.5), level 0 43 (libpng stored, whole-image page faults:
+    /// 25); `--brightness` +13, `--sharpen 1` +33, `--blur 4` +46 (a Gaussian's cost grows with σ).
+    /// zlib at levels 7-9 varies twentyfold with the content: on W1 fit to 1920×1920, level 9 took
+    /// 213 to 4,842 ns per output pixel over level 6; per output pixel and input byte per input
+    /// pixel (bytes the input file holds for each of its pixels), a least-squares 3,964 (predicted
+    /// ÷ actual 0.56–3.1, where one figure per pixel gave 0.42–9.6); levels 7 and 8 took 0.14 and
+    /// 0.51 of level 9's time on four W1 images.
     enum Rates {
         static let perImage = 200_000.0
         static let decode = 14.0
@@ -61,7 +69,9 @@ public struct StageCost: Sendable, Equatable {
         static let blurBase = 28.0
         static let blurPerSigma = 4.5
         static let pointOperation = 13.0
-        /// Per output pixel, by level.
-        static let encode: [Double] = [25, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5, 74, 200, 411]
+        /// Per output pixel, levels 0-6.
+        static let encode: [Double] = [25, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5]
+        /// Per output pixel and input byte per input pixel, levels 7-9.
+        static let zlibPerStoredByte: [Double] = [570, 2_000, 3_964]
     }
 }
