@@ -110,7 +110,6 @@ struct JobRunner {
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
-        let stream = ClosingStream(reporter: reporter, job: job)
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
@@ -118,15 +117,25 @@ struct JobRunner {
         let scheduler = TaskScheduler(permittedIdentifiers: [ExportSession.permittedIdentifier],
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)
+        // The plan is made: the views outside the terminal (desktop, systemd) follow the job from here.
+        let presentation = JobPresentation(identifier: session.identifier, title: title, subtitle: subtitle,
+                                           total: job.items.count,
+                                           presenters: settings.makePresenters(warn: { reporter.warning($0) }))
+        let stream = ClosingStream(reporter: reporter, job: job, presentation: presentation)
+
         // Signals are handled from here on, also while the job waits in the machine's queue.
         let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions(job: job, stream: stream,
                                                                                         status: status))
         lifecycle.start()
         defer { lifecycle.stop() }
+        // What a person's Cancel does from anywhere but the terminal: exactly what Ctrl-C does. Once: a second
+        // SIGINT would abandon the images in flight.
+        let user = TaskActions(cancel: { if lifecycle.processState != .terminating { kill(getpid(), SIGINT) } })
+        presentation.attach(user)
 
         // Every job learns of `kiln cancel` from another host by its mark (a shard, of one from any host):
         // it stops as Ctrl-C would, also while queued.
-        let cancelWatch = CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
+        let cancelWatch = CancelWatch(outputDirectory: directory, user: user)
         cancelWatch.start()
         defer { cancelWatch.stop() }
 
@@ -134,7 +143,7 @@ struct JobRunner {
         do {
             let holder = MachineSlots.Holder(pid: getpid(), output: Self.absolute(directory), title: title)
             slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, as: holder, status: status,
-                                   cancelled: { lifecycle.processState == .terminating })
+                                   presentation: presentation, cancelled: { lifecycle.processState == .terminating })
         } catch {
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
@@ -148,7 +157,7 @@ struct JobRunner {
             throw stream.close(KilnExitCode.resumable)
         }
         let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
-                                        grace: settings.grace)
+                                        presentation: presentation, grace: settings.grace)
         observer.start()
 
         var request = ContinuedProcessingTaskRequest(identifier: session.identifier, title: title, subtitle: subtitle)
@@ -231,12 +240,13 @@ struct JobRunner {
     /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
     /// The slot's file names `holder`, so jobs queued behind it say what they wait for.
     private func acquireSlot(_ kind: MachineSlots.Kind, as holder: MachineSlots.Holder, status: StatusPublisher,
-                             cancelled: () -> Bool) throws -> MachineSlots.Slot? {
+                             presentation: JobPresentation, cancelled: () -> Bool) throws -> MachineSlots.Slot? {
         let slots = MachineSlots()
         if settings.strategy == .fail { return try slots.tryAcquire(kind, as: holder) }
         return try slots.acquire(kind, as: holder, position: { position, holders in
             self.reporter.queued(position: position, waitingFor: holders)
             status.publish(.queued, queuePosition: position, waitingFor: holders)
+            presentation.queued(position: position)
         }, cancelled: cancelled)
     }
 
