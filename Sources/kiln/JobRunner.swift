@@ -101,7 +101,10 @@ struct JobRunner {
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         // The budget covers the whole process: what it holds already is set aside.
-        let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
+        // Where the kernel reports memory pressure, fewer images at once while memory is short.
+        let pressure = MemoryPressure(path: ProcessInfo.processInfo.environment["KILN_TEST_PRESSURE_FILE"]
+                                          ?? "/proc/pressure/memory", warn: { reporter.warning($0) })
+        let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident, pressure: pressure)
         let job = ExportJob(options: options, items: record.items, output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory)
