@@ -31,6 +31,7 @@ struct DesktopNotificationTests {
         let progress = notifications.filter { ($0["actions"] as? [String]) == ["cancel"] }
         let invoked = records.firstIndex { $0["invoked"] != nil }
         #expect(invoked != nil, "the server never invoked Cancel: \(records)")
+        let cancelledAt = records[..<(invoked ?? 0)].last?["value"] as? Int ?? -1
         // One notification, replaced in place.
         let ids = Set(notifications.compactMap { $0["id"] as? Int })
         #expect(ids.count == 1 && notifications.first?["replacesID"] as? Int == 0)
@@ -59,7 +60,7 @@ struct DesktopNotificationTests {
         #expect(last[string: "body"].contains("stopped, resumable") && (last["actions"] as? [String]) == [])
         print("desktop: \(progress.count) progress updates in \(String(format: "%.1f", (times.last ?? 0) - (times.first ?? 0))) s, "
               + "smallest gap \(String(format: "%.3f", gaps.min() ?? 0)) s, values \(values), "
-              + "Cancel at \(values.last ?? 0) %, \(inFlight) in flight, \(written) written")
+              + "Cancel at \(cancelledAt) %, \(inFlight) in flight, \(written) written")
 
         let resumed = try kiln(["resume", out, "--progress", "none", "--notify", "none"])
         #expect(resumed.status == 0, "\(resumed.stderr)")

@@ -11,8 +11,8 @@ import Locking
 ///
 /// A thread of its own owns the bus connection: it connects, listens for the
 /// Cancel action, and sends what ``present(_:)`` noted. When the bus or the server
-/// cannot be used, or goes away, it says so once (through `warn`) and the job goes
-/// on exactly as without it.
+/// cannot be used (said once through `warn` with `--notify desktop`, silent with
+/// `auto`), or goes away mid-job (said once), the job goes on exactly as without it.
 final class DesktopPresenter: TaskPresenter {
     private struct Shared {
         var actions: TaskActions?
@@ -21,6 +21,7 @@ final class DesktopPresenter: TaskPresenter {
     }
 
     private let shared = Locked(Shared())
+    // Signalled once, when the thread ends; only the final present waits on it, for a bounded time.
     private let finished = DispatchSemaphore(value: 0)
     private let warn: @Sendable (String) -> Void
     /// The shortest time between two notifications of progress.
@@ -32,14 +33,19 @@ final class DesktopPresenter: TaskPresenter {
         self.warn = warn
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
-            let session: DBusSession
             do {
-                session = try DBusSession()
+                let session = try DBusSession()
+                try run(session)
+            } catch let failure as Failure {
+                // Nothing shown yet: the bus or the server was never there. Else it went away.
+                if failure.shown {
+                    warn("desktop notifications stopped: \(failure.cause); the job goes on")
+                } else if warnIfUnreachable {
+                    warn("no desktop notifications: \(failure.cause)")
+                }
             } catch {
                 if warnIfUnreachable { warn("no desktop notifications: \(error)") }
-                return
             }
-            run(session)
         }
     }
 
@@ -59,12 +65,19 @@ final class DesktopPresenter: TaskPresenter {
         if waits { _ = finished.wait(timeout: .now() + .seconds(5)) }
     }
 
-    private func run(_ session: borrowing DBusSession) {
+    /// Why the thread stopped: `cause`, after a notification was shown or before any was.
+    private struct Failure: Error {
+        var cause: DBusSession.Failure
+        var shown: Bool
+    }
+
+    /// Shows the presentations until the final one; throws when the bus or the server fails.
+    private func run(_ session: borrowing DBusSession) throws(Failure) {
         var id: UInt32 = 0
         var shown: Content?
         var shownAt: ContinuousClock.Instant?
         var value: Int32 = 0
-        do {
+        do throws(DBusSession.Failure) {
             while true {
                 while let action = try session.nextAction(waiting: 100) {
                     if id != 0, action.id == id, action.key == "cancel" { shared.withLock { $0.actions }?.cancel() }
@@ -85,7 +98,7 @@ final class DesktopPresenter: TaskPresenter {
                 shownAt = .now
             }
         } catch {
-            warn("desktop notifications stopped: \(error); the job goes on")
+            throw Failure(cause: error, shown: id != 0)
         }
     }
 
