@@ -79,6 +79,25 @@ struct DesktopNotificationTests {
         #expect(SmallImages.mismatches(dir.join("nowhere")) == [])
         #expect(nowhere.stderr.components(separatedBy: "warning:").count - 1 == 1, "\(nowhere.stderr)")
         #expect(nowhere.stderr.contains("no desktop notifications"))
+        // `auto` tries the bus its address names, and says nothing when it is not there.
+        let auto = try kiln(base + ["--output", dir.join("auto"), "--notify", "auto"],
+                            environment: SmallImages.environment.merging(
+                                ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + dir.join("no-bus")]) { $1 })
+        #expect(auto.status == 0 && !auto.stderr.contains("warning:"), "\(auto.stderr)")
+        #expect(SmallImages.mismatches(dir.join("auto")) == [])
+    }
+
+    /// `auto` with a bus and no bar drawn (standard error is a file here): the notification is shown.
+    @Test func autoShowsTheNotificationWhenNoBarIsDrawn() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let r = try kiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none"]
+                         + SmallImages.operations,
+                         environment: SmallImages.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+        #expect(r.status == 0 && !r.stderr.contains("warning:"), "\(r.stderr)")
+        let last = bus.notifications.last ?? [:]
+        #expect(last[string: "summary"] == "Exporting \(SmallImages.count) images — done", "\(bus.notifications)")
+        #expect(last[string: "body"].contains("\(SmallImages.count) written") && last["value"] as? Int == 100)
     }
 
     @Test func aBusKilledMidJobCostsOneWarning() throws {

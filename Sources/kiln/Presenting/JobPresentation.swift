@@ -44,12 +44,13 @@ final class JobPresentation: Sendable {
         }
     }
 
-    /// The job ended with `exitCode`; `summary` is the line the terminal shows for it. Presented once,
+    /// The job ended with `exitCode`, `fraction` of it done; `summary` is the line the terminal shows for it. Presented once,
     /// outside the lock: a presenter may wait there until its final state is shown.
-    func end(_ counts: ExportJob.Counts, exitCode: Int32, summary: String) {
+    func end(_ counts: ExportJob.Counts, fraction: Double, exitCode: Int32, summary: String) {
         let last: TaskPresentation? = current.withLock { current in
             guard var presentation = current, !presentation.hasEnded else { return nil }
             presentation.state = .ended(success: exitCode == 0)
+            presentation.fractionCompleted = fraction
             presentation.completedUnits = counts.completed
             presentation.failedUnits = counts.failed + counts.conflicts
             presentation.estimatedRemaining = nil

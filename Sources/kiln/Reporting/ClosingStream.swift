@@ -28,7 +28,7 @@ final class ClosingStream: Sendable {
     }
 
     /// Reports `error` (if any) and `end` with `code`, once, then shows the end outside the terminal
-    /// (``JobPresentation/end(_:exitCode:summary:)``); returns `code` for the caller to throw.
+    /// (``JobPresentation/end(_:fraction:exitCode:summary:)``); returns `code` for the caller to throw.
     func close(_ code: ExitCode, error: String? = nil) -> ExitCode {
         let first = closed.withLock { closed in
             guard !closed else { return false }
@@ -40,7 +40,8 @@ final class ClosingStream: Sendable {
         if first {
             let summary = TextReporter.summary(job.counts, earlier: job.earlier, total: job.items.count, elapsed: nil,
                                                exitCode: code.rawValue)
-            presentation.end(job.counts, exitCode: code.rawValue, summary: summary)
+            let (counts, fraction) = job.snapshot
+            presentation.end(counts, fraction: fraction, exitCode: code.rawValue, summary: summary)
         }
         return code
     }
