@@ -47,13 +47,14 @@ static struct {
 } dbus;
 
 static pthread_once_t loadOnce = PTHREAD_ONCE_INIT;
+static const char *libraryPath;
 static char loadError[256];
 
 static void load(void) {
-    void *library = dlopen("libdbus-1.so.3", RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         const char *reason = dlerror();
-        snprintf(loadError, sizeof loadError, "%s", reason ? reason : "dlopen libdbus-1.so.3 failed");
+        snprintf(loadError, sizeof loadError, "%s", reason ? reason : "dlopen failed");
         return;
     }
     struct { void **slot; const char *name; } symbols[] = {
@@ -80,7 +81,7 @@ static void load(void) {
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);
         if (*symbols[i].slot == NULL) {
-            snprintf(loadError, sizeof loadError, "libdbus-1.so.3 has no %s", symbols[i].name);
+            snprintf(loadError, sizeof loadError, "%s has no %s", libraryPath, symbols[i].name);
             dbus.error_init = NULL;  /* marks the library unusable */
             return;
         }
@@ -94,7 +95,9 @@ static void copyError(DBusError *e, const char *fallback, char *error, size_t ca
 
 static const char *const interface = "org.freedesktop.Notifications";
 
-void *kiln_dbus_connect(char *error, size_t errorCapacity) {
+void *kiln_dbus_connect(const char *library, char *error, size_t errorCapacity) {
+    /* Read by load() under pthread_once; only the first call's path is used. */
+    if (libraryPath == NULL) libraryPath = strdup(library);
     pthread_once(&loadOnce, load);
     if (dbus.error_init == NULL) {
         snprintf(error, errorCapacity, "%s", loadError);

@@ -87,6 +87,21 @@ struct DesktopNotificationTests {
         #expect(SmallImages.mismatches(dir.join("auto")) == [])
     }
 
+    /// With no libdbus to open (`KILN_DBUS_LIBRARY` naming a missing file), a bus and a server there change nothing.
+    @Test func noLibdbusChangesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let r = try kiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none",
+                          "--notify", "desktop"] + SmallImages.operations,
+                         environment: SmallImages.environment.merging(
+                             ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_DBUS_LIBRARY": dir.join("libdbus-1.so.3")]) { $1 })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(SmallImages.mismatches(dir.join("out")) == [])
+        #expect(bus.notifications.isEmpty)
+        #expect(r.stderr.components(separatedBy: "warning:").count - 1 == 1 && r.stderr.contains("no desktop notifications"),
+                "\(r.stderr)")
+    }
+
     /// `auto` with a bus and no bar drawn (standard error is a file here): the notification is shown.
     @Test func autoShowsTheNotificationWhenNoBarIsDrawn() throws {
         let dir = try TemporaryDirectory()

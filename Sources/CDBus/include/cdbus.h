@@ -14,9 +14,11 @@
 #include <stdint.h>
 
 /* A private connection to the session bus; NULL with a message in `error` when
- * libdbus cannot be opened or the bus cannot be reached. The connection never
- * exits the process when the bus goes away (libdbus's default does). */
-void *kiln_dbus_connect(char *error, size_t errorCapacity);
+ * libdbus cannot be opened or the bus cannot be reached. `library` is the file
+ * to dlopen (libdbus-1.so.3); the first call's is the one loaded, once per
+ * process. The connection never exits the process when the bus goes away
+ * (libdbus's default does). */
+void *kiln_dbus_connect(const char *library, char *error, size_t errorCapacity);
 
 /* org.freedesktop.Notifications.Notify: replaces notification `replacesID`
  * (0: a new one), with the `value` hint (0-100) unless it is negative and a

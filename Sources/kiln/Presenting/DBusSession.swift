@@ -11,10 +11,12 @@ struct DBusSession: ~Copyable {
     private let connection: UnsafeMutableRawPointer
 
     /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else the user's bus socket)
-    /// and listens for notification actions.
-    init() throws(Failure) {
+    /// and listens for notification actions. libdbus is `KILN_DBUS_LIBRARY` in `environment`,
+    /// else the system's `libdbus-1.so.3`.
+    init(environment: [String: String]) throws(Failure) {
+        let library = environment["KILN_DBUS_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 } ?? "libdbus-1.so.3"
         var connection: UnsafeMutableRawPointer?
-        let message = Self.withErrorBuffer { connection = kiln_dbus_connect($0, $1) }
+        let message = Self.withErrorBuffer { connection = kiln_dbus_connect(library, $0, $1) }
         guard let connection else { throw Failure(description: message) }
         self.connection = connection
     }

@@ -29,12 +29,13 @@ final class DesktopPresenter: TaskPresenter {
 
     /// Starts the thread. `warnIfUnreachable`: a bus or server that cannot be reached at the start is
     /// worth a warning (`--notify desktop`); with `auto` it is not, and nothing is shown.
-    init(warnIfUnreachable: Bool, warn: @escaping @Sendable (String) -> Void) {
+    /// `environment` names the library (``DBusSession/init(environment:)``).
+    init(warnIfUnreachable: Bool, environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
         self.warn = warn
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
             do {
-                let session = try DBusSession()
+                let session = try DBusSession(environment: environment)
                 try run(session)
             } catch let failure as Failure {
                 // Nothing shown yet: the bus or the server was never there. Else it went away.

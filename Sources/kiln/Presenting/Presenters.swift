@@ -8,9 +8,9 @@ extension RunSettings {
                         warn: @escaping @Sendable (String) -> Void) -> [any TaskPresenter] {
         var presenters: [any TaskPresenter] = []
         switch notify {
-        case .desktop: presenters.append(DesktopPresenter(warnIfUnreachable: true, warn: warn))
+        case .desktop: presenters.append(DesktopPresenter(warnIfUnreachable: true, environment: environment, warn: warn))
         case .auto where Self.hasSessionBus(environment) && !showsBar:
-            presenters.append(DesktopPresenter(warnIfUnreachable: false, warn: warn))
+            presenters.append(DesktopPresenter(warnIfUnreachable: false, environment: environment, warn: warn))
         case .auto, .none: break
         }
         let stopBudget = schedulerConfiguration.expirationGrace + schedulerConfiguration.criticalBudget
