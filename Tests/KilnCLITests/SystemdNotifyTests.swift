@@ -24,8 +24,8 @@ import Testing
         #expect(listener.listen(to: child, for: .seconds(120)) { fileEvents(child) >= 2 })
         #expect(listener.lines.first == "READY=1")
         #expect(listener.lines.contains("WATCHDOG=1"), "no ping while images progressed: \(listener.lines)")
-        // Held: STATUS= goes on, WATCHDOG=1 does not (after a moment for the last image's own ping).
-        listener.listen(to: child, for: .seconds(1))
+        // Held: STATUS= goes on, WATCHDOG=1 does not (after two ping intervals for the last image's own ping).
+        listener.listen(to: child, for: .seconds(2))
         let held = listener.messages.count
         listener.listen(to: child, for: .seconds(3))
         let whileHeld = listener.messages[held...].map(\.text)
@@ -43,12 +43,11 @@ import Testing
         #expect(extend >= grace * 1_000_000, "EXTEND_TIMEOUT_USEC=\(extend) does not cover the grace")
         let statusLines = lines.filter { $0.hasPrefix("STATUS=") }
         #expect(statusLines.contains { $0.contains("%") && $0.contains("/\(LargeImages.count)") }, "\(statusLines)")
-        // At most one STATUS= a second, but for the stop and the end, which say so at once.
-        let statusTimes = listener.messages.filter { $0.text.contains("STATUS=") && !$0.text.contains("STOPPING=1") }
-            .map(\.time)
-        let gaps = zip(statusTimes.dropFirst(), statusTimes).map { ($0 - $1).seconds }
-        #expect(gaps.dropLast().allSatisfy { $0 >= 0.9 }, "\(gaps)")
-        print("systemd (\(kind)): \(statusLines.count) STATUS= lines, \(lines.filter { $0 == "WATCHDOG=1" }.count) "
+        // At most one STATUS= a second, but for the stop and the end, which say so at once. Counted over the
+        // run, not timed between reads: a loaded machine may read two datagrams late and together.
+        let statusCount = listener.messages.filter { $0.text.contains("STATUS=") }.count
+        #expect(statusCount <= Int(r.elapsed.seconds.rounded(.up)) + 3, "\(statusCount) in \(r.elapsed)")
+        print("systemd (\(kind)): \(statusLines.count) STATUS= lines in \(String(format: "%.1f", r.elapsed.seconds)) s, \(lines.filter { $0 == "WATCHDOG=1" }.count) "
               + "WATCHDOG=1, \(lines.first { $0.hasPrefix("EXTEND_TIMEOUT_USEC=") } ?? "no EXTEND_TIMEOUT_USEC"), "
               + "last: \(statusLines.last ?? "")")
     }
