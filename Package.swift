@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "Compute", dependencies: ["ImageCore"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
+        // The few libdbus-1 calls of desktop notifications: the library is dlopen'ed at run time, never linked.
+        .target(name: "CDBus", linkerSettings: [.linkedLibrary("dl")]),
         // SPIR-V of Shaders/*.comp, committed as C arrays (Scripts/shaders regenerates them).
         .target(name: "SPIRV"),
         // The Vulkan backend: device discovery and classification (SPEC §3), the context, and the
@@ -66,6 +68,7 @@ let package = Package(
                 "ImageCore",
                 "Color",
                 "Locking",
+                "CDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]

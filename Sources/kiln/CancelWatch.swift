@@ -1,3 +1,4 @@
+import ContinuedProcessing
 import Export
 import Foundation
 import Synchronization
@@ -5,23 +6,22 @@ import Synchronization
 /// Watches a job's cancel mark (`OUTPUT/.kiln/cancelled`, left by `kiln cancel`
 /// for every shard of a sharded job, and for a whole job running on another
 /// host than cancel's) and, when it appears, stops this job exactly as
-/// Ctrl-C would: a SIGINT to this process, so the lifecycle takes no new image,
-/// lets the images in flight finish within `--grace`, and exits 75.
+/// Ctrl-C would, through the user's ``TaskActions`` (a SIGINT to this process, so the
+/// lifecycle takes no new image, lets the images in flight finish within `--grace`, and exits 75).
 ///
 /// A file rather than a signal because `kiln cancel` can only signal processes
 /// on its own host; every shard reads the shared output directory.
 final class CancelWatch: Sendable {
     private let outputDirectory: String
     private let running = Atomic<Bool>(true)
-    private let isStopping: @Sendable () -> Bool
+    private let user: TaskActions
     /// How often the mark is looked for: often enough to stop at the next image, cheap on NFS.
     static let interval: useconds_t = 250_000
 
-    /// Watches `outputDirectory`; `isStopping` says the process is already stopping (then nothing is sent:
-    /// a second SIGINT would abandon the images in flight).
-    init(outputDirectory: String, isStopping: @escaping @Sendable () -> Bool) {
+    /// Watches `outputDirectory`; `user` cancels as the user's Ctrl-C does.
+    init(outputDirectory: String, user: TaskActions) {
         self.outputDirectory = outputDirectory
-        self.isStopping = isStopping
+        self.user = user
     }
 
     /// Starts watching on a thread of its own.
@@ -29,7 +29,7 @@ final class CancelWatch: Sendable {
         Thread.detachNewThread { [self] in
             while running.load(ordering: .relaxed) {
                 if ShardLayout.cancelMark(outputDirectory) != nil {
-                    if !isStopping() { kill(getpid(), SIGINT) }  // once: a second one would abandon the images in flight
+                    user.cancel()
                     return
                 }
                 usleep(Self.interval)

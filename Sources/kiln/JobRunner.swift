@@ -101,7 +101,10 @@ struct JobRunner {
         let renderer = Renderer(backend: choice.backend, operations: options.plan.operations, maxPixels: options.maxPixels,
                                 allowFallback: preference != .gpu, warn: { reporter.warning($0) })
         // The budget covers the whole process: what it holds already is set aside.
-        let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident)
+        // Where the kernel reports memory pressure, fewer images at once while memory is short.
+        let pressure = MemoryPressure(path: ProcessInfo.processInfo.environment["KILN_TEST_PRESSURE_FILE"]
+                                          ?? "/proc/pressure/memory", warn: { reporter.warning($0) })
+        let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident, pressure: pressure)
         // What the stopped run left in its status: the fraction it showed, the images it stalled on.
         let before = resuming ? journal.status() : nil
         let job = ExportJob(options: options, items: Self.leavingOut(before?.stalledTwice ?? [], from: record.items),
@@ -115,7 +118,6 @@ struct JobRunner {
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
-        let stream = ClosingStream(reporter: reporter, job: job)
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
@@ -123,15 +125,25 @@ struct JobRunner {
         let scheduler = TaskScheduler(permittedIdentifiers: [ExportSession.permittedIdentifier],
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)
+        // The plan is made: the views outside the terminal (desktop, systemd) follow the job from here.
+        let presentation = JobPresentation(identifier: session.identifier, title: title, subtitle: subtitle,
+                                           total: job.items.count,
+                                           presenters: settings.makePresenters(warn: { reporter.warning($0) }))
+        let stream = ClosingStream(reporter: reporter, job: job, presentation: presentation)
+
         // Signals are handled from here on, also while the job waits in the machine's queue.
         let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions(job: job, stream: stream,
                                                                                         status: status))
         lifecycle.start()
         defer { lifecycle.stop() }
+        // What a person's Cancel does from anywhere but the terminal: exactly what Ctrl-C does. Once: a second
+        // SIGINT would abandon the images in flight.
+        let user = TaskActions(cancel: { if lifecycle.processState != .terminating { kill(getpid(), SIGINT) } })
+        presentation.attach(user)
 
         // Every job learns of `kiln cancel` from another host by its mark (a shard, of one from any host):
         // it stops as Ctrl-C would, also while queued.
-        let cancelWatch = CancelWatch(outputDirectory: directory, isStopping: { lifecycle.processState == .terminating })
+        let cancelWatch = CancelWatch(outputDirectory: directory, user: user)
         cancelWatch.start()
         defer { cancelWatch.stop() }
 
@@ -139,7 +151,7 @@ struct JobRunner {
         do {
             let holder = MachineSlots.Holder(pid: getpid(), output: Self.absolute(directory), title: title)
             slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, as: holder, status: status,
-                                   cancelled: { lifecycle.processState == .terminating })
+                                   presentation: presentation, cancelled: { lifecycle.processState == .terminating })
         } catch {
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
@@ -153,7 +165,7 @@ struct JobRunner {
             throw stream.close(KilnExitCode.resumable)
         }
         let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
-                                        grace: settings.grace)
+                                        presentation: presentation, grace: settings.grace)
         observer.start()
 
         var request = ContinuedProcessingTaskRequest(identifier: session.identifier, title: title, subtitle: subtitle)
@@ -262,12 +274,13 @@ struct JobRunner {
     /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
     /// The slot's file names `holder`, so jobs queued behind it say what they wait for.
     private func acquireSlot(_ kind: MachineSlots.Kind, as holder: MachineSlots.Holder, status: StatusPublisher,
-                             cancelled: () -> Bool) throws -> MachineSlots.Slot? {
+                             presentation: JobPresentation, cancelled: () -> Bool) throws -> MachineSlots.Slot? {
         let slots = MachineSlots()
         if settings.strategy == .fail { return try slots.tryAcquire(kind, as: holder) }
         return try slots.acquire(kind, as: holder, position: { position, holders in
             self.reporter.queued(position: position, waitingFor: holders)
             status.publish(.queued, queuePosition: position, waitingFor: holders)
+            presentation.queued(position: position)
         }, cancelled: cancelled)
     }
 

@@ -7,12 +7,14 @@ import Synchronization
 /// Follows a running export the way any UI would: it subscribes to the
 /// scheduler's events (to learn that the task started or is expiring) and
 /// polls the job ten times a second — its counts and the fraction of its task's
-/// `progress`, as one snapshot; it feeds the reporter and the live status.
+/// `progress`, as one snapshot; it feeds the reporter, the live status and the
+/// system's views of the job (``JobPresentation``).
 /// Nothing is pushed to it by the job.
 final class ProgressObserver: Sendable {
     private let session: ExportSession
     private let reporter: any ExportReporter
     private let status: StatusPublisher
+    private let presentation: JobPresentation
     private let events: AsyncStream<TaskEvent>
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
@@ -22,11 +24,12 @@ final class ProgressObserver: Sendable {
     /// Subscribes at once, so no event emitted after this returns is missed.
     /// `grace`: the seconds an expiring job has to finish its images in flight (shown when stopping).
     init(session: ExportSession, scheduler: TaskScheduler, reporter: any ExportReporter, status: StatusPublisher,
-         grace: Double) {
+         presentation: JobPresentation, grace: Double) {
         self.session = session
         self.grace = grace
         self.reporter = reporter
         self.status = status
+        self.presentation = presentation
         events = scheduler.events()
     }
 
@@ -34,6 +37,7 @@ final class ProgressObserver: Sendable {
     func start() {
         let watchEvents = Task { [self] in
             for await event in events where event.identifier == session.identifier {
+                presentation.apply(event)
                 if case .expiring(_, let reason) = event {
                     stopping.store(true, ordering: .relaxed)
                     if reason == .stalled { stalled.withLock { $0 = session.job.imagesInHand } }
@@ -84,6 +88,7 @@ final class ProgressObserver: Sendable {
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
             current: counts.current, stopping: isStopping)
         reporter.tick(snapshot)
+        presentation.progress(snapshot)
         status.publishIfDue(isStopping ? .stopping : .running)
     }
 

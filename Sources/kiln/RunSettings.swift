@@ -10,6 +10,11 @@ struct RunSettings: ParsableArguments {
         case auto, bar, json, none
     }
 
+    /// Where else the job is shown, outside the terminal.
+    enum NotifyMode: String, ExpressibleByArgument, CaseIterable {
+        case auto, desktop, none
+    }
+
     /// What to do when another kiln job holds the machine's slot.
     enum Strategy: String, ExpressibleByArgument, CaseIterable {
         case queue, fail
@@ -22,6 +27,9 @@ struct RunSettings: ParsableArguments {
 
     @Option(help: "Progress display: auto (bar on a terminal, json otherwise), bar, json or none.")
     var progress: ProgressMode = .auto
+
+    @Option(help: ArgumentHelp("Desktop notification of the job's progress, with a Cancel action: auto (when a session bus exists and no progress bar is drawn on a terminal), desktop or none.", valueName: "mode"))
+    var notify: NotifyMode = .auto
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable).")
     var stallTimeout: Double = 60
@@ -71,17 +79,22 @@ struct RunSettings: ParsableArguments {
     /// only when standard error is a terminal: never escape codes into a file or pipe.
     /// `auto` is JSON on stdout for a script (stdout not a terminal), else text.
     func makeReporter() -> any ExportReporter {
-        let barFits = OutputStream.standardError.isTerminal
         switch progress {
         case .json: return JSONReporter()
         case .none: return TextReporter(showBar: false, quiet: true)
-        case .bar: return TextReporter(showBar: barFits, quiet: quiet)
+        case .bar: return TextReporter(showBar: showsBar, quiet: quiet)
         case .auto:
             // JSON is for scripts reading stdout; --quiet asks for silence instead.
             if quiet { return TextReporter(showBar: false, quiet: true) }
-            if OutputStream.standardOutput.isTerminal || barFits { return TextReporter(showBar: barFits, quiet: false) }
+            if OutputStream.standardOutput.isTerminal || showsBar { return TextReporter(showBar: showsBar, quiet: false) }
             return JSONReporter()
         }
+    }
+
+    /// Whether the reporter draws the bar: `bar` or `auto` (not `--quiet`), with standard error a terminal.
+    var showsBar: Bool {
+        guard OutputStream.standardError.isTerminal else { return false }
+        return progress == .bar || (progress == .auto && !quiet)
     }
 
     /// The scheduler configuration for these settings.

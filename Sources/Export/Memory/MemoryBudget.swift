@@ -2,7 +2,8 @@ import Foundation
 
 /// The job's memory budget (`--memory`, SPEC §8): before starting an image, a
 /// worker asks for its estimated working set and waits while admitting it
-/// would exceed the budget; an image that alone cannot fit is refused.
+/// would exceed the budget; an image that alone cannot fit is refused. While
+/// the kernel says memory is short (``MemoryPressure``), one image at a time.
 // Unchecked: `used` is only touched under `condition` (an NSCondition: a pthread mutex TSan sees).
 public final class MemoryBudget: @unchecked Sendable {
     /// The budget, in bytes.
@@ -13,11 +14,14 @@ public final class MemoryBudget: @unchecked Sendable {
     private var used = 0
     // A lock with a condition: a worker waits until released memory lets its image in.
     private let condition = NSCondition()
+    private let pressure: MemoryPressure?
 
-    /// A budget of `limit` bytes for the whole process, `reserved` of them already in use.
-    public init(limit: Int, reserved: Int = 0) {
+    /// A budget of `limit` bytes for the whole process, `reserved` of them already in use;
+    /// `pressure`: the kernel's memory pressure, where it can be read.
+    public init(limit: Int, reserved: Int = 0, pressure: MemoryPressure? = nil) {
         self.limit = max(1, limit)
         self.reserved = max(0, reserved)
+        self.pressure = pressure
     }
 
     /// An image alone needs more than the whole budget.
@@ -34,14 +38,15 @@ public final class MemoryBudget: @unchecked Sendable {
         }
     }
 
-    /// Waits until `bytes` fit beside what is admitted, then admits them; returns
+    /// Waits until `bytes` fit beside what is admitted (and, while memory is short, until
+    /// nothing else is admitted), then admits them; returns
     /// false when `cancelled` became true while waiting (nothing admitted).
     /// - Throws: `TooLarge` when `bytes` exceed the whole budget.
     public func admit(_ bytes: Int, cancelled: () -> Bool) throws -> Bool {
         guard reserved + bytes <= limit else { throw TooLarge(needed: bytes, reserved: reserved, limit: limit) }
         condition.lock()
         defer { condition.unlock() }
-        while used > 0 && reserved + used + bytes > limit {
+        while used > 0 && (reserved + used + bytes > limit || pressure?.isHigh == true) {
             if cancelled() { return false }
             // A bounded wait, so a stop is noticed even when nobody releases.
             _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05))

@@ -8,11 +8,14 @@ import Locking
 final class ClosingStream: Sendable {
     private let reporter: any ExportReporter
     private let job: ExportJob
+    private let presentation: JobPresentation
     private let closed = Locked(false)
 
-    init(reporter: any ExportReporter, job: ExportJob) {
+    /// `presentation`: the job as the system's views show it, ended with the stream.
+    init(reporter: any ExportReporter, job: ExportJob, presentation: JobPresentation) {
         self.reporter = reporter
         self.job = job
+        self.presentation = presentation
     }
 
     /// Reports one finished input (after its warnings), unless the stream is closed.
@@ -24,13 +27,21 @@ final class ClosingStream: Sendable {
         }
     }
 
-    /// Reports `error` (if any) and `end` with `code`, once; returns `code` for the caller to throw.
+    /// Reports `error` (if any) and `end` with `code`, once, then shows the end outside the terminal
+    /// (``JobPresentation/end(_:fraction:exitCode:summary:)``); returns `code` for the caller to throw.
     func close(_ code: ExitCode, error: String? = nil) -> ExitCode {
-        closed.withLock { closed in
-            guard !closed else { return }
+        let first = closed.withLock { closed in
+            guard !closed else { return false }
             closed = true
             if let error { reporter.error(error) }
             reporter.end(job.counts, earlier: job.earlier, total: job.items.count, exitCode: code.rawValue)
+            return true
+        }
+        if first {
+            let summary = TextReporter.summary(job.counts, earlier: job.earlier, total: job.items.count, elapsed: nil,
+                                               exitCode: code.rawValue)
+            let (counts, fraction) = job.snapshot
+            presentation.end(counts, fraction: fraction, exitCode: code.rawValue, summary: summary)
         }
         return code
     }

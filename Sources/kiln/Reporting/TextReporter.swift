@@ -94,14 +94,21 @@ final class TextReporter: ExportReporter {
         }
         // A job refused before it started has said why; there is nothing to sum up.
         guard !quiet, started else { return }
+        err.write("kiln: " + Self.summary(counts, earlier: earlier, total: total, elapsed: elapsed, exitCode: exitCode)
+                  + "\n")
+    }
+
+    /// "12 written, 0 skipped, 1 failed of 400 in 0:05 · stopped, resumable": how a job ended.
+    static func summary(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, elapsed: Duration?,
+                        exitCode: Int32) -> String {
         let now = counts.since(earlier)
-        var summary = "kiln: \(now.written) written, \(now.skipped) skipped, \(now.failed) failed"
+        var summary = "\(now.written) written, \(now.skipped) skipped, \(now.failed) failed"
         if now.conflicts > 0 { summary += ", \(now.conflicts) kept as conflicts (--overwrite replaces them)" }
         if earlier.completed > 0 { summary += " (\(earlier.completed) done by earlier runs)" }
         summary += " of \(total)"
         if let elapsed { summary += " in \(elapsed.clock)" }
         if exitCode == 75 { summary += " · stopped, resumable" }
-        err.write(summary + "\n")
+        return summary
     }
 
     func error(_ message: String) {
@@ -153,20 +160,7 @@ final class TextReporter: ExportReporter {
 
     private func barLine(_ s: State, width: Int) -> String {
         guard let snap = s.last else { return Self.fitWhole("starting… · \(s.device)", width) }
-        // Fields in display order, each with its priority (0 = kept longest). At any
-        // width a field is shown whole or not at all: a number is never cut.
-        var fields: [(priority: Int, text: String)] = [
-            (0, "\(Int((snap.fraction * 100).rounded(.down)))%"),
-            (1, "\(snap.counts.completed)/\(snap.total)"),
-        ]
-        if snap.counts.failed > 0 { fields.append((2, "\(snap.counts.failed) failed")) }
-        fields.append((5, String(format: "%.1f MPix/s", snap.megapixelsPerSecond)))
-        fields.append((6, String(format: "%.1f img/s", snap.imagesPerSecond)))
-        // While stopping the work left is not what the job will do: no ETA at all.
-        if !snap.stopping { fields.append((3, "ETA " + (snap.remaining?.clock ?? "–:––"))) }
-        fields.append((4, snap.elapsed.clock))
-        if let current = snap.current { fields.append((7, (current as NSString).lastPathComponent)) }
-
+        let fields = Self.fields(snap)
         // Three columns stay spare: the terminal echoes `^C` after the cursor, and a
         // wrapped row would break the in-place redraw.
         let room = width - 3, minimumBar = 12
@@ -186,6 +180,29 @@ final class TextReporter: ExportReporter {
         let filled = min(barWidth, Int(snap.fraction * Double(barWidth)))
         let bar = "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "]"
         return styled(bar, bold: false) + tail
+    }
+
+    /// The bar's fields in display order, each with its priority (0 = kept longest). At any
+    /// width a field is shown whole or not at all: a number is never cut.
+    private static func fields(_ snap: ProgressSnapshot) -> [(priority: Int, text: String)] {
+        var fields: [(priority: Int, text: String)] = [
+            (0, "\(Int((snap.fraction * 100).rounded(.down)))%"),
+            (1, "\(snap.counts.completed)/\(snap.total)"),
+        ]
+        if snap.counts.failed > 0 { fields.append((2, "\(snap.counts.failed) failed")) }
+        fields.append((5, String(format: "%.1f MPix/s", snap.megapixelsPerSecond)))
+        fields.append((6, String(format: "%.1f img/s", snap.imagesPerSecond)))
+        // While stopping the work left is not what the job will do: no ETA at all.
+        if !snap.stopping { fields.append((3, "ETA " + (snap.remaining?.clock ?? "–:––"))) }
+        fields.append((4, snap.elapsed.clock))
+        if let current = snap.current { fields.append((7, (current as NSString).lastPathComponent)) }
+        return fields
+    }
+
+    /// The bar's fields as one line of plain text, all of them, without the bar:
+    /// "37% · 150/400 · 12.3 MPix/s · 41.0 img/s · ETA 0:08 · 0:04 · 000149.png".
+    static func plainLine(_ snap: ProgressSnapshot) -> String {
+        fields(snap).map(\.text).joined(separator: " · ")
     }
 
     /// `text` cut to the terminal width (three columns spare, as for the bar):

@@ -1,0 +1,201 @@
+#include "cdbus.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The part of libdbus-1's ABI used here (dbus/dbus-*.h, stable since 1.0). */
+typedef uint32_t dbus_bool_t;
+typedef struct DBusConnection DBusConnection;
+typedef struct DBusMessage DBusMessage;
+typedef struct {
+    const char *name;
+    const char *message;
+    unsigned int dummy1 : 1, dummy2 : 1, dummy3 : 1, dummy4 : 1, dummy5 : 1;
+    void *padding1;
+} DBusError;
+/* DBusMessageIter is 72 bytes on 64-bit Linux; this is room enough, suitably aligned. */
+typedef struct { void *room[16]; } DBusMessageIter;
+
+enum { DBUS_BUS_SESSION = 0 };
+enum {
+    TYPE_INVALID = 0, TYPE_STRING = 's', TYPE_UINT32 = 'u', TYPE_INT32 = 'i',
+    TYPE_ARRAY = 'a', TYPE_VARIANT = 'v', TYPE_DICT_ENTRY = 'e'
+};
+
+static struct {
+    void (*error_init)(DBusError *);
+    void (*error_free)(DBusError *);
+    DBusConnection *(*bus_get_private)(int, DBusError *);
+    void (*bus_add_match)(DBusConnection *, const char *, DBusError *);
+    void (*set_exit_on_disconnect)(DBusConnection *, dbus_bool_t);
+    DBusMessage *(*new_method_call)(const char *, const char *, const char *, const char *);
+    void (*iter_init_append)(DBusMessage *, DBusMessageIter *);
+    dbus_bool_t (*append_basic)(DBusMessageIter *, int, const void *);
+    dbus_bool_t (*open_container)(DBusMessageIter *, int, const char *, DBusMessageIter *);
+    dbus_bool_t (*close_container)(DBusMessageIter *, DBusMessageIter *);
+    DBusMessage *(*send_with_reply_and_block)(DBusConnection *, DBusMessage *, int, DBusError *);
+    dbus_bool_t (*get_args)(DBusMessage *, DBusError *, int, ...);
+    void (*message_unref)(DBusMessage *);
+    dbus_bool_t (*read_write)(DBusConnection *, int);
+    DBusMessage *(*pop_message)(DBusConnection *);
+    dbus_bool_t (*is_signal)(DBusMessage *, const char *, const char *);
+    dbus_bool_t (*is_connected)(DBusConnection *);
+    void (*connection_close)(DBusConnection *);
+    void (*connection_unref)(DBusConnection *);
+} dbus;
+
+static pthread_once_t loadOnce = PTHREAD_ONCE_INIT;
+static const char *libraryPath;
+static char loadError[256];
+
+static void load(void) {
+    void *library = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(loadError, sizeof loadError, "%s", reason ? reason : "dlopen failed");
+        return;
+    }
+    struct { void **slot; const char *name; } symbols[] = {
+        {(void **)&dbus.error_init, "dbus_error_init"},
+        {(void **)&dbus.error_free, "dbus_error_free"},
+        {(void **)&dbus.bus_get_private, "dbus_bus_get_private"},
+        {(void **)&dbus.bus_add_match, "dbus_bus_add_match"},
+        {(void **)&dbus.set_exit_on_disconnect, "dbus_connection_set_exit_on_disconnect"},
+        {(void **)&dbus.new_method_call, "dbus_message_new_method_call"},
+        {(void **)&dbus.iter_init_append, "dbus_message_iter_init_append"},
+        {(void **)&dbus.append_basic, "dbus_message_iter_append_basic"},
+        {(void **)&dbus.open_container, "dbus_message_iter_open_container"},
+        {(void **)&dbus.close_container, "dbus_message_iter_close_container"},
+        {(void **)&dbus.send_with_reply_and_block, "dbus_connection_send_with_reply_and_block"},
+        {(void **)&dbus.get_args, "dbus_message_get_args"},
+        {(void **)&dbus.message_unref, "dbus_message_unref"},
+        {(void **)&dbus.read_write, "dbus_connection_read_write"},
+        {(void **)&dbus.pop_message, "dbus_connection_pop_message"},
+        {(void **)&dbus.is_signal, "dbus_message_is_signal"},
+        {(void **)&dbus.is_connected, "dbus_connection_get_is_connected"},
+        {(void **)&dbus.connection_close, "dbus_connection_close"},
+        {(void **)&dbus.connection_unref, "dbus_connection_unref"},
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].slot = dlsym(library, symbols[i].name);
+        if (*symbols[i].slot == NULL) {
+            snprintf(loadError, sizeof loadError, "%s has no %s", libraryPath, symbols[i].name);
+            dbus.error_init = NULL;  /* marks the library unusable */
+            return;
+        }
+    }
+}
+
+static void copyError(DBusError *e, const char *fallback, char *error, size_t capacity) {
+    snprintf(error, capacity, "%s", e->message ? e->message : fallback);
+    dbus.error_free(e);
+}
+
+static const char *const interface = "org.freedesktop.Notifications";
+
+void *kiln_dbus_connect(const char *library, char *error, size_t errorCapacity) {
+    /* Read by load() under pthread_once; only the first call's path is used. */
+    if (libraryPath == NULL) libraryPath = strdup(library);
+    pthread_once(&loadOnce, load);
+    if (dbus.error_init == NULL) {
+        snprintf(error, errorCapacity, "%s", loadError);
+        return NULL;
+    }
+    DBusError e;
+    dbus.error_init(&e);
+    DBusConnection *connection = dbus.bus_get_private(DBUS_BUS_SESSION, &e);
+    if (connection == NULL) {
+        copyError(&e, "cannot connect to the session bus", error, errorCapacity);
+        return NULL;
+    }
+    dbus.set_exit_on_disconnect(connection, 0);
+    dbus.bus_add_match(connection, "type='signal',interface='org.freedesktop.Notifications',member='ActionInvoked'", &e);
+    if (e.name != NULL) {
+        copyError(&e, "cannot listen for notification actions", error, errorCapacity);
+        kiln_dbus_close(connection);
+        return NULL;
+    }
+    return connection;
+}
+
+int kiln_dbus_notify(void *connection, uint32_t replacesID, const char *appName, const char *summary,
+                     const char *body, int32_t value, int cancelAction, int32_t expireTimeout,
+                     int replyTimeoutMs, uint32_t *id, char *error, size_t errorCapacity) {
+    DBusMessage *call = dbus.new_method_call(interface, "/org/freedesktop/Notifications", interface, "Notify");
+    if (call == NULL) {
+        snprintf(error, errorCapacity, "out of memory");
+        return -1;
+    }
+    const char *icon = "";
+    const char *cancelKey = "cancel", *cancelLabel = "Cancel", *valueKey = "value";
+    DBusMessageIter args, actions, hints, entry, variant;
+    dbus.iter_init_append(call, &args);
+    dbus_bool_t ok = dbus.append_basic(&args, TYPE_STRING, &appName)
+        && dbus.append_basic(&args, TYPE_UINT32, &replacesID)
+        && dbus.append_basic(&args, TYPE_STRING, &icon)
+        && dbus.append_basic(&args, TYPE_STRING, &summary)
+        && dbus.append_basic(&args, TYPE_STRING, &body)
+        && dbus.open_container(&args, TYPE_ARRAY, "s", &actions);
+    if (ok && cancelAction) {
+        ok = dbus.append_basic(&actions, TYPE_STRING, &cancelKey) && dbus.append_basic(&actions, TYPE_STRING, &cancelLabel);
+    }
+    ok = ok && dbus.close_container(&args, &actions) && dbus.open_container(&args, TYPE_ARRAY, "{sv}", &hints);
+    if (ok && value >= 0) {
+        ok = dbus.open_container(&hints, TYPE_DICT_ENTRY, NULL, &entry)
+            && dbus.append_basic(&entry, TYPE_STRING, &valueKey)
+            && dbus.open_container(&entry, TYPE_VARIANT, "i", &variant)
+            && dbus.append_basic(&variant, TYPE_INT32, &value)
+            && dbus.close_container(&entry, &variant)
+            && dbus.close_container(&hints, &entry);
+    }
+    ok = ok && dbus.close_container(&args, &hints) && dbus.append_basic(&args, TYPE_INT32, &expireTimeout);
+    if (!ok) {
+        dbus.message_unref(call);
+        snprintf(error, errorCapacity, "out of memory");
+        return -1;
+    }
+    DBusError e;
+    dbus.error_init(&e);
+    DBusMessage *reply = dbus.send_with_reply_and_block(connection, call, replyTimeoutMs, &e);
+    dbus.message_unref(call);
+    if (reply == NULL) {
+        copyError(&e, "no reply from the notification server", error, errorCapacity);
+        return -1;
+    }
+    dbus_bool_t read = dbus.get_args(reply, &e, TYPE_UINT32, id, TYPE_INVALID);
+    dbus.message_unref(reply);
+    if (!read) {
+        copyError(&e, "the notification server's reply has no id", error, errorCapacity);
+        return -1;
+    }
+    return 0;
+}
+
+int kiln_dbus_next_action(void *connection, int timeoutMs, uint32_t *id, char *key, size_t keyCapacity) {
+    if (!dbus.read_write(connection, timeoutMs) || !dbus.is_connected(connection)) return -1;
+    DBusMessage *message;
+    while ((message = dbus.pop_message(connection)) != NULL) {
+        int found = 0;
+        if (dbus.is_signal(message, interface, "ActionInvoked")) {
+            DBusError e;
+            dbus.error_init(&e);
+            const char *action = NULL;
+            if (dbus.get_args(message, &e, TYPE_UINT32, id, TYPE_STRING, &action, TYPE_INVALID)) {
+                snprintf(key, keyCapacity, "%s", action);
+                found = 1;
+            } else {
+                dbus.error_free(&e);
+            }
+        }
+        dbus.message_unref(message);
+        if (found) return 1;
+    }
+    return dbus.is_connected(connection) ? 0 : -1;
+}
+
+void kiln_dbus_close(void *connection) {
+    dbus.connection_close(connection);
+    dbus.connection_unref(connection);
+}

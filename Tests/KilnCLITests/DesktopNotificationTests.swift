@@ -1,0 +1,136 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// `--notify desktop` on a real private session bus with a notification server
+/// the test runs (SPEC §10): one notification replaced in place at most once a
+/// second, a `value` that never decreases, a Cancel that stops the job as Ctrl-C
+/// does, a last notification with the counts; and a bus that is missing or dies
+/// changes nothing but one warning.
+@Suite(.serialized, .enabled(if: PrivateBus.unavailable == nil, "\(PrivateBus.unavailable ?? "")"))
+struct DesktopNotificationTests {
+    private func fileEvents(_ child: ChildProcess) -> Int {
+        child.stdoutSoFar.components(separatedBy: "\"event\":\"file\"").count - 1
+    }
+
+    @Test func cancelInTheNotificationStopsLikeCtrlCAndResumeFinishes() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir, cancelAt: 25)
+        let out = dir.join("out")
+        // One image at a time: one is always in flight, and the value moves in small steps. Should the machine
+        // outrun the notifications, the stall hook holds the job at half way until the Cancel.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out, "--progress", "json", "--jobs", "1",
+                                   "--notify", "desktop", "--stall-timeout", "600"],
+                                  environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                                "KILN_TEST_STALL_AFTER": "\(LargeImages.count / 2)"])
+        let r = try child.wait(timeout: .seconds(300))
+        #expect(r.status == 75, "\(r.stderr)")
+
+        let records = bus.records
+        let notifications = bus.notifications
+        let progress = notifications.filter { ($0["actions"] as? [String]) == ["cancel"] }
+        let invoked = records.firstIndex { $0["invoked"] != nil }
+        #expect(invoked != nil, "the server never invoked Cancel: \(records)")
+        let cancelledAt = records[..<(invoked ?? 0)].last?["value"] as? Int ?? -1
+        // One notification, replaced in place.
+        let ids = Set(notifications.compactMap { $0["id"] as? Int })
+        #expect(ids.count == 1 && notifications.first?["replacesID"] as? Int == 0)
+        #expect(notifications.dropFirst().allSatisfy { $0["replacesID"] as? Int == $0["id"] as? Int })
+        // The value never decreases and reached 25 % before the Cancel.
+        let values = notifications.compactMap { $0["value"] as? Int }
+        #expect(values.count == notifications.count && values == values.sorted(), "\(values)")
+        #expect(values.last ?? 0 >= 25)
+        // At most one update a second (the server's clock; 50 ms for scheduling).
+        let times = progress.compactMap { $0["time"] as? Double }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= 0.95 }, "gaps between updates: \(gaps)")
+        // The Cancel stopped the job as Ctrl-C does: reason cancelled, the images in flight written.
+        let events = Events(r.stdoutLines)
+        let stopping = events.named("stopping").first ?? [:]
+        #expect(stopping[string: "reason"] == "cancelled", "\(r.stdout)")
+        let stop = events.all.firstIndex { $0["event"] as? String == "stopping" } ?? events.all.endIndex
+        let inFlight = stopping["inFlight"] as? Int ?? -1
+        let finishedAfter = events.all[stop...].filter { $0["event"] as? String == "file" }
+        #expect(finishedAfter.count >= inFlight && finishedAfter.allSatisfy { $0[string: "status"] == "written" })
+        let written = events.files("written").count
+        #expect(written < LargeImages.count && LargeImages.outputs(in: out).count == written)
+        // The last notification says how it ended, with the counts, and offers no Cancel.
+        let last = notifications.last ?? [:]
+        #expect(last[string: "body"].contains("\(written) written") && last[string: "body"].contains("of \(LargeImages.count)"))
+        #expect(last[string: "body"].contains("stopped, resumable") && (last["actions"] as? [String]) == [])
+        print("desktop: \(progress.count) progress updates in \(String(format: "%.1f", (times.last ?? 0) - (times.first ?? 0))) s, "
+              + "smallest gap \(String(format: "%.3f", gaps.min() ?? 0)) s, values \(values), "
+              + "Cancel at \(cancelledAt) %, \(inFlight) in flight, \(written) written")
+
+        let resumed = try kiln(["resume", out, "--progress", "none", "--notify", "none"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(LargeImages.matchesReference(out) == [])
+    }
+
+    @Test func aBusThatIsNotThereChangesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let base = ["export", SmallImages.directory, "--progress", "none"] + SmallImages.operations
+        let none = try kiln(base + ["--output", dir.join("none"), "--notify", "none"], environment: SmallImages.environment)
+        let nowhere = try kiln(base + ["--output", dir.join("nowhere"), "--notify", "desktop"],
+                               environment: SmallImages.environment.merging(
+                                   ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + dir.join("no-bus")]) { $1 })
+        #expect(none.status == 0 && nowhere.status == none.status, "\(nowhere.stderr)")
+        #expect(SmallImages.mismatches(dir.join("none")) == [])
+        #expect(SmallImages.mismatches(dir.join("nowhere")) == [])
+        #expect(nowhere.stderr.components(separatedBy: "warning:").count - 1 == 1, "\(nowhere.stderr)")
+        #expect(nowhere.stderr.contains("no desktop notifications"))
+        // `auto` tries the bus its address names, and says nothing when it is not there.
+        let auto = try kiln(base + ["--output", dir.join("auto"), "--notify", "auto"],
+                            environment: SmallImages.environment.merging(
+                                ["DBUS_SESSION_BUS_ADDRESS": "unix:path=" + dir.join("no-bus")]) { $1 })
+        #expect(auto.status == 0 && !auto.stderr.contains("warning:"), "\(auto.stderr)")
+        #expect(SmallImages.mismatches(dir.join("auto")) == [])
+    }
+
+    /// With no libdbus to open (`KILN_DBUS_LIBRARY` naming a missing file), a bus and a server there change nothing.
+    @Test func noLibdbusChangesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let r = try kiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none",
+                          "--notify", "desktop"] + SmallImages.operations,
+                         environment: SmallImages.environment.merging(
+                             ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_DBUS_LIBRARY": dir.join("libdbus-1.so.3")]) { $1 })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(SmallImages.mismatches(dir.join("out")) == [])
+        #expect(bus.notifications.isEmpty)
+        #expect(r.stderr.components(separatedBy: "warning:").count - 1 == 1 && r.stderr.contains("no desktop notifications"),
+                "\(r.stderr)")
+    }
+
+    /// `auto` with a bus and no bar drawn (standard error is a file here): the notification is shown.
+    @Test func autoShowsTheNotificationWhenNoBarIsDrawn() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let r = try kiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none"]
+                         + SmallImages.operations,
+                         environment: SmallImages.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+        #expect(r.status == 0 && !r.stderr.contains("warning:"), "\(r.stderr)")
+        let last = bus.notifications.last ?? [:]
+        #expect(last[string: "summary"] == "Exporting \(SmallImages.count) images — done", "\(bus.notifications)")
+        #expect(last[string: "body"].contains("\(SmallImages.count) written") && last["value"] as? Int == 100)
+    }
+
+    @Test func aBusKilledMidJobCostsOneWarning() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let out = dir.join("out"), release = dir.join("release")
+        let child = try startKiln(["export", SmallImages.directory, "--output", out, "--progress", "none",
+                                   "--notify", "desktop", "--stall-timeout", "600"] + SmallImages.operations,
+                                  environment: SmallImages.environment.merging(
+                                      ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "100",
+                                       "KILN_TEST_STALL_RELEASE": release]) { $1 })
+        #expect(child.waitUntil { !bus.notifications.isEmpty })
+        bus.killBus()
+        #expect(child.waitUntil(timeout: .seconds(60)) { child.stderrSoFar.contains("desktop notifications stopped") })
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
+        let r = try child.wait(timeout: .seconds(300))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(SmallImages.mismatches(out) == [])
+        #expect(r.stderr.components(separatedBy: "warning:").count - 1 == 1, "\(r.stderr)")
+    }
+}
