@@ -249,7 +249,7 @@ public final class ExportJob: Sendable {
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
         let work = remaining
-        let (costs, pixels) = plannedCosts(of: work)
+        let (costs, pixels) = plannedCosts(of: work, progress: progress)
         let tracker = JobProgress(root: progress, costs: costs, pixels: pixels, base: progressBefore)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
@@ -293,9 +293,12 @@ public final class ExportJob: Sendable {
     /// What each item of `work` will cost, by stage, and their input pixels, from their headers and
     /// sizes: an `open`, a read of the file's first bytes and a `stat` each (BENCHMARKS.md). An input
     /// whose header cannot be read costs what opening it does: it fails when its turn comes.
-    private func plannedCosts(of work: [ExportItem]) -> ([StageCost], Int) {
+    /// Reading them is a stage of its own: `progress` moves every 256 headers (by
+    /// ``JobProgress/planningShare`` in all), so the watchdog sees it on a slow file system.
+    private func plannedCosts(of work: [ExportItem], progress: Progress) -> ([StageCost], Int) {
         var pixels = 0
-        let costs = work.map { item -> StageCost in
+        let costs = work.enumerated().map { index, item -> StageCost in
+            if index % 256 == 0 { JobProgress.showPlanning(on: progress, base: progressBefore, done: index, of: work.count) }
             var file = stat()
             guard item.problem == nil, !isStopped, let header = try? ImageCodecs.header(contentsOf: item.input),
                   let size = try? renderer.outputSize(of: header), stat(item.input, &file) == 0 else { return .unreadable }

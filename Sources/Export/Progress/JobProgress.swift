@@ -59,10 +59,23 @@ public final class JobProgress: @unchecked Sendable {
         self.pixels = pixels
         let base = min(max(base, 0), 1)
         var state = State(base: base, total: costs.reduce(0) { $0 + $1.total })
-        state.published = base
+        // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
+        state.published = max(base, root.totalUnitCount == Self.resolution ? root.fractionCompleted : 0)
         self.state = Locked(state)
         root.totalUnitCount = Self.resolution
         publish(&state)
+    }
+
+    /// The share of the work left that reading every header stands for: enough to move the
+    /// fraction while 100,000 headers are read (a stage the watchdog must see), too little to show.
+    static let planningShare = 0.001
+
+    /// Shows on `root`, before a ``JobProgress`` attaches to it, that the headers of `done` of `count`
+    /// images are read, after earlier runs reached `base`.
+    public static func showPlanning(on root: Progress, base: Double, done: Int, of count: Int) {
+        root.totalUnitCount = resolution
+        let fraction = base + (1 - base) * planningShare * Double(done) / Double(max(count, 1))
+        root.completedUnitCount = max(root.completedUnitCount, Int64(fraction * Double(resolution)))
     }
 
     /// Starts image `index` of the costs.

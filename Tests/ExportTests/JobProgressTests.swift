@@ -1,0 +1,72 @@
+import Export
+import Foundation
+import Testing
+
+/// The job's fraction (``JobProgress``): weights fixed before it is shown, so it never falls; the
+/// planning stage moves it; a resume's base is where it starts.
+@Suite struct JobProgressTests {
+    private let costs = [StageCost(render: 10, encode: 90), StageCost(render: 1, encode: 1), StageCost(render: 50, encode: 0)]
+
+    @Test func theFractionFollowsEachStageAndNeverFalls() {
+        let root = Progress(totalUnitCount: 1)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0)
+        var seen = [job.fraction]
+        let big = job.begin(0), small = job.begin(1)
+        job.advance(big, rendering: 0.5)
+        seen.append(job.fraction)
+        #expect(abs(job.fraction - 5.0 / 152) < 1e-9)
+        job.advance(big, rendering: 0.2)  // a restarted render (device fallback) repeats work: no step back
+        seen.append(job.fraction)
+        job.advance(big, rendering: 1)
+        job.advance(big, encoding: 0.5)
+        seen.append(job.fraction)
+        #expect(abs(job.fraction - 55.0 / 152) < 1e-9)
+        job.finish(small)  // a failed image counts as done whatever stage it reached
+        job.finish(big)
+        seen.append(job.fraction)
+        let last = job.begin(2)
+        job.advance(last, rendering: 1)
+        job.finish(last)
+        seen.append(job.fraction)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 }, "\(seen)")
+        #expect(job.fraction == 1)
+        #expect(root.fractionCompleted == 1)
+    }
+
+    @Test func aResumeStartsWhereTheStoppedRunWasAndSharesTheRest() {
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.6)
+        #expect(job.fraction == 0.6)
+        #expect(abs(job.share - 0.4) < 1e-12)
+        let image = job.begin(2)
+        job.finish(image)
+        #expect(abs(job.fraction - (0.6 + 0.4 * 50 / 152)) < 1e-9)
+    }
+
+    @Test func readingTheHeadersMovesTheRootAndTheJobNeverStartsBelowIt() {
+        let root = Progress(totalUnitCount: 1)
+        var before = root.fractionCompleted
+        for done in stride(from: 0, through: 1000, by: 256) {
+            JobProgress.showPlanning(on: root, base: 0.25, done: done, of: 1000)
+            #expect(root.fractionCompleted >= before)
+            before = root.fractionCompleted
+        }
+        #expect(before > 0.25)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0.25)
+        #expect(job.fraction >= before)
+        #expect(root.fractionCompleted >= before)
+    }
+
+    @Test func theLastImagesInHandAreTheCriticalPath() {
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0)
+        let first = job.begin(0), second = job.begin(1)
+        #expect(job.largestLeftInFlight == 0, "an image still waits its turn: every worker stays busy")
+        job.finish(second)
+        let third = job.begin(2)
+        job.advance(first, rendering: 1)
+        // All begun: image 0 has 90 of 152 left, image 2 all of its 50.
+        #expect(abs(job.largestLeftInFlight - 90.0 / 152) < 1e-9)
+        job.finish(first)
+        job.finish(third)
+        #expect(job.largestLeftInFlight == 0)
+    }
+}
