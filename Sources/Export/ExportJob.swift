@@ -194,11 +194,11 @@ public final class ExportJob: Sendable {
         tracker.withLock { $0.map { Double($0.pixels) / max($0.share, 1e-9) } } ?? 0
     }
 
-    /// Once every image has begun, the largest share of the job that one image in hand has left, and
-    /// how many images the workers can hold at once: the ETA's critical path (the job cannot end
-    /// before that image, which goes at one worker's pace).
-    public var longestInHand: (share: Double, workers: Int) {
-        tracker.withLock { $0.map { ($0.largestLeftInFlight, max(1, min(options.jobs, $0.images))) } } ?? (0, 1)
+    /// The seconds the slowest image in hand still needs once every image has begun, the job's
+    /// fraction moving by `rate` a second (``JobProgress/secondsLeftInHand(rate:workers:)``): the
+    /// ETA's critical path.
+    public func secondsLeftInHand(rate: Double) -> Double {
+        tracker.withLock { $0.map { $0.secondsLeftInHand(rate: rate, workers: min(options.jobs, $0.images)) } } ?? 0
     }
 
     /// The inputs of the images being decoded, rendered or encoded now (not those waiting for their commit).

@@ -76,9 +76,8 @@ final class ProgressObserver: Sendable {
         let elapsed = ContinuousClock.now - start
         let seconds = max(elapsed.seconds, 1e-3)
         let isStopping = stopping.load(ordering: .relaxed)
-        let longest = session.job.longestInHand
-        let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds, longest: longest.share,
-                                         workers: longest.workers).map { Duration.seconds($0) }
+        let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds,
+                                         atLeast: { session.job.secondsLeftInHand(rate: $0) }).map { Duration.seconds($0) }
         let snapshot = ProgressSnapshot(
             fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
             // Stopping, the work left is no longer what the job will do: no estimate.

@@ -59,14 +59,22 @@ import Testing
     @Test func theLastImagesInHandAreTheCriticalPath() {
         let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0)
         let first = job.begin(0), second = job.begin(1)
-        #expect(job.largestLeftInFlight == 0, "an image still waits its turn: every worker stays busy")
+        // The job moves 0.01 of itself a second (1.52 cost units), so each of two workers 0.76.
+        #expect(job.secondsLeftInHand(rate: 0.01, workers: 2) == 0, "an image waits its turn: every worker stays busy")
         job.finish(second)
         let third = job.begin(2)
         job.advance(first, rendering: 1)
-        // All begun: image 0 has 90 of 152 left, image 2 all of its 50.
-        #expect(abs(job.largestLeftInFlight - 90.0 / 152) < 1e-9)
-        job.finish(first)
+        // All begun: image 0 has 90 left, image 2 its 50: 90 at one worker's pace.
+        #expect(abs(job.secondsLeftInHand(rate: 0.01, workers: 2) - 90 / 0.76) < 1e-6)
+        // Once its encode has run a second, image 0 (alone now) goes at its own pace: 30 of 90 in about 1.1 s.
         job.finish(third)
-        #expect(job.largestLeftInFlight == 0)
+        job.advance(first, encoding: 0)
+        job.advance(first, encoding: 0.001)
+        usleep(1_100_000)
+        job.advance(first, encoding: 1.0 / 3)
+        let own = job.secondsLeftInHand(rate: 0.01, workers: 2)
+        #expect(own > 1.5 && own < 3, "60 left at about 27 a second: \(own)")
+        job.finish(first)
+        #expect(job.secondsLeftInHand(rate: 0.01, workers: 2) == 0)
     }
 }

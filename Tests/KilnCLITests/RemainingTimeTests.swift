@@ -56,17 +56,21 @@ import Testing
         #expect(worst <= 0.25, "ETA + elapsed strayed \(Int(worst * 100)) % from the final \(job.total) s")
     }
 
-    /// Two workers moved the fraction by 0.02 a second; one image in hand has 0.1 of the job left and
-    /// nothing else is left: it goes alone, at half that rate, so 10 s remain, not the 5 the rate says.
-    @Test func theLastImageInHandGoesAtOneWorkersPace() {
+    /// The estimate is never below what `atLeast` says the slowest image in hand needs.
+    @Test func theEstimateIsNeverBelowTheCriticalPath() {
         var estimator = RemainingTimeEstimator()
         var remaining: Double?
+        var rates: [Double] = []
         for tick in 0...450 {
             let at = Double(tick) / 10
-            remaining = estimator.update(fraction: 0.02 * at, elapsed: at, longest: 0.1, workers: 2)
+            remaining = estimator.update(fraction: 0.02 * at, elapsed: at, atLeast: { rate in
+                rates.append(rate)
+                return 10
+            })
         }
-        // At 45 s the fraction is 0.9: the rate alone says 5 s.
-        #expect(abs((remaining ?? 0) - 10) < 0.5, "\(remaining ?? -1)")
+        // At 45 s the fraction is 0.9 at 0.02 a second: the rate alone says 5 s.
+        #expect(abs((remaining ?? 0) - 10) < 1e-9, "\(remaining ?? -1)")
+        #expect(abs((rates.last ?? 0) - 0.02) < 1e-6, "the smoothed rate is handed on: \(rates.last ?? -1)")
         var alone = RemainingTimeEstimator()
         for tick in 0...450 {
             let at = Double(tick) / 10

@@ -29,7 +29,7 @@ public final class JobProgress: @unchecked Sendable {
         /// Cost of the images finished, and of the finished stages of those in flight (by image, and
         /// summed: a step costs the same however many images wait for their commit).
         var done = 0.0
-        var inFlight: [Int: Double] = [:]
+        var inFlight: [Int: InFlight] = [:]
         var inFlightDone = 0.0
         /// Images begun (in flight or finished).
         var begun = 0
@@ -40,6 +40,12 @@ public final class JobProgress: @unchecked Sendable {
             let work = total > 0 ? min(1, (done + inFlightDone) / total) : 1
             return max(published, base + (1 - base) * work)
         }
+    }
+
+    /// An image in flight: the cost of its stages done, and when its encode began and where.
+    private struct InFlight {
+        var reached = 0.0
+        var encodeStart: (at: UInt64, reached: Double)?
     }
 
     private let root: Progress
@@ -81,7 +87,7 @@ public final class JobProgress: @unchecked Sendable {
     /// Starts image `index` of the costs.
     public func begin(_ index: Int) -> Item {
         state.withLock { state in
-            state.inFlight[index] = 0
+            state.inFlight[index] = InFlight()
             state.begun += 1
         }
         return Item(index: index)
@@ -96,14 +102,14 @@ public final class JobProgress: @unchecked Sendable {
     /// Marks `fraction` (0…1) of `item`'s encode stage done (its render stage is done).
     public func advance(_ item: Item, encoding fraction: Double) {
         let cost = costs[item.index]
-        move(item, to: cost.render + cost.encode * min(max(fraction, 0), 1))
+        move(item, to: cost.render + cost.encode * min(max(fraction, 0), 1), encoding: true)
     }
 
     /// Completes `item` whatever stage it reached (a failed or skipped image counts as done).
     public func finish(_ item: Item) {
         state.withLock { state in
-            guard let reached = state.inFlight.removeValue(forKey: item.index) else { return }
-            state.inFlightDone -= reached
+            guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
+            state.inFlightDone -= image.reached
             state.done += costs[item.index].total
             publish(&state)
         }
@@ -114,13 +120,25 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { $0.fraction }
     }
 
-    /// The largest share of the whole job that one image in flight has left, once every image has
-    /// begun (before, images waiting their turn keep every worker busy: 0).
-    public var largestLeftInFlight: Double {
-        state.withLock { state in
-            guard state.begun >= costs.count else { return 0 }
-            let most = state.inFlight.map { costs[$0.key].total - $0.value }.max() ?? 0
-            return state.total > 0 ? most / state.total * (1 - state.base) : 0
+    /// Once every image has begun, the seconds the slowest image in flight still needs: at its own
+    /// pace once its encode has run for a second (zlib's rows go at a steady rate, whatever the
+    /// cost model guessed for this content), else at one of `workers`' share of `rate` (the job's
+    /// fraction per second). 0 while images wait their turn (they keep every worker busy). The
+    /// job cannot end sooner: the tail of a batch, where workers fall idle one by one.
+    public func secondsLeftInHand(rate: Double, workers: Int) -> Double {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return state.withLock { state in
+            guard state.begun >= costs.count, state.total > 0, rate > 0 else { return 0 }
+            // The job's rate in cost per second, and one worker's share of it.
+            let perWorker = rate / max(1 - state.base, 1e-9) * state.total / Double(max(workers, 1))
+            return state.inFlight.map { index, image in
+                let left = costs[index].total - image.reached
+                if let start = image.encodeStart, case let seconds = Double(now - start.at) / 1e9, seconds >= 1,
+                   image.reached > start.reached {
+                    return left / ((image.reached - start.reached) / seconds)
+                }
+                return left / perWorker
+            }.max() ?? 0
         }
     }
 
@@ -130,11 +148,13 @@ public final class JobProgress: @unchecked Sendable {
     }
 
     /// Moves an image in flight forward to `done` of its cost (never back: a restarted stage repeats work).
-    private func move(_ item: Item, to done: Double) {
+    private func move(_ item: Item, to done: Double, encoding: Bool = false) {
         state.withLock { state in
-            guard let current = state.inFlight[item.index], done > current else { return }
-            state.inFlight[item.index] = done
-            state.inFlightDone += done - current
+            guard var image = state.inFlight[item.index], done > image.reached else { return }
+            if encoding && image.encodeStart == nil { image.encodeStart = (DispatchTime.now().uptimeNanoseconds, image.reached) }
+            state.inFlightDone += done - image.reached
+            image.reached = done
+            state.inFlight[item.index] = image
             publish(&state)
         }
     }

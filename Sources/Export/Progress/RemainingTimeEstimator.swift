@@ -7,7 +7,7 @@ import Foundation
 /// The time constant is 15 s: on W1 at level 9, where one image's encode costs
 /// up to three times what the cost model says, replaying the measured
 /// per-image times through two workers kept more estimates within ±35 % of the
-/// time left at 15 s than at 5, 10 or 20, with the critical path below.
+/// time left at 15 s than at 5, 10 or 20, with the tail's critical path.
 ///
 /// The fraction moves in steps (strips rendered, rows encoded), so the
 /// average takes one sample per step — the step over the time since the
@@ -40,10 +40,9 @@ public struct RemainingTimeEstimator: Sendable {
     public var rate: Double? { weight > 0 ? average / weight : nil }
 
     /// Feeds the fraction done at `elapsed` seconds; returns the estimated seconds left, or nil while
-    /// unstable. `longest` is the largest share of the work one item in hand has left and `workers`
-    /// how many items are worked on at once: that item alone goes at `1/workers` of the rate, so the
-    /// work cannot end sooner (the tail of a batch, where workers fall idle one by one).
-    public mutating func update(fraction: Double, elapsed: Double, longest: Double = 0, workers: Int = 1) -> Double? {
+    /// unstable. The work cannot end before `atLeast` seconds, given the smoothed rate (the
+    /// slowest image in hand: ``JobProgress/secondsLeftInHand(rate:workers:)``).
+    public mutating func update(fraction: Double, elapsed: Double, atLeast: (Double) -> Double = { _ in 0 }) -> Double? {
         guard let step = lastStep else {
             lastStep = (fraction, elapsed)
             return nil
@@ -58,6 +57,6 @@ public struct RemainingTimeEstimator: Sendable {
         guard weight > 0, elapsed >= warmUp, fraction >= minimumFraction, average > 1e-12,
               let since = lastStep.map({ elapsed - $0.at }) else { return nil }
         let rate = average / weight
-        return max(0, max(1 - fraction, longest * Double(max(workers, 1))) / rate - since)
+        return max(0, (1 - fraction) / rate - since, atLeast(rate))
     }
 }
