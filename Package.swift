@@ -9,6 +9,7 @@ let package = Package(
         // Imaging layer: the image core every codec implements, the PNG codec, colour conversion.
         .library(name: "ImageCore", targets: ["ImageCore"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
+        .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .library(name: "Color", targets: ["Color"]),
         // Compute layer: passes, the schedule, the CPU backend; the Vulkan backend beside it.
         .library(name: "Compute", targets: ["Compute"]),
@@ -37,6 +38,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
+        // Every libjpeg(-turbo) call and every setjmp/longjmp of the JPEG codec lives in this C target (SPEC §6.1).
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
@@ -53,7 +57,7 @@ let package = Package(
         // zlib's header, for the journal's CRC-32.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "Export",
-                dependencies: ["ContinuedProcessing", "ImageCore", "PNGCodec", "Compute", "VulkanCompute", "Render", "Color",
+                dependencies: ["ContinuedProcessing", "ImageCore", "PNGCodec", "JPEGCodec", "Compute", "VulkanCompute", "Render", "Color",
                                "CZlib", "Locking"]),
         .executableTarget(
             name: "kiln",

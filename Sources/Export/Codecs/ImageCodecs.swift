@@ -1,5 +1,6 @@
 import Foundation
 import ImageCore
+import JPEGCodec
 import PNGCodec
 
 /// The codecs an export reads and writes: an input's format is recognised by
@@ -7,9 +8,37 @@ import PNGCodec
 /// codec target and one line to ``all``.
 enum ImageCodecs {
     /// Every codec, in the order their signatures are tried.
-    static let all: [any ImageCodec] = [PNGImageCodec()]
-    /// The codec outputs are written with.
-    static let output: any ImageCodec = PNGImageCodec()
+    static let all: [any ImageCodec] = [PNGImageCodec(), JPEGImageCodec()]
+
+    /// The formats read, by the extensions (lowercase, no dot) a folder scan
+    /// picks files up by and `--format same` names outputs by.
+    static let extensions: [(name: String, format: ImageFormat)] = [("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg)]
+
+    /// The names of the formats read, for sentences: "PNG and JPEG".
+    static let readableNames = all.map { "\($0.format)" }.joined(separator: " and ")
+
+    /// The codec of `format`.
+    static func codec(for format: ImageFormat) -> (any ImageCodec)? {
+        all.first { $0.format == format }
+    }
+
+    /// The format `--format` names; nil for `same`.
+    static func format(of output: OutputFormat) -> ImageFormat? {
+        switch output {
+        case .same: nil
+        case .png: .png
+        case .jpeg: .jpeg
+        case .webp: nil
+        }
+    }
+
+    /// The format a file named `name` is in by its extension (any case), or nil.
+    static func format(byExtensionOf name: String) -> ImageFormat? {
+        let base = name.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(name)
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
+        let suffix = base[base.index(after: dot)...].lowercased()
+        return extensions.first { $0.name == suffix }?.format
+    }
 
     /// Bytes of a file's start that tell every format apart, those read and those only named.
     private static let prefixLength = max(all.map(\.signatureLength).max() ?? 0, ForeignFormats.prefixLength)
@@ -44,6 +73,11 @@ enum ImageCodecs {
         return try codec.header(contentsOf: path)
     }
 
+    /// The format of the file at `path` by its content, or nil (unreadable, or no format Kiln reads).
+    static func format(contentsOf path: String) -> ImageFormat? {
+        codec(for: prefix(of: path))?.format
+    }
+
     /// The whole image in the file at `path`, checked to its end (a watermark).
     static func decode(contentsOf path: String, limits: DecodingLimits) throws -> PixelBuffer {
         let reader = try reader(path: path, bytes: nil, limits: limits)
@@ -65,6 +99,13 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     /// Why each codec refused it.
     let reasons: [any Error]
     var description: String {
-        reasons.isEmpty ? "not an image Kiln reads (PNG)" : reasons.map { "\($0)" }.joined(separator: "; ")
+        reasons.isEmpty ? "not an image Kiln reads (\(ImageCodecs.readableNames))" : reasons.map { "\($0)" }.joined(separator: "; ")
     }
+}
+
+/// A `--format` no codec of this build writes.
+struct UnwritableFormat: Error, CustomStringConvertible {
+    /// The format asked for.
+    let format: OutputFormat
+    var description: String { "kiln cannot write \(format.rawValue) yet (it writes \(ImageCodecs.readableNames))" }
 }
