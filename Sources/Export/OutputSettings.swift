@@ -1,4 +1,5 @@
 public import ImageCore
+import JPEGCodec
 
 /// The output format of a job and its options (SPEC §5 "Format options"):
 /// `--format`, `--quality`, `--progressive`, `--subsample`, `--lossless`,
@@ -67,6 +68,21 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         try container.encodeIfPresent(background?.description, forKey: .background)
     }
 
+    /// What outputs are written as, for a subtitle: "PNG level 6", "JPEG quality 85 4:2:0",
+    /// "same format (PNG level 6, JPEG quality 85)".
+    public func summary(level: Int) -> String {
+        let png = "PNG level \(level)"
+        let jpegQuality = quality ?? JPEGImageCodec.defaultQuality
+        let jpeg = "JPEG quality \(jpegQuality)" + (progressive ? " progressive" : "")
+            + " " + (subsample ?? .default(quality: jpegQuality)).label
+        switch format {
+        case .png: return png
+        case .jpeg: return jpeg
+        case .webp: return lossless ? "WebP lossless" : "WebP quality \(quality ?? 80)"
+        case .same: return "same format (\(png), \(jpeg))"
+        }
+    }
+
     /// `--quality`'s range.
     public static let qualityRange = 1...100
 
@@ -75,6 +91,11 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         WriteSettings(level: level, keep: keep, time: time, quality: quality, progressive: progressive,
                       subsampling: subsample, lossless: lossless, background: background ?? .white)
     }
+}
+
+extension ChromaSubsampling {
+    /// "4:2:0".
+    var label: String { self == .s420 ? "4:2:0" : "4:4:4" }
 }
 
 /// `--format`: the format outputs are written in.

@@ -9,16 +9,19 @@ import Render
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export PNG images into an output directory.",
+        abstract: "Export PNG and JPEG images into an output directory.",
         discussion: """
-        Inputs are files, directories (only their *.png files; subdirectories with \
+        Inputs are files, directories (only their *.png, *.jpg and *.jpeg files, any \
+        case; subdirectories with \
         --recursive; the other files are reported as ignored, by their format where \
         the name says one, once per job), or - to read paths from standard input, one per line (with -0, \
         NUL-separated, as find -print0 writes). A path with a control character in a \
         list of lines is refused, naming its line; with -0 a path may hold any byte \
         but NUL (a newline too). Outputs mirror each input's relative path under \
-        --output with the extension .png, each written whole before it takes its \
-        name. Inputs are never overwritten: --output may not be an input \
+        --output with the extension of the output format (.png, .jpg), each written \
+        whole before it takes its name. The format of an input is recognised by its \
+        content; --format same (the default) writes each output in the format its \
+        input's name says (else its content). Inputs are never overwritten: --output may not be an input \
         directory, nor lie inside one that --recursive searches (exit 64, \
         nothing created; without --recursive only a directory's own files are \
         inputs, so an --output inside it is fine). A name that is not valid UTF-8 \
@@ -30,7 +33,11 @@ struct ExportCommand: AsyncParsableCommand {
 
         Operations apply in this order, whatever the order of the flags: crop, \
         rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
-        gamma), blur, sharpen, grayscale, watermark; then PNG compression at --level.
+        gamma), blur, sharpen, grayscale, watermark; then the output format: PNG at \
+        --level; JPEG at --quality (default 85), optimised Huffman tables (standard \
+        ones above about 21 megapixels, where libjpeg would hold every coefficient), \
+        4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
+        onto --background (white), ICC, EXIF and XMP kept unless --strip.
 
         The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR`, \
         SIGTERM and SIGHUP (the terminal closed) stop taking new images and let the \
@@ -60,7 +67,7 @@ struct ExportCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "PNG files, directories, or - for a list of paths on stdin.")
+    @Argument(help: "PNG or JPEG files, directories, or - for a list of paths on stdin.")
     var inputs: [String]
 
     @Flag(name: [.customShort("0"), .customLong("null")],
@@ -206,7 +213,7 @@ struct ExportCommand: AsyncParsableCommand {
                 + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
-        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg and *.jpeg files "
             + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 
