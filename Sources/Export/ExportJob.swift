@@ -345,7 +345,7 @@ public final class ExportJob: Sendable {
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
                 // Written in the format `--format` names, else the one the output's name says (in
                 // place: the input's own, by content).
-                let codec = try outputCodec(for: item, input: reader.header.format)
+                let codec = outputCodec(for: item, input: reader.header.format)
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
                 let settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
@@ -477,11 +477,11 @@ public final class ExportJob: Sendable {
     /// The codec `item`'s output is written with: the format `--format` names;
     /// under `same`, the one its output's name says (the collector named it after
     /// the input's name or content), or, in place, the input's own, `input`.
-    private func outputCodec(for item: ExportItem, input: ImageFormat) throws -> any ImageCodec {
+    private func outputCodec(for item: ExportItem, input: ImageFormat) -> any ImageCodec {
         let format = ImageCodecs.format(of: options.plan.output.format)
             ?? (options.inPlace ? input : ImageCodecs.format(byExtensionOf: item.output) ?? input)
-        guard let codec = ImageCodecs.codec(for: format) else { throw UnwritableFormat(format: options.plan.output.format) }
-        return codec
+        // Every format named here has its codec.
+        return ImageCodecs.codec(for: format)!
     }
 
     /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).

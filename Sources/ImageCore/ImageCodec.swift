@@ -28,6 +28,23 @@ public protocol ImageCodec: Sendable {
     func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool
 }
 
+extension ImageCodec {
+    /// ``sameWork(_:_:tolerance:)`` for a format without time stamps: the same
+    /// bytes, or, with `tolerance` above 0, two files that decode to the same
+    /// size and samples within `tolerance`.
+    public func sameBytesOrSamples(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+        if a == b { return true }
+        func decode(_ bytes: [UInt8]) -> PixelBuffer? {
+            guard let reader = try? reader(bytes: bytes, limits: DecodingLimits()), let image = try? reader.readAll(),
+                  (try? reader.finish()) != nil else { return nil }
+            return image
+        }
+        guard tolerance > 0, let first = decode(a), let second = decode(b), first.width == second.width,
+              first.height == second.height, first.depth == second.depth else { return false }
+        return zip(first.bytes, second.bytes).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+    }
+}
+
 /// How an output is written. Each codec reads the fields of its format and
 /// ignores the others.
 public struct WriteSettings: Sendable, Equatable {

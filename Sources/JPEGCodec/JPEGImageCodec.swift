@@ -49,19 +49,8 @@ public struct JPEGImageCodec: ImageCodec {
         try JPEGWriter(width: width, height: height, depth: depth, settings: settings)
     }
 
-    /// The same bytes; or, with a tolerance, the same size and samples within it.
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
-        if a == b { return true }
-        guard tolerance > 0, let first = try? decode(a), let second = try? decode(b),
-              first.width == second.width, first.height == second.height else { return false }
-        return zip(first.bytes, second.bytes).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
-    }
-
-    private func decode(_ bytes: [UInt8]) throws -> PixelBuffer {
-        let reader = try JPEGRowReader(bytes: bytes, limits: DecodingLimits())
-        let image = try reader.readAll()
-        _ = try reader.finish()
-        return image
+        sameBytesOrSamples(a, b, tolerance: tolerance)
     }
 }
 

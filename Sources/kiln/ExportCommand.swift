@@ -9,16 +9,16 @@ import Render
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export PNG and JPEG images into an output directory.",
+        abstract: "Export PNG, JPEG and WebP images into an output directory.",
         discussion: """
-        Inputs are files, directories (only their *.png, *.jpg and *.jpeg files, any \
-        case; subdirectories with \
+        Inputs are files, directories (only their *.png, *.jpg, *.jpeg and *.webp \
+        files, any case; subdirectories with \
         --recursive; the other files are reported as ignored, by their format where \
         the name says one, once per job), or - to read paths from standard input, one per line (with -0, \
         NUL-separated, as find -print0 writes). A path with a control character in a \
         list of lines is refused, naming its line; with -0 a path may hold any byte \
         but NUL (a newline too). Outputs mirror each input's relative path under \
-        --output with the extension of the output format (.png, .jpg), each written \
+        --output with the extension of the output format (.png, .jpg, .webp), each written \
         whole before it takes its name. The format of an input is recognised by its \
         content; --format same (the default) writes each output in the format its \
         input's name says (else its content). Inputs are never overwritten: --output may not be an input \
@@ -37,7 +37,10 @@ struct ExportCommand: AsyncParsableCommand {
         --level; JPEG at --quality (default 85), optimised Huffman tables (standard \
         ones above about 21 megapixels, where libjpeg would hold every coefficient), \
         4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
-        onto --background (white), ICC, EXIF and XMP kept unless --strip.
+        onto --background (white); WebP lossy at --quality (default 80) or \
+        --lossless, each image held whole (libwebp encodes a whole picture, at \
+        most 16383 pixels a side). ICC, EXIF and XMP are kept unless --strip. \
+        An animated WebP is refused.
 
         The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR`, \
         SIGTERM and SIGHUP (the terminal closed) stop taking new images and let the \
@@ -67,7 +70,7 @@ struct ExportCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "PNG or JPEG files, directories, or - for a list of paths on stdin.")
+    @Argument(help: "PNG, JPEG or WebP files, directories, or - for a list of paths on stdin.")
     var inputs: [String]
 
     @Flag(name: [.customShort("0"), .customLong("null")],
@@ -213,7 +216,7 @@ struct ExportCommand: AsyncParsableCommand {
                 + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
-        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg and *.jpeg files "
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg, *.jpeg and *.webp files "
             + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 

@@ -224,6 +224,9 @@ struct OperationOptions: ParsableArguments {
         guard output.format != .jpeg || !output.lossless else {
             throw ValidationError("--lossless applies to WebP output, not JPEG")
         }
+        guard output.format != .webp || (!output.progressive && output.subsample == nil) else {
+            throw ValidationError("--progressive and --subsample apply to JPEG output, not WebP")
+        }
         return output
     }
 

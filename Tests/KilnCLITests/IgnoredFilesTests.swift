@@ -3,15 +3,15 @@ import KilnTestSupport
 import Testing
 
 /// Files a folder scan passes over are counted and named (issue 24): a folder
-/// of PNG, WebP, TIFF and GIF files no longer says only "Exporting 3
+/// of PNG, HEIF, TIFF and GIF files no longer says only "Exporting 3
 /// images". Each ignored file is an `ignored` event, the `start` event counts
-/// them, and the text output sums them up once. JPEGs are read since issue 27:
-/// a folder scan picks them up (a JPEG's first bytes alone fail as a truncated JPEG).
+/// them, and the text output sums them up once. JPEG and WebP are read since
+/// issue 27: a folder scan picks them up.
 @Suite struct IgnoredFilesTests {
     /// The first bytes of a file in each ignored format (its magic number is enough: it is never read).
     private static let foreign: [(name: String, bytes: [UInt8])] = [
         ("photo.jp2", [0, 0, 0, 0x0C]),
-        ("sticker.webp", Array("RIFF".utf8) + [4, 0, 0, 0] + Array("WEBP".utf8)),
+        ("photo.heic", [0, 0, 0, 0x18] + Array("ftypheic".utf8)),
         ("scan.TIF", [0x49, 0x49, 0x2A, 0x00]),
         ("loop.gif", Array("GIF89a".utf8)),
     ]
@@ -43,13 +43,13 @@ import Testing
         let ignored = events.named("ignored")
         let formats = Dictionary(ignored.map { ($0[string: "path"], $0[string: "format"]) }, uniquingKeysWith: { a, _ in a })
         #expect(formats == [
-            dir.join("in/photo.jp2"): "", dir.join("in/sticker.webp"): "WebP",
+            dir.join("in/photo.jp2"): "", dir.join("in/photo.heic"): "HEIF",
             dir.join("in/scan.TIF"): "TIFF", dir.join("in/loop.gif"): "GIF", dir.join("in/README.txt"): "",
         ], "\(ignored)")
         let gif = ignored.first { $0[string: "path"].hasSuffix("loop.gif") }
-        #expect(gif?[string: "reason"] == "a GIF image (by its name); kiln reads PNG and JPEG")
+        #expect(gif?[string: "reason"] == "a GIF image (by its name); kiln reads PNG, JPEG and WebP")
         #expect(ignored.first { $0[string: "path"].hasSuffix("README.txt") }?[string: "reason"]
-                == "not an image file Kiln reads (.png, .jpg, .jpeg)")
+                == "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)")
         let start = events.named("start").first
         #expect(start?["ignoredImages"] as? Int == 3, "\(String(describing: start))")
         #expect(start?["ignoredOther"] as? Int == 2, "\(String(describing: start))")
@@ -65,7 +65,7 @@ import Testing
         // --progress bar without a terminal: the text lines, no bar.
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "bar"])
         #expect(r.status == 0, "\(r.stderr)")
-        let line = "kiln: ignored 5 files that are not .png, .jpg, .jpeg: 3 images (1 GIF, 1 TIFF, 1 WebP) and 2 other files"
+        let line = "kiln: ignored 5 files that are not .png, .jpg, .jpeg, .webp: 3 images (1 GIF, 1 HEIF, 1 TIFF) and 2 other files"
         #expect(r.stderr.components(separatedBy: line).count == 2, "\(r.stderr)")
         #expect(r.stderr.components(separatedBy: "ignored").count == 2, "\(r.stderr)")
         #expect(!r.stderr.contains(".hidden"), "\(r.stderr)")
@@ -110,10 +110,10 @@ import Testing
 
     /// Folders of other files (names only: nothing is read) and the summary line each gives.
     static let summaries: [(names: [String], line: String)] = [
-        (["notes.txt"], "kiln: ignored 1 file that is not .png, .jpg, .jpeg\n"),
-        (["a.gif", "b.GIF", "c.heic"], "kiln: ignored 3 files that are not .png, .jpg, .jpeg: 2 GIF, 1 HEIF\n"),
+        (["notes.txt"], "kiln: ignored 1 file that is not .png, .jpg, .jpeg, .webp\n"),
+        (["a.gif", "b.GIF", "c.heic"], "kiln: ignored 3 files that are not .png, .jpg, .jpeg, .webp: 2 GIF, 1 HEIF\n"),
         (["a.avif", "b.jxl", "c.qoi", "d.bmp", "e", "f.tiff"],
-         "kiln: ignored 6 files that are not .png, .jpg, .jpeg: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
+         "kiln: ignored 6 files that are not .png, .jpg, .jpeg, .webp: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
     ]
 
     @Test(arguments: 0..<summaries.count)
@@ -134,7 +134,7 @@ import Testing
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("no images to export in \(dir.join("in"))"), "\(r.stderr)")
-        #expect(r.stderr.contains("; ignored 2 files that are not .png, .jpg, .jpeg: 1 image (1 GIF) and 1 other file"),
+        #expect(r.stderr.contains("; ignored 2 files that are not .png, .jpg, .jpeg, .webp: 1 image (1 GIF) and 1 other file"),
                 "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
     }

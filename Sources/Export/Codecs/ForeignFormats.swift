@@ -1,5 +1,5 @@
 /// Image formats Kiln knows by their signature but does not read: an input in
-/// one of them is named as such ("is a GIF image; kiln reads PNG and JPEG"),
+/// one of them is named as such ("is a GIF image; kiln reads PNG, JPEG and WebP"),
 /// not reported as a PNG with a bad signature. Recognising a format here
 /// reads nothing past its first ``prefixLength`` bytes.
 enum ForeignFormats {
@@ -40,7 +40,6 @@ enum ForeignFormats {
     /// The formats, each by its specification's signature.
     static let all: [Format] = [
         Format(name: "GIF", signatures: [[Part(0, "GIF87a")], [Part(0, "GIF89a")]], extensions: ["gif"]),
-        Format(name: "WebP", signatures: [[Part(0, "RIFF"), Part(8, "WEBP")]], extensions: ["webp"]),
         Format(name: "TIFF", signatures: [[Part(0, [0x49, 0x49, 0x2A, 0x00])], [Part(0, [0x4D, 0x4D, 0x00, 0x2A])]],
                extensions: ["tif", "tiff"]),
         // "BM", the file size, then two reserved 16-bit fields that are zero.

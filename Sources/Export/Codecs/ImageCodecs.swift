@@ -2,20 +2,23 @@ import Foundation
 import ImageCore
 import JPEGCodec
 import PNGCodec
+import WebPCodec
 
 /// The codecs an export reads and writes: an input's format is recognised by
 /// its content (SPEC §5), never by its name. Adding a format is adding its
 /// codec target and one line to ``all``.
 enum ImageCodecs {
     /// Every codec, in the order their signatures are tried.
-    static let all: [any ImageCodec] = [PNGImageCodec(), JPEGImageCodec()]
+    static let all: [any ImageCodec] = [PNGImageCodec(), JPEGImageCodec(), WebPImageCodec()]
 
     /// The formats read, by the extensions (lowercase, no dot) a folder scan
     /// picks files up by and `--format same` names outputs by.
-    static let extensions: [(name: String, format: ImageFormat)] = [("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg)]
+    static let extensions: [(name: String, format: ImageFormat)] = [
+        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("webp", .webp),
+    ]
 
-    /// The names of the formats read, for sentences: "PNG and JPEG".
-    static let readableNames = all.map { "\($0.format)" }.joined(separator: " and ")
+    /// The names of the formats read, for sentences: "PNG, JPEG and WebP".
+    static let readableNames = all.dropLast().map(\.format.title).joined(separator: ", ") + " and " + all.last!.format.title
 
     /// The codec of `format`.
     static func codec(for format: ImageFormat) -> (any ImageCodec)? {
@@ -28,7 +31,7 @@ enum ImageCodecs {
         case .same: nil
         case .png: .png
         case .jpeg: .jpeg
-        case .webp: nil
+        case .webp: .webp
         }
     }
 
@@ -103,9 +106,3 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     }
 }
 
-/// A `--format` no codec of this build writes.
-struct UnwritableFormat: Error, CustomStringConvertible {
-    /// The format asked for.
-    let format: OutputFormat
-    var description: String { "kiln cannot write \(format.rawValue) yet (it writes \(ImageCodecs.readableNames))" }
-}
