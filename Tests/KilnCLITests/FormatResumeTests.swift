@@ -5,19 +5,26 @@ import Testing
 /// Must-show 7 (second half): a job stopped by SIGINT and resumed writes
 /// exactly the bytes an uninterrupted run writes, for every output format.
 @Suite(.serialized) struct FormatResumeTests {
-    /// A folder of 10 photo-sized JPEGs and 2 PNGs, made once.
+    /// A folder of 8 photo-sized JPEGs, 2 PNGs and 2 WebPs, made once.
     static let inputs: String = {
         let dir = NSTemporaryDirectory() + "/kiln-format-resume-\(getpid())"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for index in 0..<12 {
             let png = LargeImages.directory + String(format: "/photo%02d.png", index)
-            let name = String(format: "/photo%02d.", index) + (index < 10 ? "jpg" : "png")
-            _ = try? ImageTools.run("convert", [png, "-quality", "92", dir + name])
+            let name = String(format: "/photo%02d.", index)
+            if index < 8 {
+                _ = try? ImageTools.run("convert", [png, "-quality", "92", dir + name + "jpg"])
+            } else if index < 10 {
+                try? FileManager.default.copyItem(atPath: png, toPath: dir + name + "png")
+            } else {
+                _ = try? ImageTools.run("cwebp", ["-quiet", "-q", "90", png, "-o", dir + name + "webp"])
+            }
         }
         return dir
     }()
 
-    @Test(.enabled(if: ImageTools.has("convert"), "needs ImageMagick"), arguments: ["same", "png", "jpeg"])
+    @Test(.enabled(if: ImageTools.has("convert") && ImageTools.has("cwebp"), "needs ImageMagick and cwebp"),
+          arguments: ["same", "png", "jpeg", "webp"])
     func aResumedJobMatchesAnUninterruptedOne(format: String) throws {
         let environment = ["SOURCE_DATE_EPOCH": "1700000000"]
         let options = ["--format", format, "--resize", "600x600", "--device", "cpu", "--progress", "json", "--jobs", "1"]

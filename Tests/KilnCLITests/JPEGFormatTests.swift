@@ -162,29 +162,6 @@ import Testing
         #expect(try export([dir.join("in"), "-o", dir.join("bad"), "--background", "blueish"]).status == 64)
     }
 
-    /// Must-show 7 (JPEG and PNG): a mixed folder with `--format same` and each `--format`.
-    @Test(.enabled(if: tools, "needs ImageMagick"),
-          arguments: [("same", ["a.png", "b.jpg", "c.jpg"]), ("png", ["a.png", "b.png", "c.png"]),
-                      ("jpeg", ["a.jpg", "b.jpg", "c.jpg"])])
-    func aMixedFolderGetsTheRightFormats(format: String, names: [String]) throws {
-        let dir = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
-        try ImageTools.run("convert", ["-seed", "3", "-size", "120x90", "plasma:", dir.join("in/a.png")])
-        try Self.makeJPEG(dir.join("in/b.jpg"), width: 120, height: 90)
-        try Self.makeJPEG(dir.join("in/c.JPEG"), width: 90, height: 120)
-        let r = try export([dir.join("in"), "-o", dir.join("out"), "--format", format])
-        #expect(r.status == 0, "\(r.stderr)")
-        let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
-        #expect(made == names)
-        for (input, output) in zip(["a.png", "b.jpg", "c.JPEG"], names) {
-            let kind = output.hasSuffix(".png") ? "PNG" : "JPEG"
-            let size = input == "c.JPEG" ? "90 120" : "120 90"
-            #expect(try ImageTools.identify(dir.join("out/" + output)) == "\(size) \(kind)")
-            let psnr = try ImageTools.psnr(dir.join("in/" + input), dir.join("out/" + output))
-            #expect(psnr >= (input == "a.png" && kind == "PNG" ? .infinity : 30), "\(input) → \(output): \(psnr) dB")
-        }
-    }
-
     /// The plan's digest holds every format option: another quality is a conflict, the same one a skip.
     @Test(.enabled(if: tools, "needs ImageMagick"))
     func anotherQualityIsAConflictTheSameASkip() throws {
