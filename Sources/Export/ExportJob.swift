@@ -343,6 +343,15 @@ public final class ExportJob: Sendable {
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
+                // Shrink-on-load (JPEG's DCT scaling) when the operations start with a resize: the
+                // decoder keeps at least what the resize makes, then the resize does the rest.
+                let least = minimumSource(of: reader.header, orientation: orientation)
+                let reopen = {
+                    let reader = try open()
+                    if let least { _ = try reader.reduce(toAtLeast: least.width, least.height) }
+                    return reader
+                }
+                if let least { _ = try reader.reduce(toAtLeast: least.width, least.height) }
                 // Written in the format `--format` names, else the one the output's name says (in
                 // place: the input's own, by content).
                 let codec = outputCodec(for: item, input: reader.header.format)
@@ -363,7 +372,7 @@ public final class ExportJob: Sendable {
                 var writer: (any ImageWriter)?
                 // A colour conversion takes the whole rendered image, then hands it to the writer.
                 var converting: PixelBufferSink?
-                var metadata = try renderer.render(reader, orientation: orientation, reopen: open, makeSink: { width, height, depth in
+                var metadata = try renderer.render(reader, orientation: orientation, reopen: reopen, makeSink: { width, height, depth in
                     let made = try codec.writer(width: width, height: height, depth: depth, settings: settings)
                     writer = made
                     guard converter != nil else { return made }
@@ -457,6 +466,18 @@ public final class ExportJob: Sendable {
         record.status = result.status
         record.error = result.error
         return FinishedImage(result: result, record: record, deliver: deliver)
+    }
+
+    /// The least stored size an image of `header` must keep when the plan starts
+    /// with a resize (what the resize makes, turned back to how the rows are
+    /// stored); nil when it does not start with one.
+    private func minimumSource(of header: ImageHeader, orientation: Int) -> (width: Int, height: Int)? {
+        guard case .resize(let resize)? = options.plan.operations.first else { return nil }
+        // Orientations 5-8 transpose the image: the box turns back with the rows.
+        let transposed = orientation >= 5
+        let upright = transposed ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
+        let made = resize.resampledSize(width: upright.width, height: upright.height)
+        return transposed ? (made.height, made.width) : made
     }
 
     /// Makes the output's EXIF true of its pixels: its dimensions, and

@@ -9,27 +9,28 @@ public import ImageCore
 ///
 /// Not thread-safe: one reader is used by one thread at a time.
 public final class JPEGRowReader: ImageReader {
-    public let header: ImageHeader
+    public private(set) var header: ImageHeader
     /// Every APP segment precedes the image data in a JPEG: this is the whole.
     public let leadingMetadata: ImageMetadata
-    private let decoder: JPEGDecoder
+    private var decoder: JPEGDecoder
+    /// Whether rows are being decoded (the scale is fixed then).
+    private var started = false
     /// Rows read or skipped so far.
     private var nextRow = 0
 
-    /// Opens the JPEG file at `path`, reads its header, checks `limits`, and
-    /// starts decoding at 1/`scale` of its size (DCT scaling: 1, 2, 4 or 8).
+    /// Opens the JPEG file at `path`, reads its header and checks `limits`.
     /// - Throws: `JPEGError`.
-    public convenience init(contentsOf path: String, limits: DecodingLimits, scale: Int = 1) throws(JPEGError) {
-        try self.init(try JPEGDecoder(path: path), limits: limits, scale: scale)
+    public convenience init(contentsOf path: String, limits: DecodingLimits) throws(JPEGError) {
+        try self.init(try JPEGDecoder(path: path), limits: limits)
     }
 
-    /// As ``init(contentsOf:limits:scale:)``, over JPEG bytes in memory (copied once).
+    /// As ``init(contentsOf:limits:)``, over JPEG bytes in memory (copied once).
     /// - Throws: `JPEGError`.
-    public convenience init(bytes: [UInt8], limits: DecodingLimits, scale: Int = 1) throws(JPEGError) {
-        try self.init(try JPEGDecoder(copying: bytes), limits: limits, scale: scale)
+    public convenience init(bytes: [UInt8], limits: DecodingLimits) throws(JPEGError) {
+        try self.init(try JPEGDecoder(copying: bytes), limits: limits)
     }
 
-    private init(_ decoder: consuming JPEGDecoder, limits: DecodingLimits, scale: Int) throws(JPEGError) {
+    private init(_ decoder: consuming JPEGDecoder, limits: DecodingLimits) throws(JPEGError) {
         let width = Int(decoder.info.image_width), height = Int(decoder.info.image_height)
         if limits.violation(width: width, height: height, depth: .eight) != nil {
             throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
@@ -37,21 +38,31 @@ public final class JPEGRowReader: ImageReader {
         guard decoder.info.rows == CJPEG_ROWS_RGBA else {
             throw .unsupported("CMYK and YCCK JPEGs are not read yet")
         }
-        try decoder.start(scale: scale)
         var metadata = JPEGSegment.metadata(of: decoder.segments())
         if metadata.colorProfile?.colorSpace == "GRAY" && decoder.info.components == 1 {
             // The rows are RGB: a gray profile no longer describes them.
             metadata.colorProfile = nil
             metadata.warnings.append("APP2: the gray ICC profile does not describe the RGB rows; it is left out")
         }
-        header = ImageHeader(format: .jpeg, width: Int(decoder.info.width), height: Int(decoder.info.height),
-                             depth: .eight, hasAlpha: false, decodesWhole: false)
+        header = ImageHeader(format: .jpeg, width: width, height: height, depth: .eight, hasAlpha: false,
+                             decodesWhole: false)
         leadingMetadata = metadata
         self.decoder = decoder
     }
 
+    /// DCT scaling: the largest of 1/8, 1/4, 1/2 that keeps the rows at least `width × height`.
+    public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool {
+        precondition(!started, "reduce before the first read")
+        let full = (width: self.width, height: self.height)
+        guard let scale = [8, 4, 2].first(where: { (full.width + $0 - 1) / $0 >= width && (full.height + $0 - 1) / $0 >= height })
+        else { return false }
+        try start(scale: scale)
+        return true
+    }
+
     public func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
         precondition(rows.lowerBound >= nextRow && rows.upperBound <= height, "rows \(rows) read out of order")
+        if !started { try start(scale: 1) }
         if rows.lowerBound > nextRow { try decoder.readRows(rows.lowerBound - nextRow, into: nil) }
         try decoder.readRows(rows.count, into: destination)
         nextRow = rows.upperBound
@@ -61,8 +72,17 @@ public final class JPEGRowReader: ImageReader {
     /// returns the metadata. The image is valid only when this returns.
     /// - Throws: `JPEGError`.
     public func finish() throws -> ImageMetadata {
+        if !started { try start(scale: 1) }
         try decoder.finish()
         nextRow = height
         return leadingMetadata
+    }
+
+    /// Starts decoding rows at 1/`scale` of the size; the header then says their size.
+    private func start(scale: Int) throws(JPEGError) {
+        try decoder.start(scale: scale)
+        started = true
+        header.width = Int(decoder.info.width)
+        header.height = Int(decoder.info.height)
     }
 }

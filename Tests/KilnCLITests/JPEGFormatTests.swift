@@ -162,6 +162,24 @@ import Testing
         #expect(try export([dir.join("in"), "-o", dir.join("bad"), "--background", "blueish"]).status == 64)
     }
 
+    /// Shrink-on-load: a fit to 250 of a 2000 × 1500 JPEG decodes at 1/4 (DCT scaling) and resizes the
+    /// rest of the way; it must not differ visibly from a full decode and resize (ImageMagick's), nor in size.
+    @Test(.enabled(if: tools, "needs ImageMagick"), arguments: [1, 6])
+    func shrinkOnLoadLooksLikeAFullDecodeAndResize(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("big.jpg"), width: 2000, height: 1500, quality: 92)
+        if orientation != 1 {
+            guard ImageTools.has("exiftool") else { return }
+            try ImageTools.run("exiftool", ["-q", "-n", "-overwrite_original", "-Orientation=\(orientation)", dir.join("big.jpg")])
+        }
+        let r = try export([dir.join("big.jpg"), "-o", dir.join("out"), "--resize", "250x250", "--format", "png"])
+        #expect(r.status == 0, "\(r.stderr)")
+        try ImageTools.run("convert", [dir.join("big.jpg"), "-auto-orient", "-resize", "250x250", dir.join("full.png")])
+        #expect(try ImageTools.identify(dir.join("out/big.png"), "%w %h") == (orientation == 1 ? "250 188" : "188 250"))
+        let psnr = try ImageTools.psnr(dir.join("full.png"), dir.join("out/big.png"))
+        #expect(psnr >= 35, "\(psnr) dB against a full decode and resize")
+    }
+
     /// The plan's digest holds every format option: another quality is a conflict, the same one a skip.
     @Test(.enabled(if: tools, "needs ImageMagick"))
     func anotherQualityIsAConflictTheSameASkip() throws {
