@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
         // Every libjpeg(-turbo) call and every setjmp/longjmp of the JPEG codec lives in this C target (SPEC §6.1).
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
-        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG"]),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG", "Color"]),
         // libwebp, libwebpdemux and libwebpmux behind a C shim (their initialisers are inline ABI-version macros).
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux")]),
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),

@@ -1,8 +1,10 @@
 import CJPEG
+import Color
 public import ImageCore
 
 /// A JPEG decoded a scanline at a time (SPEC §8): baseline or progressive,
-/// gray, YCbCr or RGB, restart markers, into canonical 8-bit RGBA rows.
+/// gray, YCbCr, RGB, CMYK or YCCK (Adobe-inverted too; converted to sRGB through
+/// the embedded profile, ``CMYKConverter``), restart markers, into canonical 8-bit RGBA rows.
 /// Rows come forward only; ``finish()`` reads the rest of the stream to EOI,
 /// so an image is accepted only when the whole file is valid. libjpeg's
 /// warnings (corrupt or truncated data) fail the image.
@@ -13,6 +15,8 @@ public final class JPEGRowReader: ImageReader {
     /// Every APP segment precedes the image data in a JPEG: this is the whole.
     public let leadingMetadata: ImageMetadata
     private var decoder: JPEGDecoder
+    /// Converts the rows of a CMYK or YCCK JPEG to sRGB; nil for the others.
+    private let cmyk: CMYKConverter?
     /// Whether rows are being decoded (the scale is fixed then).
     private var started = false
     /// Rows read or skipped so far.
@@ -35,10 +39,19 @@ public final class JPEGRowReader: ImageReader {
         if limits.violation(width: width, height: height, depth: .eight) != nil {
             throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
-        guard decoder.info.rows == CJPEG_ROWS_RGBA else {
-            throw .unsupported("CMYK and YCCK JPEGs are not read yet")
-        }
         var metadata = JPEGSegment.metadata(of: decoder.segments())
+        if decoder.info.rows == CJPEG_ROWS_CMYK {
+            do {
+                let converter = try CMYKConverter(embedded: metadata.colorProfile)
+                metadata.replaceColorProfile(with: converter.profile)
+                if let warning = converter.warning { metadata.warnings.append(warning) }
+                cmyk = converter
+            } catch {
+                throw .unsupported("\(error)")
+            }
+        } else {
+            cmyk = nil
+        }
         if metadata.colorProfile?.colorSpace == "GRAY" && decoder.info.components == 1 {
             // The rows are RGB: a gray profile no longer describes them.
             metadata.colorProfile = nil
@@ -65,6 +78,7 @@ public final class JPEGRowReader: ImageReader {
         if !started { try start(scale: 1) }
         if rows.lowerBound > nextRow { try decoder.readRows(rows.lowerBound - nextRow, into: nil) }
         try decoder.readRows(rows.count, into: destination)
+        cmyk?.convert(destination, count: rows.count * width)
         nextRow = rows.upperBound
     }
 

@@ -162,6 +162,29 @@ import Testing
         #expect(try export([dir.join("in"), "-o", dir.join("bad"), "--background", "blueish"]).status == 64)
     }
 
+    /// Must-show 6 (second half): a CMYK JPEG with an embedded profile (libvips writes it, Adobe-inverted)
+    /// converts to sRGB within 40 dB of libvips' `icc_import --embedded` + `icc_export srgb`; one without a
+    /// profile (ImageMagick's) is converted naively, with a warning.
+    @Test(.enabled(if: tools && ImageTools.has("vips"), "needs ImageMagick and vips"))
+    func cmykConvertsToSRGB() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try ImageTools.run("convert", ["-seed", "3", "-size", "200x150", "plasma:", "-blur", "0x1", "-depth", "8",
+                                       "PNG24:" + dir.join("rgb.png")])
+        try ImageTools.run("vips", ["icc_export", dir.join("rgb.png"), dir.join("in/profiled.jpg"), "--output-profile", "cmyk"])
+        try ImageTools.run("convert", [dir.join("rgb.png"), "-colorspace", "CMYK", dir.join("in/bare.jpg")])
+        try ImageTools.run("vips", ["icc_import", dir.join("in/profiled.jpg"), dir.join("lab.v"), "--embedded"])
+        try ImageTools.run("vips", ["icc_export", dir.join("lab.v"), dir.join("reference.png"), "--output-profile", "srgb"])
+        let r = try export([dir.join("in"), "-o", dir.join("out"), "--format", "png"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let psnr = try ImageTools.psnr(dir.join("reference.png"), dir.join("out/profiled.png"))
+        #expect(psnr >= 40, "\(psnr) dB against libvips")
+        #expect(try ImageTools.psnr(dir.join("rgb.png"), dir.join("out/bare.png")) >= 30)
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("bare.jpg: a CMYK image without a colour profile was converted to sRGB naively") },
+                "\(warnings)")
+    }
+
     /// Shrink-on-load: a fit to 250 of a 2000 × 1500 JPEG decodes at 1/4 (DCT scaling) and resizes the
     /// rest of the way; it must not differ visibly from a full decode and resize (ImageMagick's), nor in size.
     @Test(.enabled(if: tools, "needs ImageMagick"), arguments: [1, 6])
