@@ -185,6 +185,31 @@ import Testing
                 "\(warnings)")
     }
 
+    /// ICC (APP2), EXIF (APP1) and XMP come through into JPEG and WebP outputs; `--strip` keeps only the ICC.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool") && ImageTools.has("vips"), "needs ImageMagick, exiftool and vips"))
+    func iccExifAndXMPAreWrittenBackUnlessStripped() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("plain.jpg"))
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let input = dir.join("in/tagged.jpg")
+        try ImageTools.run("vips", ["icc_export", dir.join("plain.jpg"), input, "--output-profile", "srgb"])
+        try ImageTools.run("exiftool", ["-q", "-overwrite_original", "-Artist=Kiln Test", "-XMP-dc:Title=Round trip", input])
+        func tags(_ path: String) throws -> [String] {
+            try ImageTools.run("exiftool", ["-s3", "-f", "-Artist", "-Title", "-ProfileDescription", path]).stdout
+                .split(separator: "\n").map(String.init)
+        }
+        let stated = try tags(input)
+        #expect(stated[0] == "Kiln Test" && stated[1] == "Round trip" && stated[2] != "-", "\(stated)")
+        for format in ["jpeg", "webp"] {
+            let r = try export([dir.join("in"), "-o", dir.join(format), "--format", format])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try tags(dir.join(format + "/tagged." + (format == "jpeg" ? "jpg" : "webp"))) == stated, "\(format)")
+        }
+        let stripped = try export([dir.join("in"), "-o", dir.join("stripped"), "--strip"])
+        #expect(stripped.status == 0, "\(stripped.stderr)")
+        #expect(try tags(dir.join("stripped/tagged.jpg")) == ["-", "-", stated[2]])
+    }
+
     /// Shrink-on-load: a fit to 250 of a 2000 × 1500 JPEG decodes at 1/4 (DCT scaling) and resizes the
     /// rest of the way; it must not differ visibly from a full decode and resize (ImageMagick's), nor in size.
     @Test(.enabled(if: tools, "needs ImageMagick"), arguments: [1, 6])
