@@ -126,9 +126,7 @@ struct ExportCommand: AsyncParsableCommand {
                                           : "missing --output <dir> (or --in-place to replace the inputs)")
         }
         guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
-        guard !inPlace || (render.format ?? .same) == .same else {
-            throw ValidationError("--in-place keeps each input's name and format; --format does not apply")
-        }
+
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
             throw ValidationError("--max-pixels must be \(ParameterRanges.pixels.text), not \(maxPixels)")
@@ -155,6 +153,10 @@ struct ExportCommand: AsyncParsableCommand {
             options.plan = try render.resolve(maxPixels: maxPixels)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
+        guard !inPlace || options.plan.output.format == .same else {
+            throw reporter.refusal("--in-place keeps each input's name and format; --format (or a recipe's "
+                                   + "output.format) does not apply", KilnExitCode.usage)
         }
         options.overwrite = overwrite
         options.recursive = recursive
