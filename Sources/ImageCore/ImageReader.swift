@@ -16,8 +16,8 @@ public protocol ImageReader: AnyObject, RowSource {
     /// image is valid only when this returns.
     func finish() throws -> ImageMetadata
     /// Decodes a smaller image where the format does it for less work than the
-    /// whole (JPEG's DCT scaling by 1/2, 1/4, 1/8): the smallest it can that is
-    /// at least `width × height`. Before the first read; ``header`` then gives
+    /// whole (JPEG's DCT scaling by 1/2, 1/4, 1/8), never below `width × height`
+    /// (the codec may keep more, for quality). Before the first read; ``header`` then gives
     /// the reduced size. Returns whether it shrank.
     func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool
 }

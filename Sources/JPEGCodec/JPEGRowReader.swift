@@ -63,12 +63,16 @@ public final class JPEGRowReader: ImageReader {
         self.decoder = decoder
     }
 
-    /// DCT scaling: the largest of 1/8, 1/4, 1/2 that keeps the rows at least `width × height`.
+    /// DCT scaling: the largest of 1/8, 1/4, 1/2 that keeps the rows at least 5/4 of `width × height`,
+    /// leaving Lanczos some of the way. DCT scaling is a block shrink, sharper (more aliased) than
+    /// Lanczos: J1's 3840×2160 Elephants shrunk to exactly 1920×1080 came out 31.8 dB from vips'
+    /// output; libvips leaves a factor of two, which cost 1.8 × the time on J1 for 1 dB more on its worst image.
     public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool {
         precondition(!started, "reduce before the first read")
         let full = (width: self.width, height: self.height)
-        guard let scale = [8, 4, 2].first(where: { (full.width + $0 - 1) / $0 >= width && (full.height + $0 - 1) / $0 >= height })
-        else { return false }
+        guard let scale = [8, 4, 2].first(where: {
+            4 * ((full.width + $0 - 1) / $0) >= 5 * width && 4 * ((full.height + $0 - 1) / $0) >= 5 * height
+        }) else { return false }
         try start(scale: scale)
         return true
     }
