@@ -9,6 +9,8 @@ let package = Package(
         // Imaging layer: the image core every codec implements, the PNG codec, colour conversion.
         .library(name: "ImageCore", targets: ["ImageCore"]),
         .library(name: "PNGCodec", targets: ["PNGCodec"]),
+        .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
+        .library(name: "WebPCodec", targets: ["WebPCodec"]),
         .library(name: "Color", targets: ["Color"]),
         // Compute layer: passes, the schedule, the CPU backend; the Vulkan backend beside it.
         .library(name: "Compute", targets: ["Compute"]),
@@ -37,6 +39,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
+        // Every libjpeg(-turbo) call and every setjmp/longjmp of the JPEG codec lives in this C target (SPEC §6.1).
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG", "Color"]),
+        // libwebp, libwebpdemux and libwebpmux behind a C shim (their initialisers are inline ABI-version macros).
+        .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux")]),
+        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
@@ -55,7 +63,7 @@ let package = Package(
         // zlib's header, for the journal's CRC-32.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "Export",
-                dependencies: ["ContinuedProcessing", "ImageCore", "PNGCodec", "Compute", "VulkanCompute", "Render", "Color",
+                dependencies: ["ContinuedProcessing", "ImageCore", "PNGCodec", "JPEGCodec", "WebPCodec", "Compute", "VulkanCompute", "Render", "Color",
                                "CZlib", "Locking"]),
         .executableTarget(
             name: "kiln",

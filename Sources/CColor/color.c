@@ -85,3 +85,27 @@ void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pix
 void ccolor_transform_close(ccolor_transform transform) {
     if (transform != NULL) cmsDeleteTransform(transform);
 }
+
+int ccolor_profile_is_cmyk(ccolor_profile profile) {
+    return profile != NULL && cmsGetColorSpace(profile) == cmsSigCmykData;
+}
+
+ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profile output, int intent) {
+    if (input == NULL || output == NULL) return NULL;
+    return cmsCreateTransform(input, TYPE_CMYK_8, output, TYPE_RGBA_8, (cmsUInt32Number)intent, cmsFLAGS_NOCACHE);
+}
+
+void ccolor_cmyk_to_rgba(ccolor_transform transform, uint8_t *pixels, size_t pixel_count) {
+    if (transform != NULL) {
+        /* In place: lcms2 writes R, G, B over C, M, Y and leaves the fourth byte, set below. */
+        ccolor_transform_apply(transform, pixels, pixel_count);
+        for (size_t i = 0; i < pixel_count; i++) pixels[4 * i + 3] = 255;
+        return;
+    }
+    for (size_t i = 0; i < pixel_count; i++) {
+        uint8_t *p = pixels + 4 * i;
+        unsigned k = 255 - p[3];
+        for (int c = 0; c < 3; c++) p[c] = (uint8_t)(((255 - p[c]) * k + 127) / 255);
+        p[3] = 255;
+    }
+}

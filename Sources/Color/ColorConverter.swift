@@ -106,7 +106,7 @@ public final class ColorConverter: @unchecked Sendable {
     }
 
     /// The ICC bytes of `profile`, named `name`.
-    private static func profile(_ profile: ccolor_profile, name: String) throws(ColorError) -> ColorProfile {
+    static func profile(_ profile: ccolor_profile, name: String) throws(ColorError) -> ColorProfile {
         var size = 0
         guard ccolor_profile_save(profile, nil, &size) != 0, size > 0 else {
             throw .unusableProfile(role: "--profile", name: name, reason: "lcms2 cannot serialize it")

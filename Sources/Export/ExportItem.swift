@@ -2,7 +2,8 @@
 public struct ExportItem: Sendable, Codable, Equatable {
     /// The input path, as given or as found under a directory input.
     public var input: String
-    /// The output path relative to the output directory (ends in `.png`; an item whose
+    /// The output path relative to the output directory (ends in the output format's extension,
+    /// `.png`, `.jpg` or `.webp`; an item whose
     /// ``problem`` is about a whole folder names the folder there instead).
     public var output: String
     /// A reason this item cannot be exported, known before it runs (e.g. two

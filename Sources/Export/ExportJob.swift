@@ -304,7 +304,7 @@ public final class ExportJob: Sendable {
                   let size = try? renderer.outputSize(of: header), stat(item.input, &file) == 0 else { return .unreadable }
             pixels += header.width * header.height
             return .estimate(header: header, fileBytes: Int(file.st_size), plan: options.plan,
-                             outputPixels: size.width * size.height)
+                             output: outputFormat(for: item, input: header.format), outputPixels: size.width * size.height)
         }
         return (costs, pixels)
     }
@@ -389,25 +389,37 @@ public final class ExportJob: Sendable {
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1
+                // Shrink-on-load (JPEG's DCT scaling) when the operations start with a resize: the
+                // decoder keeps at least what the resize makes, then the resize does the rest.
+                let least = minimumSource(of: reader.header, orientation: orientation)
+                let reopen = {
+                    let reader = try open()
+                    if let least { _ = try reader.reduce(toAtLeast: least.width, least.height) }
+                    return reader
+                }
+                if let least { _ = try reader.reduce(toAtLeast: least.width, least.height) }
+                // Written in the format `--format` names, else the one the output's name says (in
+                // place: the input's own, by content).
+                let codec = outputCodec(for: item, input: reader.header.format)
+                // A converted image is always tagged with its new profile.
+                let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
+                let settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
                 // what its render schedule holds, and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
                 let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
-                    + ImageCodecs.output.writerBytes(width: size.width, height: size.height, depth: reader.depth)
+                    + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
                 // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first.
                 let dropped = profileDrop == nil ? nil
                     : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
                 let converter = colorConverter ?? (dropped == nil ? nil : profileDrop)
-                // A converted image is always tagged with its new profile.
-                let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
-                let settings = WriteSettings(level: options.plan.level, keep: keep, time: options.started)
                 var writer: (any ImageWriter)?
                 // A colour conversion takes the whole rendered image, then hands it to the writer.
                 var converting: PixelBufferSink?
-                var metadata = try renderer.render(reader, orientation: orientation, reopen: open, makeSink: { width, height, depth in
-                    let made = try ImageCodecs.output.writer(width: width, height: height, depth: depth, settings: settings)
+                var metadata = try renderer.render(reader, orientation: orientation, reopen: reopen, makeSink: { width, height, depth in
+                    let made = try codec.writer(width: width, height: height, depth: depth, settings: settings)
                     writer = made
                     guard converter != nil else { return made }
                     converting = PixelBufferSink(width: width, height: height, depth: depth)
@@ -447,7 +459,7 @@ public final class ExportJob: Sendable {
                 if options.inPlace {
                     // Only an output that decodes back, whole, replaces its input; the journal
                     // records it before the rename, so a resume tells done from not done by checksum.
-                    let check = try ImageCodecs.output.reader(bytes: bytes, limits: limits)
+                    let check = try codec.reader(bytes: bytes, limits: limits)
                     _ = try check.readAll()
                     _ = try check.finish()
                     guard check.width == writer.width, check.height == writer.height else { throw OutputError.unverified }
@@ -464,7 +476,7 @@ public final class ExportJob: Sendable {
                 } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides, within what
                     // the backends may differ by (the output may have been made on the other one).
-                    if ImageCodecs.output.sameWork(present, bytes, tolerance: Self.backendAgreement) {
+                    if codec.sameWork(present, bytes, tolerance: Self.backendAgreement) {
                         result.status = .skipped
                         // The record describes the file kept, not the bytes this run made and dropped
                         // (another tIME, other pixels): the next run finds it unchanged.
@@ -504,6 +516,18 @@ public final class ExportJob: Sendable {
         return FinishedImage(result: result, record: record, deliver: deliver)
     }
 
+    /// The least stored size an image of `header` must keep when the plan starts
+    /// with a resize (what the resize makes, turned back to how the rows are
+    /// stored); nil when it does not start with one.
+    private func minimumSource(of header: ImageHeader, orientation: Int) -> (width: Int, height: Int)? {
+        guard case .resize(let resize)? = options.plan.operations.first else { return nil }
+        // Orientations 5-8 transpose the image: the box turns back with the rows.
+        let transposed = orientation >= 5
+        let upright = transposed ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
+        let made = resize.resampledSize(width: upright.width, height: upright.height)
+        return transposed ? (made.height, made.width) : made
+    }
+
     /// Makes the output's EXIF true of its pixels: its dimensions, and
     /// orientation 1 once the orientation was applied. An orientation found
     /// only after the pixels (an eXIf after IDAT) came too late to turn the
@@ -517,6 +541,20 @@ public final class ExportJob: Sendable {
                                      + "the tag is kept, so viewers that honour it show the image upright")
         }
         metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late)
+    }
+
+    /// The codec `item`'s output is written with: the format `--format` names;
+    /// under `same`, the one its output's name says (the collector named it after
+    /// the input's name or content), or, in place, the input's own, `input`.
+    private func outputCodec(for item: ExportItem, input: ImageFormat) -> any ImageCodec {
+        // Every format named here has its codec.
+        ImageCodecs.codec(for: outputFormat(for: item, input: input))!
+    }
+
+    /// The format `item`'s output is written in (see ``outputCodec(for:input:)``).
+    private func outputFormat(for item: ExportItem, input: ImageFormat) -> ImageFormat {
+        ImageCodecs.format(of: options.plan.output.format)
+            ?? (options.inPlace ? input : ImageCodecs.format(byExtensionOf: item.output) ?? input)
     }
 
     /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).

@@ -5,7 +5,8 @@ import Render
 /// What a job makes: the operations in order, and the output settings a recipe
 /// may carry (compression, metadata, colour target: the job's concerns, not the render layer's).
 /// Codable (the job's journal records it): `{"operations":[…],"level":6,"metadata":63}`
-/// (`"autorotate":false` added under `--no-autorotate`).
+/// (`"autorotate":false` added under `--no-autorotate`, `"output":{…}` when a
+/// format option differs from its default: ``OutputSettings``).
 public struct ExportPlan: Sendable, Equatable, Codable {
     /// The operations, applied in this order.
     public var operations: [Operation]
@@ -21,19 +22,22 @@ public struct ExportPlan: Sendable, Equatable, Codable {
     /// The plan holds this choice, not any image's rotation: an image's
     /// provenance digest is the same whatever orientation its file states.
     public var autorotate: Bool
+    /// The output format and its options (`--format`, `--quality`, …).
+    public var output: OutputSettings
 
     /// A plan.
     public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all,
-                color: ColorConversion? = nil, autorotate: Bool = true) {
+                color: ColorConversion? = nil, autorotate: Bool = true, output: OutputSettings = OutputSettings()) {
         self.operations = operations
         self.level = level
         self.metadata = metadata
         self.color = color
         self.autorotate = autorotate
+        self.output = output
     }
 
     private enum CodingKeys: String, CodingKey {
-        case operations, level, metadata, color, autorotate
+        case operations, level, metadata, color, autorotate, output
     }
 
     /// Encodes the plan; `autorotate` only when false, so the default plan's
@@ -46,6 +50,9 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         try container.encode(metadata, forKey: .metadata)
         try container.encodeIfPresent(color, forKey: .color)
         if !autorotate { try container.encode(false, forKey: .autorotate) }
+        // Every format option is in the digest; the default settings leave the key out, so the
+        // digests of outputs recorded before formats existed are unchanged.
+        if output != OutputSettings() { try container.encode(output, forKey: .output) }
     }
 
     /// Decodes a plan (e.g. from a job's journal), checking every value as a
@@ -61,6 +68,7 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         metadata = try container.decodeIfPresent(MetadataSelection.self, forKey: .metadata) ?? .all
         color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
         autorotate = try container.decodeIfPresent(Bool.self, forKey: .autorotate) ?? true
+        output = try container.decodeIfPresent(OutputSettings.self, forKey: .output) ?? OutputSettings()
     }
 }
 

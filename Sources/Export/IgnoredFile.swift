@@ -1,11 +1,12 @@
-/// A file a folder scan passed over: its name does not end in `.png`.
+/// A file a folder scan passed over: its name does not end in the extension
+/// of a format Kiln reads (`.png`, `.jpg`, `.jpeg`, `.webp`, any case).
 ///
 /// The scan selects by name, not by content (decided for issue 24): opening every
 /// other file of a folder to read its first bytes would cost an open per file, and
 /// a scan that takes what a name says is predictable. A name with the extension of
-/// an image format Kiln knows (``ForeignFormats``: `.jpg`, `.webp`, `.tif`, …) is
-/// reported as an image in that format "by its name"; any other file only as "not
-/// a .png file". Hidden entries, the job's own `.kiln` folder among them, folders
+/// an image format Kiln knows but does not read (``ForeignFormats``: `.gif`,
+/// `.tif`, `.heic`, …) is reported as an image in that format "by its name"; any
+/// other file only as "not an image file Kiln reads". Hidden entries, the job's own `.kiln` folder among them, folders
 /// and special files are never reported.
 public struct IgnoredFile: Sendable, Equatable {
     /// The file's path as the scan reached it (a name that is not valid UTF-8 shown escaped).
@@ -19,10 +20,15 @@ public struct IgnoredFile: Sendable, Equatable {
         format = ForeignFormats.name(byExtensionOf: path.split(separator: "/").last.map(String.init) ?? path)
     }
 
-    /// Why it was passed over: "a JPEG image (by its name); kiln reads PNG only", or "not a .png file".
+    /// Why it was passed over: "a GIF image (by its name); kiln reads PNG, JPEG and WebP", or
+    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)".
     public var reason: String {
-        format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads PNG only" } ?? "not a .png file"
+        format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads \(ImageCodecs.readableNames)" }
+            ?? "not an image file Kiln reads (\(IgnoredFile.scannedExtensions))"
     }
+
+    /// ".png, .jpg, .jpeg, .webp": the extensions (any case) a folder scan picks up.
+    public static let scannedExtensions = ImageCodecs.extensions.map { "." + $0.name }.joined(separator: ", ")
 }
 
 /// The files a job's folder scans passed over, counted for the job's summary.

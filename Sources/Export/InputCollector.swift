@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 
 /// Expands the inputs of a job (files, directories, `-` for a list on standard
 /// input) into the ordered list of items to export.
@@ -17,8 +18,11 @@ import Foundation
 /// - a file under a directory input keeps its path relative to that directory;
 /// - a relative file path (argument or stdin line) keeps its normalized path;
 /// - an absolute path, or one that climbs out with `..`, keeps only its name.
-/// The extension becomes `.png`. Directories contribute only `*.png` files
-/// (any case) and skip hidden entries, so the job's own `.kiln/` folder and
+/// The extension becomes the output format's (`.png`, `.jpg`): with `--format
+/// same`, the format the input's name says (`.jpeg` and `.JPG` give `.jpg`), or,
+/// for a file named explicitly whose name says none, the format its content is
+/// (one read of its first bytes). Directories contribute only the files whose
+/// extension names a format Kiln reads (`png jpg jpeg`, any case) and skip hidden entries, so the job's own `.kiln/` folder and
 /// unrelated files are never picked up; a file named explicitly is always tried.
 ///
 /// Every folder the scan reaches is listed, the output directory too: a job
@@ -35,8 +39,8 @@ import Foundation
 /// `--recursive` is one item saying its images were not exported. (Rejected:
 /// an escape that every open un-escapes, which would make every path kiln
 /// touches carry bytes rather than text; and a lossy decoding, which named a
-/// file that is not there.) Hidden entries and non-PNG names are passed over
-/// as always, whatever their bytes; the non-PNG files (not the hidden ones) are
+/// file that is not there.) Hidden entries and other names are passed over
+/// as always, whatever their bytes; the other files (not the hidden ones) are
 /// reported as ``IgnoredFile``s by ``scan()``.
 public struct InputCollector {
     /// The job's options (inputs, output directory, `recursive`).
@@ -106,7 +110,8 @@ public struct InputCollector {
 
     private func fileItem(_ path: String) -> ExportItem {
         // In place, the output is the input itself, under its own name.
-        ExportItem(input: path, output: options.inPlace ? path : Self.pngName(Self.mirroredPath(of: path)))
+        let format = ImageCodecs.format(byExtensionOf: path) ?? ImageCodecs.format(contentsOf: path)
+        return ExportItem(input: path, output: options.inPlace ? path : outputName(Self.mirroredPath(of: path), format: format))
     }
 
     /// Why an image whose name is not valid UTF-8 is not exported.
@@ -128,8 +133,8 @@ public struct InputCollector {
                 if entry.type == S_IFDIR && options.recursive {
                     items.append(ExportItem(input: path, output: options.inPlace ? path : rel,
                                             problem: Self.undecodableFolderProblem))
-                } else if entry.type == S_IFREG && name.lowercased().hasSuffix(".png") {
-                    items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel),
+                } else if entry.type == S_IFREG, let format = ImageCodecs.format(byExtensionOf: name) {
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : outputName(rel, format: format),
                                             problem: Self.undecodableFileProblem))
                 } else if entry.type == S_IFREG {
                     ignored.append(IgnoredFile(path: path))
@@ -150,8 +155,8 @@ public struct InputCollector {
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
                 if type == S_IFLNK && isDirectory(path) { continue }
-                if name.lowercased().hasSuffix(".png") {
-                    items.append(ExportItem(input: path, output: options.inPlace ? path : Self.pngName(rel)))
+                if let format = ImageCodecs.format(byExtensionOf: name) {
+                    items.append(ExportItem(input: path, output: options.inPlace ? path : outputName(rel, format: format)))
                 } else {
                     ignored.append(IgnoredFile(path: path))
                 }
@@ -309,13 +314,20 @@ public struct InputCollector {
         return absolute ? String(path[nameStart...]) : path
     }
 
-    /// `path` with its extension replaced by `.png` (or `.png` appended when it has none).
-    static func pngName(_ path: String) -> String {
+    /// The output path of an input mirrored to `path`, in `source`'s format (the one its name
+    /// or content says, if any), named with the extension of the format the job writes it in.
+    private func outputName(_ path: String, format source: ImageFormat?) -> String {
+        let format = ImageCodecs.format(of: options.plan.output.format) ?? source ?? .png
+        return Self.renamed(path, extension: format.fileExtension)
+    }
+
+    /// `path` with its extension replaced by `fileExtension` (or it appended when there is none).
+    static func renamed(_ path: String, extension fileExtension: String) -> String {
         let bytes = path.utf8
         let slash = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex
         if let dot = bytes[slash...].lastIndex(of: UInt8(ascii: ".")), dot != slash {
-            return String(path[..<dot]) + ".png"
+            return String(path[..<dot]) + "." + fileExtension
         }
-        return path + ".png"
+        return path + "." + fileExtension
     }
 }

@@ -14,17 +14,30 @@ public struct Recipe: Sendable, Equatable, Codable {
         public var metadata: Metadata?
         /// Whether each image's EXIF orientation is applied (``ExportPlan/autorotate``); nil: yes.
         public var autorotate: Bool?
+        /// The format and its options: `format`, `quality`, `progressive`, `subsample`,
+        /// `lossless`, `background`, as the flags of the same names.
+        public var settings: OutputSettings
 
         private enum CodingKeys: String, CodingKey {
             case level, metadata, autorotate
         }
 
         public init(from decoder: any Decoder) throws {
-            try decoder.rejectUnknownKeys(known: ["level", "metadata", "autorotate"])
+            try decoder.rejectUnknownKeys(known: ["level", "metadata", "autorotate", "format", "quality", "progressive",
+                                                  "subsample", "lossless", "background"])
             let container = try decoder.container(keyedBy: CodingKeys.self)
             level = try container.decodeIfPresent(Int.self, forKey: .level)
             metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)
             autorotate = try container.decodeIfPresent(Bool.self, forKey: .autorotate)
+            settings = try OutputSettings(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try settings.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(level, forKey: .level)
+            try container.encodeIfPresent(metadata, forKey: .metadata)
+            try container.encodeIfPresent(autorotate, forKey: .autorotate)
         }
     }
 

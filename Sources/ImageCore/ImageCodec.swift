@@ -16,8 +16,8 @@ public protocol ImageCodec: Sendable {
     func reader(bytes: [UInt8], limits: DecodingLimits) throws -> any ImageReader
     /// Reads only the header of the file at `path`, whatever its size.
     func header(contentsOf path: String) throws -> ImageHeader
-    /// About the most bytes a writer of a `width × height` image at `depth` holds.
-    func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth) -> Int
+    /// About the most bytes a writer of a `width × height` image at `depth` holds with `settings`.
+    func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int
     /// A writer of a `width × height` image at `depth`.
     func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter
     /// Whether two files of this format are the same work: the same image and
@@ -28,7 +28,25 @@ public protocol ImageCodec: Sendable {
     func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool
 }
 
-/// How an output is written.
+extension ImageCodec {
+    /// ``sameWork(_:_:tolerance:)`` for a format without time stamps: the same
+    /// bytes, or, with `tolerance` above 0, two files that decode to the same
+    /// size and samples within `tolerance`.
+    public func sameBytesOrSamples(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+        if a == b { return true }
+        func decode(_ bytes: [UInt8]) -> PixelBuffer? {
+            guard let reader = try? reader(bytes: bytes, limits: DecodingLimits()), let image = try? reader.readAll(),
+                  (try? reader.finish()) != nil else { return nil }
+            return image
+        }
+        guard tolerance > 0, let first = decode(a), let second = decode(b), first.width == second.width,
+              first.height == second.height, first.depth == second.depth else { return false }
+        return zip(first.bytes, second.bytes).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+    }
+}
+
+/// How an output is written. Each codec reads the fields of its format and
+/// ignores the others.
 public struct WriteSettings: Sendable, Equatable {
     /// Compression level, 0 (none) … 9 (smallest); PNG's zlib level.
     public var level: Int
@@ -37,12 +55,74 @@ public struct WriteSettings: Sendable, Equatable {
     /// When the output was made (seconds since 1970, UTC): its time stamp,
     /// written when the source had one and `keep` has `.time`.
     public var time: Int64
+    /// Lossy quality, 1–100 (JPEG, lossy WebP); nil: the format's default.
+    public var quality: Int?
+    /// A progressive JPEG.
+    public var progressive: Bool
+    /// JPEG chroma subsampling; nil: the default for the quality (``ChromaSubsampling/default(quality:)``).
+    public var subsampling: ChromaSubsampling?
+    /// Lossless WebP.
+    public var lossless: Bool
+    /// What alpha is flattened onto in a format without alpha (JPEG).
+    public var background: RGBColor
 
-    /// Settings; level 6, everything kept, time 0 by default.
-    public init(level: Int = 6, keep: MetadataSelection = .all, time: Int64 = 0) {
+    /// Settings; level 6, everything kept, time 0, each format's defaults, a white background.
+    public init(level: Int = 6, keep: MetadataSelection = .all, time: Int64 = 0, quality: Int? = nil,
+                progressive: Bool = false, subsampling: ChromaSubsampling? = nil, lossless: Bool = false,
+                background: RGBColor = .white) {
         self.level = level
         self.keep = keep
         self.time = time
+        self.quality = quality
+        self.progressive = progressive
+        self.subsampling = subsampling
+        self.lossless = lossless
+        self.background = background
+    }
+}
+
+/// How a JPEG stores colour (`--subsample`).
+public enum ChromaSubsampling: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Chroma at half the resolution each way.
+    case s420 = "420"
+    /// Chroma at full resolution.
+    case s444 = "444"
+
+    /// 4:2:0 below quality 90, 4:4:4 at or above (photographers' expectation:
+    /// a high quality keeps colour edges too).
+    public static func `default`(quality: Int) -> ChromaSubsampling { quality >= 90 ? .s444 : .s420 }
+}
+
+/// An 8-bit sRGB colour (`--background`).
+public struct RGBColor: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// Red, green, blue.
+    public var red, green, blue: UInt8
+
+    /// A colour.
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    /// White, the default background.
+    public static let white = RGBColor(red: 255, green: 255, blue: 255)
+
+    /// Parses `white`, `black`, `#RRGGBB` or `RRGGBB` (any case); nil otherwise.
+    public init?(parsing text: String) {
+        switch text.lowercased() {
+        case "white": self = .white
+        case "black": self.init(red: 0, green: 0, blue: 0)
+        default:
+            let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+            guard hex.count == 6, hex.allSatisfy(\.isHexDigit), let value = UInt32(hex, radix: 16) else { return nil }
+            self.init(red: UInt8(value >> 16), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        }
+    }
+
+    /// `#RRGGBB`.
+    public var description: String {
+        "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
     }
 }
 

@@ -33,12 +33,15 @@ public struct ImageFormat: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     /// The extension outputs in this format get, without the dot: `png`.
     public let fileExtension: String
+    /// How a sentence names it: `PNG`, `WebP`.
+    public let title: String
 
-    /// A format.
-    public init(name: String, fileExtension: String) {
+    /// A format; its title defaults to the name in capitals.
+    public init(name: String, fileExtension: String, title: String? = nil) {
         self.name = name
         self.fileExtension = fileExtension
+        self.title = title ?? name.uppercased()
     }
 
-    public var description: String { name.uppercased() }
+    public var description: String { title }
 }

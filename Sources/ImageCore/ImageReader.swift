@@ -15,11 +15,18 @@ public protocol ImageReader: AnyObject, RowSource {
     /// Reads the rest of the file and returns its ancillary information. The
     /// image is valid only when this returns.
     func finish() throws -> ImageMetadata
+    /// Decodes a smaller image where the format does it for less work than the
+    /// whole (JPEG's DCT scaling by 1/2, 1/4, 1/8), never below `width × height`
+    /// (the codec may keep more, for quality). Before the first read; ``header`` then gives
+    /// the reduced size. Returns whether it shrank.
+    func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool
 }
 
 extension ImageReader {
     /// None, for a reader that keeps nothing before the pixels.
     public var leadingMetadata: ImageMetadata { ImageMetadata() }
+    /// A format that cannot shrink on load decodes whole.
+    public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool { false }
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }

@@ -30,7 +30,7 @@ public struct PNGImageCodec: ImageCodec {
     }
 
     /// The rows held whole, their filtered form and their encoding.
-    public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth) -> Int {
+    public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
         3 * width * height * 4 * depth.bytesPerSample
     }
 

@@ -9,16 +9,19 @@ import Render
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export PNG images into an output directory.",
+        abstract: "Export PNG, JPEG and WebP images into an output directory.",
         discussion: """
-        Inputs are files, directories (only their *.png files; subdirectories with \
+        Inputs are files, directories (only their *.png, *.jpg, *.jpeg and *.webp \
+        files, any case; subdirectories with \
         --recursive; the other files are reported as ignored, by their format where \
         the name says one, once per job), or - to read paths from standard input, one per line (with -0, \
         NUL-separated, as find -print0 writes). A path with a control character in a \
         list of lines is refused, naming its line; with -0 a path may hold any byte \
         but NUL (a newline too). Outputs mirror each input's relative path under \
-        --output with the extension .png, each written whole before it takes its \
-        name. Inputs are never overwritten: --output may not be an input \
+        --output with the extension of the output format (.png, .jpg, .webp), each written \
+        whole before it takes its name. The format of an input is recognised by its \
+        content; --format same (the default) writes each output in the format its \
+        input's name says (else its content). Inputs are never overwritten: --output may not be an input \
         directory, nor lie inside one that --recursive searches (exit 64, \
         nothing created; without --recursive only a directory's own files are \
         inputs, so an --output inside it is fine). A name that is not valid UTF-8 \
@@ -30,7 +33,14 @@ struct ExportCommand: AsyncParsableCommand {
 
         Operations apply in this order, whatever the order of the flags: crop, \
         rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
-        gamma), blur, sharpen, grayscale, watermark; then PNG compression at --level.
+        gamma), blur, sharpen, grayscale, watermark; then the output format: PNG at \
+        --level; JPEG at --quality (default 85), optimised Huffman tables (standard \
+        ones above about 21 megapixels, where libjpeg would hold every coefficient), \
+        4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
+        onto --background (white); WebP lossy at --quality (default 80) or \
+        --lossless, each image held whole (libwebp encodes a whole picture, at \
+        most 16383 pixels a side). ICC, EXIF and XMP are kept unless --strip. \
+        An animated WebP is refused.
 
         The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR`, \
         SIGTERM and SIGHUP (the terminal closed) stop taking new images and let the \
@@ -63,7 +73,7 @@ struct ExportCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "PNG files, directories, or - for a list of paths on stdin.")
+    @Argument(help: "PNG, JPEG or WebP files, directories, or - for a list of paths on stdin.")
     var inputs: [String]
 
     @Flag(name: [.customShort("0"), .customLong("null")],
@@ -119,6 +129,7 @@ struct ExportCommand: AsyncParsableCommand {
                                           : "missing --output <dir> (or --in-place to replace the inputs)")
         }
         guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
+
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
             throw ValidationError("--max-pixels must be \(ParameterRanges.pixels.text), not \(maxPixels)")
@@ -145,6 +156,10 @@ struct ExportCommand: AsyncParsableCommand {
             options.plan = try render.resolve(maxPixels: maxPixels)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
+        }
+        guard !inPlace || options.plan.output.format == .same else {
+            throw reporter.refusal("--in-place keeps each input's name and format; --format (or a recipe's "
+                                   + "output.format) does not apply", KilnExitCode.usage)
         }
         options.overwrite = overwrite
         options.recursive = recursive
@@ -206,7 +221,7 @@ struct ExportCommand: AsyncParsableCommand {
                 + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
-        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png files "
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg, *.jpeg and *.webp files "
             + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 

@@ -306,13 +306,13 @@ struct JobRunner {
     }
 
     /// `--title`/`--subtitle` as given, else "Exporting 29 images" and
-    /// "fit 1920×1920 · PNG level 6 · CPU (no Vulkan driver)". The device is always
+    /// "fit 1920×1920 · JPEG quality 85 4:2:0 · CPU (no Vulkan driver)". The device is always
     /// on the display: appended to a custom subtitle.
     private func displayTitles(_ record: JobRecord, device: String) -> (String, String) {
         let count = record.items.count
         let title = record.title ?? "Exporting \(count) image\(count == 1 ? "" : "s")"
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }
-        let parts = record.options.plan.operations.map(\.summary) + ["PNG level \(record.options.plan.level)", device]
+        let parts = record.options.plan.operations.map(\.summary) + [record.options.plan.output.summary(level: record.options.plan.level), device]
         return (title, parts.joined(separator: " · "))
     }
 }

@@ -10,18 +10,38 @@ extension Resize.Filter: ExpressibleByArgument {}
 extension Flip.Axis: ExpressibleByArgument {}
 extension Watermark.Position: ExpressibleByArgument {}
 extension ColorConversion.Intent: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}
+extension ChromaSubsampling: ExpressibleByArgument {}
 
-/// The operation flags of SPEC §4.2, `--recipe`, and `--level`.
+/// The operation flags of SPEC §4.2, `--recipe`, `--level` and the format options of SPEC §5.
 ///
 /// Flags apply in SPEC §4.2's table order (crop, rotate, flip, resize, adjust,
 /// blur, sharpen, grayscale, watermark), which is what the same operations
 /// listed in that order in a recipe give, byte for byte. A recipe excludes the
-/// operation flags; `--level`, when given, overrides the recipe's `output.level`.
+/// operation flags; `--level` and each format option, when given, override the recipe's `output` field.
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored, 1-6 the fast compressors (ISA-L on every core; libdeflate below 256 KiB), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
     var level: Int?
+
+    @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
+    var format: OutputFormat?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80; overrides a recipe's output.quality).", valueName: "q"))
+    var quality: Int?
+
+    @Flag(help: "Write progressive JPEGs (libjpeg then holds every coefficient of the image: about 3 bytes a pixel).")
+    var progressive = false
+
+    @Option(help: "JPEG chroma subsampling: 420 or 444 (default 420 below quality 90, 444 at or above).")
+    var subsample: ChromaSubsampling?
+
+    @Flag(help: "Write lossless WebP.")
+    var lossless = false
+
+    @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB.", valueName: "color"))
+    var background: String?
 
     @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")
     var strip = false
@@ -130,6 +150,7 @@ struct OperationOptions: ParsableArguments {
             case .failure(let unknown): throw ValidationError("--keep: \(unknown)")
             }
         }
+        var output = OutputSettings()
         var plan: ExportPlan
         if let recipe {
             let given = flagsGiven
@@ -141,6 +162,7 @@ struct OperationOptions: ParsableArguments {
                 plan = ExportPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
                                   metadata: metadata ?? loaded.output?.metadata?.selection ?? .all,
                                   autorotate: !noAutorotate && (loaded.output?.autorotate ?? true))
+                output = loaded.output?.settings ?? output
             } catch {
                 throw ValidationError(error.description)
             }
@@ -148,6 +170,7 @@ struct OperationOptions: ParsableArguments {
             plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all,
                               autorotate: !noAutorotate)
         }
+        plan.output = try outputSettings(over: output)
         if let profile {
             let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,
                                              inputProfile: inputProfile.map(ColorConversion.Profile.init(argument:)) ?? .srgb)
@@ -173,6 +196,38 @@ struct OperationOptions: ParsableArguments {
             throw ValidationError(recipe.map { "invalid recipe \($0): \(error)" } ?? error.description)
         }
         return plan
+    }
+
+    /// `recipe`'s output settings with each format flag given in their place, checked.
+    private func outputSettings(over recipe: OutputSettings) throws -> OutputSettings {
+        var output = recipe
+        if let format { output.format = format }
+        if let quality {
+            guard OutputSettings.qualityRange.contains(quality) else {
+                throw ValidationError("--quality must be 1-100, not \(quality)")
+            }
+            output.quality = quality
+        }
+        if progressive { output.progressive = true }
+        if let subsample { output.subsample = subsample }
+        if lossless { output.lossless = true }
+        if let background {
+            guard let color = RGBColor(parsing: background) else {
+                throw ValidationError("--background must be white, black or #RRGGBB, not \(background)")
+            }
+            output.background = color
+        }
+        guard output.format != .png || (output.quality == nil && !output.progressive && output.subsample == nil
+                                         && !output.lossless) else {
+            throw ValidationError("--quality, --progressive, --subsample and --lossless do not apply to PNG output")
+        }
+        guard output.format != .jpeg || !output.lossless else {
+            throw ValidationError("--lossless applies to WebP output, not JPEG")
+        }
+        guard output.format != .webp || (!output.progressive && output.subsample == nil) else {
+            throw ValidationError("--progressive and --subsample apply to JPEG output, not WebP")
+        }
+        return output
     }
 
     /// The flag that set `parameter`, with the part of its value it names

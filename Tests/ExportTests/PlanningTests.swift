@@ -30,7 +30,13 @@ struct PlanningTests {
         var collector = InputCollector(options: ExportOptions(inputs: ["a/b/photo.jpeg", "/abs/x.png", "../up/y", "-"],
                                                               outputDirectory: "/tmp/none"))
         collector.readStandardInput = { Data("./s/one.png\n\nz.PNG\n".utf8) }
-        #expect(try collector.collect().map(\.output) == ["a/b/photo.png", "x.png", "y.png", "s/one.png", "z.png"])
+        // Each in the format its name says (JPEG: .jpg); a name that says none, and no content to read: PNG.
+        #expect(try collector.collect().map(\.output) == ["a/b/photo.jpg", "x.png", "y.png", "s/one.png", "z.png"])
+        var options = collector.options
+        options.plan.output.format = .webp
+        collector = InputCollector(options: options)
+        collector.readStandardInput = { Data("./s/one.png\n".utf8) }
+        #expect(try collector.collect().map(\.output) == ["a/b/photo.webp", "x.webp", "y.webp", "s/one.webp"])
     }
 
     @Test("two inputs with the same output: the second fails naming the first")

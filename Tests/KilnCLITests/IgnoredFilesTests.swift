@@ -3,19 +3,21 @@ import KilnTestSupport
 import Testing
 
 /// Files a folder scan passes over are counted and named (issue 24): a folder
-/// of PNG, JPEG, WebP, TIFF and GIF files no longer says only "Exporting 3
+/// of PNG, HEIF, TIFF and GIF files no longer says only "Exporting 3
 /// images". Each ignored file is an `ignored` event, the `start` event counts
-/// them, and the text output sums them up once.
+/// them, and the text output sums them up once. JPEG and WebP are read since
+/// issue 27: a folder scan picks them up.
 @Suite struct IgnoredFilesTests {
     /// The first bytes of a file in each ignored format (its magic number is enough: it is never read).
     private static let foreign: [(name: String, bytes: [UInt8])] = [
-        ("photo.jpg", [0xFF, 0xD8, 0xFF, 0xE0]),
-        ("sticker.webp", Array("RIFF".utf8) + [4, 0, 0, 0] + Array("WEBP".utf8)),
+        ("photo.jp2", [0, 0, 0, 0x0C]),
+        ("photo.heic", [0, 0, 0, 0x18] + Array("ftypheic".utf8)),
         ("scan.TIF", [0x49, 0x49, 0x2A, 0x00]),
         ("loop.gif", Array("GIF89a".utf8)),
     ]
 
-    /// `in/` with 3 PNGs, the four foreign images, a README.txt and a hidden JPEG.
+    /// `in/` with 3 PNGs, the four other files named as images (a JPEG 2000 is not a format
+    /// Kiln names: only its name's look), a README.txt and a hidden JPEG.
     private func makeFolder(foreign: Bool = true) throws -> TemporaryDirectory {
         let dir = try TemporaryDirectory()
         let fm = FileManager.default
@@ -41,15 +43,16 @@ import Testing
         let ignored = events.named("ignored")
         let formats = Dictionary(ignored.map { ($0[string: "path"], $0[string: "format"]) }, uniquingKeysWith: { a, _ in a })
         #expect(formats == [
-            dir.join("in/photo.jpg"): "JPEG", dir.join("in/sticker.webp"): "WebP",
+            dir.join("in/photo.jp2"): "", dir.join("in/photo.heic"): "HEIF",
             dir.join("in/scan.TIF"): "TIFF", dir.join("in/loop.gif"): "GIF", dir.join("in/README.txt"): "",
         ], "\(ignored)")
-        let jpeg = ignored.first { $0[string: "path"].hasSuffix("photo.jpg") }
-        #expect(jpeg?[string: "reason"] == "a JPEG image (by its name); kiln reads PNG only")
-        #expect(ignored.first { $0[string: "path"].hasSuffix("README.txt") }?[string: "reason"] == "not a .png file")
+        let gif = ignored.first { $0[string: "path"].hasSuffix("loop.gif") }
+        #expect(gif?[string: "reason"] == "a GIF image (by its name); kiln reads PNG, JPEG and WebP")
+        #expect(ignored.first { $0[string: "path"].hasSuffix("README.txt") }?[string: "reason"]
+                == "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)")
         let start = events.named("start").first
-        #expect(start?["ignoredImages"] as? Int == 4, "\(String(describing: start))")
-        #expect(start?["ignoredOther"] as? Int == 1, "\(String(describing: start))")
+        #expect(start?["ignoredImages"] as? Int == 3, "\(String(describing: start))")
+        #expect(start?["ignoredOther"] as? Int == 2, "\(String(describing: start))")
         // The stream's order holds: `start` first, the ignored files right after it, before any `file`.
         #expect(events.all.first?["event"] as? String == "start")
         let lastIgnored = events.all.lastIndex { $0["event"] as? String == "ignored" } ?? 0
@@ -62,7 +65,7 @@ import Testing
         // --progress bar without a terminal: the text lines, no bar.
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "bar"])
         #expect(r.status == 0, "\(r.stderr)")
-        let line = "kiln: ignored 5 files that are not .png: 4 images (1 GIF, 1 JPEG, 1 TIFF, 1 WebP) and 1 other file"
+        let line = "kiln: ignored 5 files that are not .png, .jpg, .jpeg, .webp: 3 images (1 GIF, 1 HEIF, 1 TIFF) and 2 other files"
         #expect(r.stderr.components(separatedBy: line).count == 2, "\(r.stderr)")
         #expect(r.stderr.components(separatedBy: "ignored").count == 2, "\(r.stderr)")
         #expect(!r.stderr.contains(".hidden"), "\(r.stderr)")
@@ -71,17 +74,17 @@ import Testing
     @Test func recursiveNamesThemInSubfoldersButNotTheJournal() throws {
         let dir = try makeFolder()
         try FileManager.default.createDirectory(atPath: dir.join("in/sub"), withIntermediateDirectories: true)
-        try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: dir.join("in/sub/deep.JPEG")))
+        try Data("II".utf8).write(to: URL(fileURLWithPath: dir.join("in/sub/deep.TIFF")))
         try Data("BM".utf8).write(to: URL(fileURLWithPath: dir.join("in/sub/old.bmp")))
         let r = try kiln(["export", dir.join("in"), "--recursive", "-o", dir.join("out"), "--keep-journal",
                           "--device", "cpu", "--progress", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let events = Events(r.stdoutLines)
         let paths = Set(events.named("ignored").map { $0[string: "path"] })
-        #expect(paths.contains(dir.join("in/sub/deep.JPEG")))
+        #expect(paths.contains(dir.join("in/sub/deep.TIFF")))
         #expect(paths.contains(dir.join("in/sub/old.bmp")))
         #expect(!paths.contains { $0.contains(".hidden") || $0.contains(".kiln") }, "\(paths)")
-        #expect(events.named("start").first?["ignoredImages"] as? Int == 6)
+        #expect(events.named("start").first?["ignoredImages"] as? Int == 5)
 
         // The export's own folder, journal kept, scanned again: the files in its `.kiln` are never reported.
         #expect(FileManager.default.fileExists(atPath: dir.join("out/.kiln")))
@@ -107,10 +110,10 @@ import Testing
 
     /// Folders of other files (names only: nothing is read) and the summary line each gives.
     static let summaries: [(names: [String], line: String)] = [
-        (["notes.txt"], "kiln: ignored 1 file that is not .png\n"),
-        (["a.jpg", "b.JPEG", "c.heic"], "kiln: ignored 3 files that are not .png: 2 JPEG, 1 HEIF\n"),
+        (["notes.txt"], "kiln: ignored 1 file that is not .png, .jpg, .jpeg, .webp\n"),
+        (["a.gif", "b.GIF", "c.heic"], "kiln: ignored 3 files that are not .png, .jpg, .jpeg, .webp: 2 GIF, 1 HEIF\n"),
         (["a.avif", "b.jxl", "c.qoi", "d.bmp", "e", "f.tiff"],
-         "kiln: ignored 6 files that are not .png: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
+         "kiln: ignored 6 files that are not .png, .jpg, .jpeg, .webp: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
     ]
 
     @Test(arguments: 0..<summaries.count)
@@ -126,12 +129,13 @@ import Testing
     @Test func noImagesSaysWhatWasPassedOver() throws {
         let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
-        try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: dir.join("in/photo.jpg")))
+        try Data("GIF89a".utf8).write(to: URL(fileURLWithPath: dir.join("in/loop.gif")))
         try "read me".write(toFile: dir.join("in/README.txt"), atomically: true, encoding: .utf8)
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("no images to export in \(dir.join("in"))"), "\(r.stderr)")
-        #expect(r.stderr.contains("; ignored 2 files that are not .png: 1 image (1 JPEG) and 1 other file"), "\(r.stderr)")
+        #expect(r.stderr.contains("; ignored 2 files that are not .png, .jpg, .jpeg, .webp: 1 image (1 GIF) and 1 other file"),
+                "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
     }
 }

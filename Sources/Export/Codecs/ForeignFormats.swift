@@ -1,5 +1,5 @@
 /// Image formats Kiln knows by their signature but does not read: an input in
-/// one of them is named as such ("is a JPEG image; kiln reads PNG only"),
+/// one of them is named as such ("is a GIF image; kiln reads PNG, JPEG and WebP"),
 /// not reported as a PNG with a bad signature. Recognising a format here
 /// reads nothing past its first ``prefixLength`` bytes.
 enum ForeignFormats {
@@ -23,7 +23,7 @@ enum ForeignFormats {
     /// One format: its name, its signatures, each a list of parts that must all be there,
     /// and the extensions its files are named with.
     struct Format: Sendable {
-        /// The format's name, as a sentence says it ("JPEG", "HEIF").
+        /// The format's name, as a sentence says it ("GIF", "HEIF").
         let name: String
         /// Any one of them names the format.
         let signatures: [[Part]]
@@ -39,9 +39,7 @@ enum ForeignFormats {
 
     /// The formats, each by its specification's signature.
     static let all: [Format] = [
-        Format(name: "JPEG", signatures: [[Part(0, [0xFF, 0xD8, 0xFF])]], extensions: ["jpg", "jpeg"]),
         Format(name: "GIF", signatures: [[Part(0, "GIF87a")], [Part(0, "GIF89a")]], extensions: ["gif"]),
-        Format(name: "WebP", signatures: [[Part(0, "RIFF"), Part(8, "WEBP")]], extensions: ["webp"]),
         Format(name: "TIFF", signatures: [[Part(0, [0x49, 0x49, 0x2A, 0x00])], [Part(0, [0x4D, 0x4D, 0x00, 0x2A])]],
                extensions: ["tif", "tiff"]),
         // "BM", the file size, then two reserved 16-bit fields that are zero.
@@ -83,9 +81,9 @@ enum ForeignFormats {
 
 /// An input in a format Kiln knows but does not read.
 struct ForeignImage: Error, CustomStringConvertible {
-    /// The format's name ("JPEG").
+    /// The format's name ("GIF").
     let format: String
     var description: String {
-        "is \(ForeignFormats.withArticle(format)) image; kiln reads PNG only"
+        "is \(ForeignFormats.withArticle(format)) image; kiln reads \(ImageCodecs.readableNames)"
     }
 }

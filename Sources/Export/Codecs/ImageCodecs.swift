@@ -1,15 +1,47 @@
 import Foundation
 import ImageCore
+import JPEGCodec
 import PNGCodec
+import WebPCodec
 
 /// The codecs an export reads and writes: an input's format is recognised by
 /// its content (SPEC §5), never by its name. Adding a format is adding its
 /// codec target and one line to ``all``.
 enum ImageCodecs {
     /// Every codec, in the order their signatures are tried.
-    static let all: [any ImageCodec] = [PNGImageCodec()]
-    /// The codec outputs are written with.
-    static let output: any ImageCodec = PNGImageCodec()
+    static let all: [any ImageCodec] = [PNGImageCodec(), JPEGImageCodec(), WebPImageCodec()]
+
+    /// The formats read, by the extensions (lowercase, no dot) a folder scan
+    /// picks files up by and `--format same` names outputs by.
+    static let extensions: [(name: String, format: ImageFormat)] = [
+        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("webp", .webp),
+    ]
+
+    /// The names of the formats read, for sentences: "PNG, JPEG and WebP".
+    static let readableNames = all.dropLast().map(\.format.title).joined(separator: ", ") + " and " + all.last!.format.title
+
+    /// The codec of `format`.
+    static func codec(for format: ImageFormat) -> (any ImageCodec)? {
+        all.first { $0.format == format }
+    }
+
+    /// The format `--format` names; nil for `same`.
+    static func format(of output: OutputFormat) -> ImageFormat? {
+        switch output {
+        case .same: nil
+        case .png: .png
+        case .jpeg: .jpeg
+        case .webp: .webp
+        }
+    }
+
+    /// The format a file named `name` is in by its extension (any case), or nil.
+    static func format(byExtensionOf name: String) -> ImageFormat? {
+        let base = name.split(separator: "/", omittingEmptySubsequences: false).last ?? Substring(name)
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }
+        let suffix = base[base.index(after: dot)...].lowercased()
+        return extensions.first { $0.name == suffix }?.format
+    }
 
     /// Bytes of a file's start that tell every format apart, those read and those only named.
     private static let prefixLength = max(all.map(\.signatureLength).max() ?? 0, ForeignFormats.prefixLength)
@@ -44,6 +76,11 @@ enum ImageCodecs {
         return try codec.header(contentsOf: path)
     }
 
+    /// The format of the file at `path` by its content, or nil (unreadable, or no format Kiln reads).
+    static func format(contentsOf path: String) -> ImageFormat? {
+        codec(for: prefix(of: path))?.format
+    }
+
     /// The whole image in the file at `path`, checked to its end (a watermark).
     static func decode(contentsOf path: String, limits: DecodingLimits) throws -> PixelBuffer {
         let reader = try reader(path: path, bytes: nil, limits: limits)
@@ -65,6 +102,7 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     /// Why each codec refused it.
     let reasons: [any Error]
     var description: String {
-        reasons.isEmpty ? "not an image Kiln reads (PNG)" : reasons.map { "\($0)" }.joined(separator: "; ")
+        reasons.isEmpty ? "not an image Kiln reads (\(ImageCodecs.readableNames))" : reasons.map { "\($0)" }.joined(separator: "; ")
     }
 }
+

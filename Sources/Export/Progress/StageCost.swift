@@ -23,12 +23,23 @@ public struct StageCost: Sendable, Equatable {
     static let unreadable = StageCost(render: Rates.perImage, encode: 0)
 
     /// The estimated cost of exporting an image with `header`, stored in a file of `fileBytes`, under
-    /// `plan`, whose output has `outputPixels`.
-    static func estimate(header: ImageHeader, fileBytes: Int, plan: ExportPlan, outputPixels: Int) -> StageCost {
+    /// `plan`, whose output, in format `format`, has `outputPixels`.
+    static func estimate(header: ImageHeader, fileBytes: Int, plan: ExportPlan, output format: ImageFormat,
+                         outputPixels: Int) -> StageCost {
         let input = Double(header.width * header.height)
         let output = Double(outputPixels)
         let deep = header.depth == .sixteen ? Rates.sixteenBits : 1
-        var render = Rates.perImage + input * Rates.decode * deep
+        var render = Rates.perImage
+        switch header.format {
+        case .jpeg:
+            // Shrink-on-load: the entropy decoding reads every coefficient, the rest only what the
+            // resize keeps (at least 5/4 of its size each way).
+            let startsWithResize = if case .resize? = plan.operations.first { true } else { false }
+            let decoded = startsWithResize ? min(input, max(output * 25 / 16, input / 64)) : input
+            render += input * Rates.jpegEntropy + decoded * Rates.jpegPixels
+        case .webp: render += input * Rates.webpDecode
+        default: render += input * Rates.decode * deep
+        }
         // Operations before the resize work at the input's size, after it at the output's.
         var pixels = input
         for operation in plan.operations {
@@ -42,12 +53,20 @@ public struct StageCost: Sendable, Equatable {
             case .adjust, .grayscale, .watermark: render += pixels * Rates.pointOperation
             }
         }
-        let level = min(max(plan.level, 0), 9)
-        // zlib's lazy matching at 7-9 costs with the content: the input's bytes per pixel stand for it.
-        let perPixel = level >= 7
-            ? Rates.zlibPerStoredByte[level - 7] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
-            : Rates.encode[level] * deep
-        return StageCost(render: render, encode: output * perPixel)
+        switch format {
+        case .jpeg:
+            // Encoded row by row as the render hands rows on: part of the render stage.
+            return StageCost(render: render + output * Rates.jpegEncode, encode: 0)
+        case .webp:
+            return StageCost(render: render, encode: output * (plan.output.lossless ? Rates.webpLossless : Rates.webpLossy))
+        default:
+            let level = min(max(plan.level, 0), 9)
+            // zlib's lazy matching at 7-9 costs with the content: the input's bytes per pixel stand for it.
+            let perPixel = level >= 7
+                ? Rates.zlibPerStoredByte[level - 7] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
+                : Rates.encode[level] * deep
+            return StageCost(render: render, encode: output * perPixel)
+        }
     }
 
     /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job), in nanoseconds: CPU
@@ -59,7 +78,8 @@ public struct StageCost: Sendable, Equatable {
     /// 213 to 4,842 ns per output pixel over level 6; per output pixel and input byte per input
     /// pixel (bytes the input file holds for each of its pixels), a least-squares 3,964 (predicted
     /// ÷ actual 0.56–3.1, where one figure per pixel gave 0.42–9.6); levels 7 and 8 took 0.14 and
-    /// 0.51 of level 9's time on four W1 images.
+    /// 0.51 of level 9's time on four W1 images. JPEG and WebP: from the whole-export figures of
+    /// issue 27 (BENCHMARKS.md: J1, the 400 MPix JPEG, J1's WebPs), not measured stage by stage.
     enum Rates {
         static let perImage = 200_000.0
         static let decode = 14.0
@@ -73,5 +93,9 @@ public struct StageCost: Sendable, Equatable {
         static let encode: [Double] = [25, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5]
         /// Per output pixel and input byte per input pixel, levels 7-9.
         static let zlibPerStoredByte: [Double] = [570, 2_000, 3_964]
+        /// JPEG: per input pixel (Huffman decoding), per decoded pixel, per output pixel.
+        static let jpegEntropy = 2.5, jpegPixels = 3.5, jpegEncode = 10.0
+        /// WebP: decoding per input pixel; encoding per output pixel, lossy (quality, method 4) and lossless.
+        static let webpDecode = 12.0, webpLossy = 100.0, webpLossless = 900.0
     }
 }

@@ -102,6 +102,12 @@ public struct Resize: Sendable, Equatable, Codable {
         return (width, height)
     }
 
+    /// The size an image of `width × height` is resampled to (before the crop of `cover`): the
+    /// least a decoder that can shrink on load (JPEG's DCT scaling) must keep.
+    public func resampledSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        target(width: width, height: height).resized
+    }
+
     /// The size an image of `width × height` is resampled to, and the centered crop after it (for `cover`).
     func target(width w: Int, height h: Int) -> (resized: (width: Int, height: Int), cropped: (width: Int, height: Int)) {
         let cap = upscale ? Double.infinity : 1

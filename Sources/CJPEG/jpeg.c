@@ -1,0 +1,392 @@
+/* CJPEG: see cjpeg.h. Every setjmp and every longjmp of Kiln's JPEG code is in this file. */
+#include "cjpeg.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+/* libjpeg's error manager, with the jump back to the entry point under way. */
+struct cjpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    cjpeg_status *status;
+};
+
+static void status_clear(cjpeg_status *status) {
+    status->code = CJPEG_OK;
+    status->message[0] = 0;
+}
+
+static void status_fail(cjpeg_status *status, int code, const char *format, ...) {
+    if (status->code != CJPEG_OK) return;
+    status->code = code;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(status->message, sizeof status->message, format, args);
+    va_end(args);
+}
+
+/* The code of the failure libjpeg's last message names. */
+static int code_of(int message) {
+    switch (message) {
+    case JERR_NO_SOI: return CJPEG_NOT_JPEG;
+    case JERR_INPUT_EMPTY: return CJPEG_NOT_JPEG;
+    case JWRN_JPEG_EOF: return CJPEG_TRUNCATED;
+    case JERR_OUT_OF_MEMORY: return CJPEG_NO_MEMORY;
+    case JERR_FILE_READ: return CJPEG_IO;
+    case JERR_BAD_IN_COLORSPACE:
+    case JERR_CONVERSION_NOTIMPL: return CJPEG_UNSUPPORTED;
+    default: return CJPEG_CORRUPT;
+    }
+}
+
+/* Records libjpeg's message and jumps back to the entry point (never returns). */
+static void fail_and_jump(j_common_ptr cinfo) {
+    struct cjpeg_error *error = (struct cjpeg_error *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    status_fail(error->status, code_of(cinfo->err->msg_code), "%s", text);
+    longjmp(error->jump, 1);
+}
+
+/* A warning (level -1) is corrupt or truncated data: a failure. Trace messages are ignored. */
+static void emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) fail_and_jump(cinfo);
+}
+
+static void install_errors(struct cjpeg_error *error, cjpeg_status *status) {
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = fail_and_jump;
+    error->pub.emit_message = emit_message;
+    error->status = status;
+}
+
+/* ---- Decoder ---- */
+
+struct cjpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    struct cjpeg_error error;
+    FILE *file;
+    int started;
+    int failed;
+    /* Whether CMYK samples are stored inverted (Adobe APP14, as Photoshop writes them). */
+    int inverted;
+    /* One row, for rows read and dropped. */
+    uint8_t *scratch;
+};
+
+static void describe(cjpeg_decoder *decoder, cjpeg_info *info) {
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    info->width = cinfo->output_width;
+    info->height = cinfo->output_height;
+    info->image_width = cinfo->image_width;
+    info->image_height = cinfo->image_height;
+    info->components = cinfo->num_components;
+    info->progressive = cinfo->progressive_mode;
+    info->rows = cinfo->out_color_space == JCS_CMYK ? CJPEG_ROWS_CMYK : CJPEG_ROWS_RGBA;
+}
+
+/* Reads the header and chooses the rows' colour space; the source is set. */
+static cjpeg_decoder *read_header(cjpeg_decoder *decoder, cjpeg_info *info, cjpeg_status *status) {
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    decoder->error.status = status;
+    if (setjmp(decoder->error.jump)) {
+        cjpeg_decoder_close(decoder);
+        return NULL;
+    }
+    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(cinfo, TRUE);
+    switch (cinfo->jpeg_color_space) {
+    case JCS_GRAYSCALE:
+    case JCS_YCbCr:
+    case JCS_RGB:
+        cinfo->out_color_space = JCS_EXT_RGBA;
+        break;
+    case JCS_CMYK:
+    case JCS_YCCK:
+        cinfo->out_color_space = JCS_CMYK;
+        decoder->inverted = cinfo->saw_Adobe_marker;
+        break;
+    default:
+        status_fail(status, CJPEG_UNSUPPORTED, "unsupported JPEG colour space (%d components)", cinfo->num_components);
+        cjpeg_decoder_close(decoder);
+        return NULL;
+    }
+    jpeg_calc_output_dimensions(cinfo);
+    describe(decoder, info);
+    return decoder;
+}
+
+static cjpeg_decoder *new_decoder(cjpeg_status *status) {
+    status_clear(status);
+    cjpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (!decoder) {
+        status_fail(status, CJPEG_NO_MEMORY, "cannot allocate a JPEG decoder");
+        return NULL;
+    }
+    install_errors(&decoder->error, status);
+    decoder->cinfo.err = &decoder->error.pub;
+    if (setjmp(decoder->error.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    return decoder;
+}
+
+cjpeg_decoder *cjpeg_decoder_open_file(const char *path, cjpeg_info *info, cjpeg_status *status) {
+    cjpeg_decoder *decoder = new_decoder(status);
+    if (!decoder) return NULL;
+    decoder->file = fopen(path, "rbe");
+    if (!decoder->file) {
+        status_fail(status, CJPEG_IO, "cannot open the file: %s", strerror(errno));
+        cjpeg_decoder_close(decoder);
+        return NULL;
+    }
+    jpeg_stdio_src(&decoder->cinfo, decoder->file);
+    return read_header(decoder, info, status);
+}
+
+cjpeg_decoder *cjpeg_decoder_open_memory(const uint8_t *data, size_t size, cjpeg_info *info, cjpeg_status *status) {
+    cjpeg_decoder *decoder = new_decoder(status);
+    if (!decoder) return NULL;
+    if (size == 0) {
+        status_fail(status, CJPEG_NOT_JPEG, "empty file");
+        cjpeg_decoder_close(decoder);
+        return NULL;
+    }
+    jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
+    return read_header(decoder, info, status);
+}
+
+int cjpeg_decoder_start(cjpeg_decoder *decoder, int scale_denominator, cjpeg_info *info, cjpeg_status *status) {
+    status_clear(status);
+    if (decoder->failed || decoder->started) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the decoder cannot start again");
+        return status->code;
+    }
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    decoder->error.status = status;
+    if (setjmp(decoder->error.jump)) {
+        decoder->failed = 1;
+        return status->code;
+    }
+    cinfo->scale_num = 1;
+    cinfo->scale_denom = scale_denominator == 2 || scale_denominator == 4 || scale_denominator == 8
+        ? (unsigned int)scale_denominator : 1;
+    jpeg_start_decompress(cinfo);
+    decoder->started = 1;
+    describe(decoder, info);
+    decoder->scratch = malloc((size_t)cinfo->output_width * 4);
+    if (!decoder->scratch) {
+        decoder->failed = 1;
+        status_fail(status, CJPEG_NO_MEMORY, "cannot allocate a row of %u pixels", cinfo->output_width);
+    }
+    return status->code;
+}
+
+int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32_t count, cjpeg_status *status) {
+    status_clear(status);
+    if (decoder->failed || !decoder->started) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the decoder is not reading rows");
+        return status->code;
+    }
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    decoder->error.status = status;
+    if (setjmp(decoder->error.jump)) {
+        decoder->failed = 1;
+        return status->code;
+    }
+    size_t row_bytes = (size_t)cinfo->output_width * 4;
+    for (uint32_t row = 0; row < count; row++) {
+        if (cinfo->output_scanline >= cinfo->output_height) {
+            status_fail(status, CJPEG_UNSUPPORTED, "read past the last row");
+            return status->code;
+        }
+        JSAMPROW line = destination ? destination + row * row_bytes : decoder->scratch;
+        while (jpeg_read_scanlines(cinfo, &line, 1) != 1) {}
+        if (destination && decoder->inverted) {
+            for (size_t i = 0; i < row_bytes; i++) line[i] = 255 - line[i];
+        }
+    }
+    return CJPEG_OK;
+}
+
+int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status) {
+    status_clear(status);
+    if (!decoder->started && !decoder->failed) {
+        if (cjpeg_decoder_start(decoder, 1, &(cjpeg_info){0}, status) != CJPEG_OK) return status->code;
+    }
+    uint32_t left = decoder->cinfo.output_height - decoder->cinfo.output_scanline;
+    if (cjpeg_decoder_read_rows(decoder, NULL, left, status) != CJPEG_OK) return status->code;
+    decoder->error.status = status;
+    if (setjmp(decoder->error.jump)) {
+        decoder->failed = 1;
+        return status->code;
+    }
+    jpeg_finish_decompress(&decoder->cinfo);
+    decoder->failed = 1; /* nothing more to read */
+    return CJPEG_OK;
+}
+
+size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t capacity) {
+    size_t count = 0;
+    for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker; marker = marker->next) {
+        if (out && count < capacity) {
+            out[count].marker = marker->marker;
+            out[count].data = marker->data;
+            out[count].size = marker->data_length;
+        }
+        count++;
+    }
+    return count;
+}
+
+void cjpeg_decoder_close(cjpeg_decoder *decoder) {
+    if (!decoder) return;
+    jpeg_destroy_decompress(&decoder->cinfo);
+    if (decoder->file) fclose(decoder->file);
+    free(decoder->scratch);
+    free(decoder);
+}
+
+/* ---- Encoder ---- */
+
+struct cjpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    struct cjpeg_error error;
+    unsigned char *out;
+    unsigned long out_size;
+    int bit_depth;
+    uint16_t background[3];
+    int failed;
+    int flattened;
+    /* One RGB row, alpha flattened. */
+    uint8_t *row;
+};
+
+cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth, const cjpeg_encode_options *options,
+                                  cjpeg_status *status) {
+    status_clear(status);
+    if ((bit_depth != 8 && bit_depth != 16) || options->quality < 1 || options->quality > 100 || width == 0
+        || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
+        status_fail(status, CJPEG_UNSUPPORTED, "JPEG holds at most %d × %d pixels, not %u × %u", JPEG_MAX_DIMENSION,
+                    JPEG_MAX_DIMENSION, width, height);
+        return NULL;
+    }
+    cjpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    uint8_t *row = malloc((size_t)width * 3);
+    if (!encoder || !row) {
+        free(encoder);
+        free(row);
+        status_fail(status, CJPEG_NO_MEMORY, "cannot allocate a JPEG encoder");
+        return NULL;
+    }
+    encoder->row = row;
+    encoder->bit_depth = bit_depth;
+    memcpy(encoder->background, options->background, sizeof encoder->background);
+    install_errors(&encoder->error, status);
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    cinfo->err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        cjpeg_encoder_close(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(cinfo);
+    jpeg_mem_dest(cinfo, &encoder->out, &encoder->out_size);
+    cinfo->image_width = width;
+    cinfo->image_height = height;
+    cinfo->input_components = 3;
+    cinfo->in_color_space = JCS_RGB;
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, options->quality, TRUE);
+    cinfo->write_JFIF_header = FALSE;
+    cinfo->optimize_coding = options->optimize ? TRUE : FALSE;
+    cinfo->comp_info[0].h_samp_factor = options->subsample_420 ? 2 : 1;
+    cinfo->comp_info[0].v_samp_factor = options->subsample_420 ? 2 : 1;
+    if (options->progressive) jpeg_simple_progression(cinfo);
+    jpeg_start_compress(cinfo, TRUE);
+    return encoder;
+}
+
+/* `row` (RGBA, 8 or 16 bits) flattened onto the background, as 8-bit RGB. */
+static void flatten(cjpeg_encoder *encoder, const uint8_t *row, uint8_t *out, uint32_t width) {
+    if (encoder->bit_depth == 8) {
+        for (uint32_t x = 0; x < width; x++) {
+            const uint8_t *p = row + 4 * x;
+            uint32_t a = p[3];
+            if (a != 255) encoder->flattened = 1;
+            for (int c = 0; c < 3; c++) {
+                out[3 * x + c] = a == 255 ? p[c]
+                    : (uint8_t)((p[c] * a + encoder->background[c] * (255 - a) + 127) / 255);
+            }
+        }
+    } else {
+        const uint16_t *samples = (const uint16_t *)row;
+        for (uint32_t x = 0; x < width; x++) {
+            const uint16_t *p = samples + 4 * x;
+            uint64_t a = p[3];
+            if (a != 65535) encoder->flattened = 1;
+            for (int c = 0; c < 3; c++) {
+                uint64_t v = (p[c] * a + (uint64_t)encoder->background[c] * (65535 - a) + 32767) / 65535;
+                out[3 * x + c] = (uint8_t)((v * 255 + 32767) / 65535);
+            }
+        }
+    }
+}
+
+int cjpeg_encoder_write_rows(cjpeg_encoder *encoder, const uint8_t *rows, uint32_t count, cjpeg_status *status) {
+    status_clear(status);
+    if (encoder->failed) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the encoder failed before");
+        return status->code;
+    }
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    encoder->error.status = status;
+    if (setjmp(encoder->error.jump)) {
+        encoder->failed = 1;
+        return status->code;
+    }
+    size_t row_bytes = (size_t)cinfo->image_width * 4 * (encoder->bit_depth / 8);
+    for (uint32_t y = 0; y < count; y++) {
+        flatten(encoder, rows + y * row_bytes, encoder->row, cinfo->image_width);
+        JSAMPROW line = encoder->row;
+        jpeg_write_scanlines(cinfo, &line, 1);
+    }
+    return CJPEG_OK;
+}
+
+int cjpeg_encoder_finish(cjpeg_encoder *encoder, const uint8_t **data, size_t *size, cjpeg_status *status) {
+    status_clear(status);
+    if (encoder->failed) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the encoder failed before");
+        return status->code;
+    }
+    encoder->error.status = status;
+    if (setjmp(encoder->error.jump)) {
+        encoder->failed = 1;
+        return status->code;
+    }
+    jpeg_finish_compress(&encoder->cinfo);
+    encoder->failed = 1; /* complete: takes no more rows */
+    *data = encoder->out;
+    *size = encoder->out_size;
+    return CJPEG_OK;
+}
+
+int cjpeg_encoder_flattened(const cjpeg_encoder *encoder) { return encoder->flattened; }
+
+void cjpeg_encoder_close(cjpeg_encoder *encoder) {
+    if (!encoder) return;
+    jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->out);
+    free(encoder->row);
+    free(encoder);
+}

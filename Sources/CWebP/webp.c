@@ -1,0 +1,168 @@
+/* CWebP: see cwebp.h. */
+#include "cwebp.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <webp/decode.h>
+#include <webp/demux.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+static int fail(cwebp_status *status, int code, const char *format, ...) {
+    status->code = code;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(status->message, sizeof status->message, format, args);
+    va_end(args);
+    return code;
+}
+
+static int ok(cwebp_status *status) {
+    status->code = CWEBP_OK;
+    status->message[0] = 0;
+    return CWEBP_OK;
+}
+
+/* A libwebp decoding status as a failure. */
+static int decode_failure(VP8StatusCode code, cwebp_status *status) {
+    switch (code) {
+    case VP8_STATUS_NOT_ENOUGH_DATA: return fail(status, CWEBP_TRUNCATED, "the data ends before the image does");
+    case VP8_STATUS_OUT_OF_MEMORY: return fail(status, CWEBP_NO_MEMORY, "libwebp ran out of memory");
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return fail(status, CWEBP_UNSUPPORTED, "a feature libwebp does not decode");
+    case VP8_STATUS_INVALID_PARAM: return fail(status, CWEBP_CORRUPT, "invalid parameter");
+    default: return fail(status, CWEBP_CORRUPT, "the bitstream is corrupt (libwebp status %d)", (int)code);
+    }
+}
+
+int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status) {
+    if (size < 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) {
+        return fail(status, CWEBP_NOT_WEBP, "not a WebP file (no RIFF/WEBP header)");
+    }
+    WebPBitstreamFeatures features;
+    VP8StatusCode code = WebPGetFeatures(data, size, &features);
+    if (code != VP8_STATUS_OK) return decode_failure(code, status);
+    if (features.has_animation) {
+        return fail(status, CWEBP_UNSUPPORTED, "an animated WebP; kiln reads still images only");
+    }
+    info->width = (uint32_t)features.width;
+    info->height = (uint32_t)features.height;
+    info->has_alpha = features.has_alpha;
+    info->lossless = features.format == 2;
+    return ok(status);
+}
+
+int cwebp_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, cwebp_status *status) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return fail(status, CWEBP_UNSUPPORTED, "libwebp version mismatch");
+    VP8StatusCode code = WebPGetFeatures(data, size, &config.input);
+    if (code != VP8_STATUS_OK) return decode_failure(code, status);
+    config.output.colorspace = MODE_RGBA;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = out;
+    config.output.u.RGBA.stride = config.input.width * 4;
+    config.output.u.RGBA.size = out_size;
+    code = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    return code == VP8_STATUS_OK ? ok(status) : decode_failure(code, status);
+}
+
+int cwebp_read_chunks(const uint8_t *data, size_t size, cwebp_chunk *icc, cwebp_chunk *exif, cwebp_chunk *xmp,
+                      cwebp_status *status) {
+    WebPData bytes = {data, size};
+    WebPDemuxer *demux = WebPDemux(&bytes);
+    if (!demux) return fail(status, CWEBP_CORRUPT, "the RIFF container is damaged");
+    const char *names[3] = {"ICCP", "EXIF", "XMP "};
+    cwebp_chunk *chunks[3] = {icc, exif, xmp};
+    for (int i = 0; i < 3; i++) {
+        WebPChunkIterator iterator;
+        chunks[i]->data = NULL;
+        chunks[i]->size = 0;
+        if (WebPDemuxGetChunk(demux, names[i], 1, &iterator)) {
+            chunks[i]->data = iterator.chunk.bytes;
+            chunks[i]->size = iterator.chunk.size;
+        }
+        WebPDemuxReleaseChunkIterator(&iterator);
+    }
+    WebPDemuxDelete(demux);
+    return ok(status);
+}
+
+/* libwebp's progress hook: hands the percentage on; returning 1 lets the encode go on. */
+static int report_progress(int percent, const WebPPicture *picture) {
+    const cwebp_progress *progress = picture->user_data;
+    progress->done(progress->context, percent / 100.0);
+    return 1;
+}
+
+int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality,
+                 cwebp_chunk icc, cwebp_chunk exif, cwebp_chunk xmp, const cwebp_progress *progress,
+                 uint8_t **out, size_t *out_size, cwebp_status *status) {
+    if (width == 0 || height == 0 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
+        return fail(status, CWEBP_UNSUPPORTED, "WebP holds at most %d × %d pixels, not %u × %u", WEBP_MAX_DIMENSION,
+                    WEBP_MAX_DIMENSION, width, height);
+    }
+    WebPConfig config;
+    WebPPicture picture;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&picture)) {
+        return fail(status, CWEBP_UNSUPPORTED, "libwebp version mismatch");
+    }
+    config.lossless = lossless;
+    config.quality = quality;
+    /* Lossless keeps the colour under transparent pixels too: a round trip is exact. */
+    config.exact = lossless;
+    if (!WebPValidateConfig(&config)) return fail(status, CWEBP_UNSUPPORTED, "invalid WebP settings");
+    picture.use_argb = lossless;
+    picture.width = (int)width;
+    picture.height = (int)height;
+    if (!WebPPictureImportRGBA(&picture, rgba, (int)width * 4)) {
+        WebPPictureFree(&picture);
+        return fail(status, CWEBP_NO_MEMORY, "cannot allocate the WebP picture");
+    }
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    if (progress != NULL && progress->done != NULL) {
+        picture.progress_hook = report_progress;
+        picture.user_data = (void *)progress;
+    }
+    int encoded = WebPEncode(&config, &picture);
+    int error = picture.error_code;
+    WebPPictureFree(&picture);
+    if (!encoded) {
+        WebPMemoryWriterClear(&writer);
+        return fail(status, error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_UNSUPPORTED,
+                    "libwebp cannot encode the image (error %d)", error);
+    }
+    if (icc.size == 0 && exif.size == 0 && xmp.size == 0) {
+        *out = writer.mem;
+        *out_size = writer.size;
+        return ok(status);
+    }
+    WebPMux *mux = WebPMuxNew();
+    WebPData image = {writer.mem, writer.size};
+    WebPData assembled = {NULL, 0};
+    int failed = !mux || WebPMuxSetImage(mux, &image, 1) != WEBP_MUX_OK;
+    const char *names[3] = {"ICCP", "EXIF", "XMP "};
+    cwebp_chunk chunks[3] = {icc, exif, xmp};
+    for (int i = 0; i < 3 && !failed; i++) {
+        if (chunks[i].size == 0) continue;
+        WebPData chunk = {chunks[i].data, chunks[i].size};
+        failed = WebPMuxSetChunk(mux, names[i], &chunk, 1) != WEBP_MUX_OK;
+    }
+    if (!failed) failed = WebPMuxAssemble(mux, &assembled) != WEBP_MUX_OK;
+    WebPMuxDelete(mux);
+    WebPMemoryWriterClear(&writer);
+    if (failed) {
+        WebPDataClear(&assembled);
+        return fail(status, CWEBP_NO_MEMORY, "libwebpmux cannot add the metadata chunks");
+    }
+    *out = (uint8_t *)assembled.bytes;
+    *out_size = assembled.size;
+    return ok(status);
+}
+
+void cwebp_free(void *pointer) { WebPFree(pointer); }

@@ -1,0 +1,108 @@
+public import ImageCore
+import JPEGCodec
+
+/// The output format of a job and its options (SPEC §5 "Format options"):
+/// `--format`, `--quality`, `--progressive`, `--subsample`, `--lossless`,
+/// `--background`; a recipe's `output` carries the same fields. Every field is
+/// part of the plan's digest: a re-export with another quality is a conflict,
+/// not a skip.
+public struct OutputSettings: Sendable, Equatable, Codable {
+    /// The format outputs are written in.
+    public var format: OutputFormat
+    /// Lossy quality 1–100; nil: the format's default (JPEG 85, WebP 80).
+    public var quality: Int?
+    /// Progressive JPEG.
+    public var progressive: Bool
+    /// JPEG chroma subsampling; nil: 4:2:0 below quality 90, 4:4:4 at or above.
+    public var subsample: ChromaSubsampling?
+    /// Lossless WebP.
+    public var lossless: Bool
+    /// What alpha is flattened onto in a JPEG; nil: white.
+    public var background: RGBColor?
+
+    /// The defaults: each output in its input's format, each format's defaults.
+    public init(format: OutputFormat = .same, quality: Int? = nil, progressive: Bool = false,
+                subsample: ChromaSubsampling? = nil, lossless: Bool = false, background: RGBColor? = nil) {
+        self.format = format
+        self.quality = quality
+        self.progressive = progressive
+        self.subsample = subsample
+        self.lossless = lossless
+        self.background = background
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case format, quality, progressive, subsample, lossless, background
+    }
+
+    /// Decodes settings (a journal's plan or a recipe's `output`), checking
+    /// each value; a missing field takes its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decodeIfPresent(OutputFormat.self, forKey: .format) ?? .same
+        quality = try container.decodeIfPresent(Int.self, forKey: .quality)
+        if let quality, !Self.qualityRange.contains(quality) {
+            throw DecodingError.dataCorruptedError(forKey: .quality, in: container,
+                                                   debugDescription: "must be 1-100, not \(quality)")
+        }
+        progressive = try container.decodeIfPresent(Bool.self, forKey: .progressive) ?? false
+        subsample = try container.decodeIfPresent(ChromaSubsampling.self, forKey: .subsample)
+        lossless = try container.decodeIfPresent(Bool.self, forKey: .lossless) ?? false
+        if let text = try container.decodeIfPresent(String.self, forKey: .background) {
+            guard let color = RGBColor(parsing: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .background, in: container,
+                                                       debugDescription: "not a colour (white, black or #RRGGBB): \(text)")
+            }
+            background = color
+        }
+    }
+
+    /// Encodes the fields that differ from their defaults (`background` as `#RRGGBB`).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if format != .same { try container.encode(format, forKey: .format) }
+        try container.encodeIfPresent(quality, forKey: .quality)
+        if progressive { try container.encode(true, forKey: .progressive) }
+        try container.encodeIfPresent(subsample, forKey: .subsample)
+        if lossless { try container.encode(true, forKey: .lossless) }
+        try container.encodeIfPresent(background?.description, forKey: .background)
+    }
+
+    /// What outputs are written as, for a subtitle: "PNG level 6", "JPEG quality 85 4:2:0",
+    /// "same format (PNG level 6, JPEG quality 85)".
+    public func summary(level: Int) -> String {
+        let png = "PNG level \(level)"
+        let jpegQuality = quality ?? JPEGImageCodec.defaultQuality
+        let jpeg = "JPEG quality \(jpegQuality)" + (progressive ? " progressive" : "")
+            + " " + (subsample ?? .default(quality: jpegQuality)).label
+        switch format {
+        case .png: return png
+        case .jpeg: return jpeg
+        case .webp: return lossless ? "WebP lossless" : "WebP quality \(quality ?? 80)"
+        case .same: return "same format (\(png), \(jpeg))"
+        }
+    }
+
+    /// `--quality`'s range.
+    public static let qualityRange = 1...100
+
+    /// What a writer is given: the job's level, metadata choice and time, and these options.
+    func writeSettings(level: Int, keep: MetadataSelection, time: Int64) -> WriteSettings {
+        WriteSettings(level: level, keep: keep, time: time, quality: quality, progressive: progressive,
+                      subsampling: subsample, lossless: lossless, background: background ?? .white)
+    }
+}
+
+extension ChromaSubsampling {
+    /// "4:2:0".
+    var label: String { self == .s420 ? "4:2:0" : "4:4:4" }
+}
+
+/// `--format`: the format outputs are written in.
+public enum OutputFormat: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Each output in its input's format (the default).
+    case same
+    case png
+    case jpeg
+    case webp
+}

@@ -1,0 +1,71 @@
+import CJPEG
+
+/// One open CJPEG decoder, its header read; closed on deinit. Not copyable,
+/// so the C handle has exactly one owner.
+struct JPEGDecoder: ~Copyable {
+    private let handle: OpaquePointer
+    /// What the header says (the rows' size once started).
+    private(set) var info: cjpeg_info
+    /// A copy of in-memory bytes the decoder reads (freed after it closes).
+    private let owned: UnsafeMutableRawBufferPointer?
+
+    /// Opens the file at `path` and reads its header.
+    init(path: String) throws(JPEGError) {
+        var info = cjpeg_info()
+        var status = cjpeg_status()
+        guard let handle = cjpeg_decoder_open_file(path, &info, &status) else { throw JPEGError(status) }
+        self.handle = handle
+        self.info = info
+        owned = nil
+    }
+
+    /// Opens a decoder over a copy of `bytes` and reads its header.
+    init(copying bytes: [UInt8]) throws(JPEGError) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
+        var info = cjpeg_info()
+        var status = cjpeg_status()
+        guard let handle = cjpeg_decoder_open_memory(copy.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count,
+                                                     &info, &status) else {
+            copy.deallocate()
+            throw JPEGError(status)
+        }
+        self.handle = handle
+        self.info = info
+        owned = copy
+    }
+
+    deinit {
+        cjpeg_decoder_close(handle)
+        owned?.deallocate()
+    }
+
+    /// Starts decoding rows scaled by 1/`scale` (1, 2, 4 or 8); ``info`` then gives their size.
+    mutating func start(scale: Int) throws(JPEGError) {
+        var status = cjpeg_status()
+        guard cjpeg_decoder_start(handle, Int32(scale), &info, &status) == CJPEG_OK else { throw JPEGError(status) }
+    }
+
+    /// Decodes the next `count` rows (4 bytes a pixel) into `destination`, or drops them when it is nil.
+    func readRows(_ count: Int, into destination: UnsafeMutableRawPointer?) throws(JPEGError) {
+        var status = cjpeg_status()
+        guard cjpeg_decoder_read_rows(handle, destination?.assumingMemoryBound(to: UInt8.self), UInt32(count),
+                                      &status) == CJPEG_OK else { throw JPEGError(status) }
+    }
+
+    /// Reads the rows not read yet and the rest of the stream to EOI.
+    func finish() throws(JPEGError) {
+        var status = cjpeg_status()
+        guard cjpeg_decoder_finish(handle, &status) == CJPEG_OK else { throw JPEGError(status) }
+    }
+
+    /// The APP1 and APP2 segments of the header, in file order.
+    func segments() -> [JPEGSegment] {
+        var raw = [cjpeg_marker](repeating: cjpeg_marker(), count: cjpeg_decoder_markers(handle, nil, 0))
+        _ = cjpeg_decoder_markers(handle, &raw, raw.count)
+        return raw.map { marker in
+            JPEGSegment(marker: Int(marker.marker),
+                        data: marker.size > 0 ? [UInt8](UnsafeBufferPointer(start: marker.data, count: marker.size)) : [])
+        }
+    }
+}

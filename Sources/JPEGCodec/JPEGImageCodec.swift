@@ -1,0 +1,172 @@
+import CJPEG
+public import ImageCore
+
+extension ImageFormat {
+    /// JPEG; outputs are named `.jpg`.
+    public static let jpeg = ImageFormat(name: "jpeg", fileExtension: "jpg")
+}
+
+/// JPEG as the image core sees it, through libjpeg-turbo: the reader is
+/// ``JPEGRowReader``, the writer ``JPEGWriter``; files are recognised by SOI
+/// followed by a marker (FF D8 FF).
+public struct JPEGImageCodec: ImageCodec {
+    /// The codec.
+    public init() {}
+
+    /// The default `--quality`.
+    public static let defaultQuality = 85
+
+    public var format: ImageFormat { .jpeg }
+
+    public var signatureLength: Int { 3 }
+
+    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
+        prefix.elementsEqual([0xFF, 0xD8, 0xFF])
+    }
+
+    public func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader {
+        try JPEGRowReader(contentsOf: path, limits: limits)
+    }
+
+    public func reader(bytes: [UInt8], limits: DecodingLimits) throws -> any ImageReader {
+        try JPEGRowReader(bytes: bytes, limits: limits)
+    }
+
+    public func header(contentsOf path: String) throws -> ImageHeader {
+        try JPEGRowReader(contentsOf: path, limits: DecodingLimits(maxPixels: Int.max)).header
+    }
+
+    /// A strip of rows, libjpeg's coefficients when it holds them all (optimised
+    /// tables, progressive: ``JPEGWriter/holdsCoefficients(width:height:settings:)``),
+    /// and the compressed file (about a byte a pixel at most, for the quality range photos use).
+    public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
+        let coefficients = JPEGWriter.holdsCoefficients(width: width, height: height, settings: settings)
+            ? JPEGWriter.coefficientBytes(width: width, height: height, settings: settings) : 0
+        return coefficients + width * height + 64 * width * 4 * depth.bytesPerSample
+    }
+
+    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter {
+        try JPEGWriter(width: width, height: height, depth: depth, settings: settings)
+    }
+
+    public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+        sameBytesOrSamples(a, b, tolerance: tolerance)
+    }
+}
+
+/// Writes one JPEG a strip at a time through libjpeg-turbo: canonical rows
+/// (8 or 16 bits) flattened onto ``WriteSettings/background`` and compressed
+/// as they come. Optimised Huffman tables need every coefficient held: they
+/// are used while those fit ``optimizedCoefficientBound``, standard tables
+/// above it (a 400 MPix image still streams). `--progressive` holds them whatever the size.
+public final class JPEGWriter: ImageWriter {
+    public let width: Int
+    public let height: Int
+    public let depth: PixelBuffer.Depth
+    private let encoder: JPEGEncoder
+    private let settings: WriteSettings
+    /// The rows of the strip being written.
+    private var strip: [UInt8] = []
+    /// Rows written so far.
+    private var written = 0
+
+    /// The most coefficient bytes libjpeg holds for optimised Huffman tables (a 21 MPix 4:2:0 image).
+    public static let optimizedCoefficientBound = 64 << 20
+
+    /// The bytes of every DCT coefficient of a `width × height` image: 2 bytes a sample, chroma as subsampled.
+    static func coefficientBytes(width: Int, height: Int, settings: WriteSettings) -> Int {
+        let luma = (width + 15) / 16 * 16 * ((height + 15) / 16 * 16)
+        let chroma = subsampling(settings) == .s420 ? luma / 2 : luma * 2
+        return 2 * (luma + chroma)
+    }
+
+    /// Whether libjpeg holds every coefficient: progressive output, or tables optimised within the bound.
+    static func holdsCoefficients(width: Int, height: Int, settings: WriteSettings) -> Bool {
+        settings.progressive || coefficientBytes(width: width, height: height, settings: settings) <= optimizedCoefficientBound
+    }
+
+    static func quality(_ settings: WriteSettings) -> Int { settings.quality ?? JPEGImageCodec.defaultQuality }
+
+    static func subsampling(_ settings: WriteSettings) -> ChromaSubsampling {
+        settings.subsampling ?? .default(quality: quality(settings))
+    }
+
+    /// A writer of a `width × height` image at `depth`.
+    /// - Throws: `JPEGError` (a size over JPEG's 65500 pixels a side, a quality outside 1–100).
+    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws(JPEGError) {
+        self.width = width
+        self.height = height
+        self.depth = depth
+        self.settings = settings
+        let scale = UInt16(depth == .eight ? 1 : 257)
+        let background = settings.background
+        var options = cjpeg_encode_options(
+            quality: Int32(Self.quality(settings)), progressive: settings.progressive ? 1 : 0,
+            subsample_420: Self.subsampling(settings) == .s420 ? 1 : 0,
+            optimize: Self.coefficientBytes(width: width, height: height, settings: settings)
+                <= Self.optimizedCoefficientBound ? 1 : 0,
+            background: (UInt16(background.red) * scale, UInt16(background.green) * scale, UInt16(background.blue) * scale))
+        encoder = try JPEGEncoder(width: width, height: height, depth: depth, options: &options)
+    }
+
+    public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
+        precondition(rows.lowerBound == written && rows.upperBound <= height, "rows \(rows) written out of order")
+        let count = rows.count * rowBytes
+        if strip.count < count { strip = [UInt8](repeating: 0, count: count) }
+        try strip.withUnsafeMutableBytes { buffer in
+            try fill(buffer.baseAddress!)
+            try encoder.write(UnsafeRawPointer(buffer.baseAddress!), rows: rows.count)
+        }
+        written = rows.upperBound
+    }
+
+    /// Completes the stream and puts the kept metadata segments after SOI.
+    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+        precondition(written == height, "\(height - written) rows were never written")
+        strip = []
+        let stream = try encoder.finish()
+        var (segments, dropped) = JPEGSegment.segments(for: metadata, keep: settings.keep)
+        if encoder.flattened {
+            dropped.append(DroppedMetadata(type: "alpha", reason: "JPEG has none; transparent pixels were flattened onto "
+                                           + "the background \(settings.background) (--background)", isNotable: true))
+        }
+        var bytes = Array(stream.prefix(2))
+        bytes.reserveCapacity(stream.count + segments.reduce(0) { $0 + $1.data.count + 4 })
+        for segment in segments { bytes += segment.encoded }
+        bytes += stream.dropFirst(2)
+        return EncodedImage(bytes: bytes, dropped: dropped)
+    }
+}
+
+/// One open CJPEG encoder; closed on deinit. Not copyable, so the C handle has exactly one owner.
+struct JPEGEncoder: ~Copyable {
+    private let handle: OpaquePointer
+
+    init(width: Int, height: Int, depth: PixelBuffer.Depth, options: inout cjpeg_encode_options) throws(JPEGError) {
+        var status = cjpeg_status()
+        guard let handle = cjpeg_encoder_open(UInt32(clamping: width), UInt32(clamping: height), Int32(depth.rawValue),
+                                              &options, &status) else { throw JPEGError(status) }
+        self.handle = handle
+    }
+
+    deinit { cjpeg_encoder_close(handle) }
+
+    /// Compresses `rows` canonical rows at `pointer`.
+    func write(_ pointer: UnsafeRawPointer, rows: Int) throws(JPEGError) {
+        var status = cjpeg_status()
+        guard cjpeg_encoder_write_rows(handle, pointer.assumingMemoryBound(to: UInt8.self), UInt32(rows),
+                                       &status) == CJPEG_OK else { throw JPEGError(status) }
+    }
+
+    /// The complete stream (SOI, tables, scans, EOI; no APPn segment).
+    func finish() throws(JPEGError) -> [UInt8] {
+        var status = cjpeg_status()
+        var data: UnsafePointer<UInt8>?
+        var size = 0
+        guard cjpeg_encoder_finish(handle, &data, &size, &status) == CJPEG_OK, let data else { throw JPEGError(status) }
+        return [UInt8](UnsafeBufferPointer(start: data, count: size))
+    }
+
+    /// Whether a row written had alpha below opaque.
+    var flattened: Bool { cjpeg_encoder_flattened(handle) != 0 }
+}

@@ -1,0 +1,103 @@
+import ImageCore
+
+/// One APPn segment of a JPEG header: its marker (0xE1 for APP1) and its data, without length.
+struct JPEGSegment: Equatable {
+    /// 0xE0 + n.
+    let marker: Int
+    /// The segment's bytes after its length field.
+    let data: [UInt8]
+
+    /// APP1 holding EXIF: "Exif", two NULs, then a TIFF stream.
+    static let exifSignature: [UInt8] = Array("Exif".utf8) + [0, 0]
+    /// APP1 holding XMP: Adobe's namespace, NUL-terminated.
+    static let xmpSignature: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    /// APP2 holding a part of an ICC profile: "ICC_PROFILE", NUL, then the part's number and the count.
+    static let iccSignature: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
+    /// The most data bytes a segment holds (its length field counts itself).
+    static let maxData = 65533
+    /// The most profile bytes an ICC segment holds.
+    static let maxICCPart = maxData - iccSignature.count - 2
+
+    private func payload(after signature: [UInt8]) -> ArraySlice<UInt8>? {
+        data.starts(with: signature) ? data[signature.count...] : nil
+    }
+
+    /// The metadata of a header's segments: the first EXIF and XMP, the ICC
+    /// profile put together from its parts (ICC.1 Annex B.4), or a warning
+    /// when its parts do not make one.
+    static func metadata(of segments: [JPEGSegment]) -> ImageMetadata {
+        var metadata = ImageMetadata()
+        var parts: [Int: ArraySlice<UInt8>] = [:]
+        var declared: Set<Int> = []
+        for segment in segments {
+            switch segment.marker {
+            case 0xE1:
+                if metadata.exif == nil, let exif = segment.payload(after: exifSignature) { metadata.exif = Array(exif) }
+                if metadata.xmp == nil, let xmp = segment.payload(after: xmpSignature) { metadata.xmp = Array(xmp) }
+            case 0xE2:
+                guard let part = segment.payload(after: iccSignature), part.count >= 2 else { continue }
+                let number = Int(part[part.startIndex]), count = Int(part[part.startIndex + 1])
+                declared.insert(count)
+                if parts[number] == nil { parts[number] = part.dropFirst(2) }
+            default:
+                continue
+            }
+        }
+        if let count = declared.first {
+            if declared.count == 1, count > 0, (1...count).allSatisfy({ parts[$0] != nil }), parts.count == count {
+                metadata.colorProfile = ColorProfile(name: "ICC profile", bytes: (1...count).flatMap { parts[$0]! })
+            } else {
+                metadata.warnings.append("APP2: the ICC profile's parts do not fit together; the profile is left out")
+            }
+        }
+        return metadata
+    }
+
+    /// The segments an output of `metadata` carries under `keep`, in the order
+    /// readers expect (EXIF first, where JFIF would stand; else JFIF), and what was left out.
+    static func segments(for metadata: ImageMetadata?, keep: MetadataSelection) -> ([JPEGSegment], [DroppedMetadata]) {
+        var segments: [JPEGSegment] = []
+        var dropped: [DroppedMetadata] = []
+        let metadata = metadata ?? ImageMetadata()
+        if keep.contains(.exif), let exif = metadata.exif {
+            if exifSignature.count + exif.count <= maxData {
+                segments.append(JPEGSegment(marker: 0xE1, data: exifSignature + exif))
+            } else {
+                dropped.append(DroppedMetadata(type: "EXIF", reason: "over the 64 KiB a JPEG segment holds", isNotable: true))
+            }
+        }
+        if segments.isEmpty {
+            // JFIF 1.01, no density unit, aspect 1:1, no thumbnail.
+            segments.append(JPEGSegment(marker: 0xE0, data: Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]))
+        }
+        if keep.contains(.icc), let profile = metadata.colorProfile {
+            let count = (profile.bytes.count + maxICCPart - 1) / maxICCPart
+            if count <= 255 {
+                for number in 0..<count {
+                    let part = profile.bytes[(number * maxICCPart)..<min(profile.bytes.count, (number + 1) * maxICCPart)]
+                    segments.append(JPEGSegment(marker: 0xE2, data: iccSignature + [UInt8(number + 1), UInt8(count)] + part))
+                }
+            } else {
+                dropped.append(DroppedMetadata(type: "ICC profile", reason: "over the 16 MiB a JPEG holds", isNotable: true))
+            }
+        }
+        if keep.contains(.text), let xmp = metadata.xmp {
+            if xmpSignature.count + xmp.count <= maxData {
+                segments.append(JPEGSegment(marker: 0xE1, data: xmpSignature + xmp))
+            } else {
+                dropped.append(DroppedMetadata(type: "XMP", reason: "over the 64 KiB a JPEG segment holds (extended XMP is not written)",
+                                               isNotable: true))
+            }
+        }
+        if keep.contains(.text), !metadata.text.isEmpty {
+            dropped.append(DroppedMetadata(type: "text", reason: "JPEG output keeps XMP, not text entries", isNotable: false))
+        }
+        return (segments, dropped)
+    }
+
+    /// The segment as it stands in a file: marker, length, data.
+    var encoded: [UInt8] {
+        let length = data.count + 2
+        return [0xFF, UInt8(marker), UInt8(length >> 8), UInt8(length & 0xFF)] + data
+    }
+}

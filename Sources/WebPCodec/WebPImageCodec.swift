@@ -1,0 +1,246 @@
+import CWebP
+import Foundation
+public import ImageCore
+
+extension ImageFormat {
+    /// WebP; outputs are named `.webp`.
+    public static let webp = ImageFormat(name: "webp", fileExtension: "webp", title: "WebP")
+}
+
+/// Why a WebP could not be decoded or encoded.
+public enum WebPError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The data is not a WebP file.
+    case notWebP(String)
+    /// The data ends before the image does.
+    case truncated(String)
+    /// libwebp found the data corrupt.
+    case corrupt(String)
+    /// A valid WebP Kiln does not read (an animation), or an image WebP cannot hold (over 16383 pixels a side).
+    case unsupported(String)
+    /// Memory ran out.
+    case outOfMemory(String)
+    /// The file cannot be read.
+    case io(String)
+    /// The declared size has more pixels than the limits allow.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+
+    init(_ status: cwebp_status) {
+        let message = withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        switch status.code {
+        case CWEBP_NOT_WEBP: self = .notWebP(message)
+        case CWEBP_TRUNCATED: self = .truncated(message)
+        case CWEBP_UNSUPPORTED: self = .unsupported(message)
+        case CWEBP_NO_MEMORY: self = .outOfMemory(message)
+        default: self = .corrupt(message)
+        }
+    }
+
+    /// A one-line reason, e.g. `"truncated WebP: the data ends before the image does"`.
+    public var description: String {
+        switch self {
+        case .notWebP(let detail): detail
+        case .truncated(let detail): "truncated WebP: \(detail)"
+        case .corrupt(let detail): "corrupt WebP: \(detail)"
+        case .unsupported(let detail): "unsupported WebP: \(detail)"
+        case .outOfMemory(let detail): "out of memory: \(detail)"
+        case .io(let detail): "I/O error: \(detail)"
+        case .tooManyPixels(let width, let height, let limit):
+            "image too large: \(width)×\(height) = \(width * height) pixels exceeds the limit of \(limit)"
+        }
+    }
+}
+
+/// WebP as the image core sees it, through libwebp: lossy, lossless and alpha
+/// in; lossy (`--quality`, default 80) or `--lossless` out; ICCP, EXIF and XMP
+/// chunks both ways. libwebp decodes and encodes a whole picture: the reader
+/// and the writer hold the image (SPEC §8's exception). An animation is refused.
+public struct WebPImageCodec: ImageCodec {
+    /// The codec.
+    public init() {}
+
+    /// The default `--quality` of lossy output.
+    public static let defaultQuality = 80
+
+    public var format: ImageFormat { .webp }
+
+    public var signatureLength: Int { 12 }
+
+    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
+        prefix.count == 12 && prefix.prefix(4).elementsEqual("RIFF".utf8) && prefix.suffix(4).elementsEqual("WEBP".utf8)
+    }
+
+    public func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader {
+        try WebPReader(bytes: try Self.contents(of: path), limits: limits)
+    }
+
+    public func reader(bytes: [UInt8], limits: DecodingLimits) throws -> any ImageReader {
+        try WebPReader(bytes: bytes, limits: limits)
+    }
+
+    public func header(contentsOf path: String) throws -> ImageHeader {
+        try WebPReader(bytes: try Self.contents(of: path), limits: DecodingLimits(maxPixels: Int.max)).header
+    }
+
+    /// The rows held whole, libwebp's picture (ARGB and YUV planes) and the file.
+    public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
+        width * height * (4 * depth.bytesPerSample + 4 + 4 + 2)
+    }
+
+    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter {
+        try WebPWriter(width: width, height: height, depth: depth, settings: settings)
+    }
+
+    public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+        sameBytesOrSamples(a, b, tolerance: tolerance)
+    }
+
+    private static func contents(of path: String) throws(WebPError) -> [UInt8] {
+        do {
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .io("cannot read the file (\(error.localizedDescription))")
+        }
+    }
+}
+
+/// A WebP decoded whole on the first read (libwebp has no row-by-row decode
+/// Kiln uses): the header, limits and metadata are read at once, the pixels
+/// when the render asks for the first rows.
+public final class WebPReader: ImageReader {
+    public let header: ImageHeader
+    /// The ICCP, EXIF and XMP chunks (a WebP's metadata precedes its image in the container Kiln reads).
+    public let leadingMetadata: ImageMetadata
+    private let bytes: [UInt8]
+    private var image: PixelBuffer?
+    private var nextRow = 0
+
+    /// Reads the header and chunks of the WebP in `bytes` and checks `limits`.
+    /// - Throws: `WebPError` (an animation is refused).
+    public init(bytes: [UInt8], limits: DecodingLimits) throws(WebPError) {
+        var info = cwebp_info()
+        var status = cwebp_status()
+        guard cwebp_read_info(bytes, bytes.count, &info, &status) == CWEBP_OK else { throw WebPError(status) }
+        let width = Int(info.width), height = Int(info.height)
+        if limits.violation(width: width, height: height, depth: .eight) != nil {
+            throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
+        }
+        var icc = cwebp_chunk(), exif = cwebp_chunk(), xmp = cwebp_chunk()
+        guard cwebp_read_chunks(bytes, bytes.count, &icc, &exif, &xmp, &status) == CWEBP_OK else { throw WebPError(status) }
+        func copy(_ chunk: cwebp_chunk) -> [UInt8]? {
+            chunk.size > 0 ? [UInt8](UnsafeBufferPointer(start: chunk.data, count: chunk.size)) : nil
+        }
+        var metadata = ImageMetadata()
+        metadata.colorProfile = copy(icc).map { ColorProfile(name: "ICC profile", bytes: $0) }
+        // Some writers put JPEG's "Exif\0\0" before the TIFF stream.
+        metadata.exif = copy(exif).map { $0.starts(with: Array("Exif".utf8) + [0, 0]) ? Array($0.dropFirst(6)) : $0 }
+        metadata.xmp = copy(xmp)
+        header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,
+                             decodesWhole: true)
+        leadingMetadata = metadata
+        self.bytes = bytes
+    }
+
+    public func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        precondition(rows.lowerBound >= nextRow && rows.upperBound <= height, "rows \(rows) read out of order")
+        try decodedImage().read(rows, into: destination)
+        nextRow = rows.upperBound
+    }
+
+    /// Decodes the image if it was not yet (the whole file is checked), and returns the metadata.
+    public func finish() throws -> ImageMetadata {
+        _ = try decodedImage()
+        image = nil
+        nextRow = height
+        return leadingMetadata
+    }
+
+    private func decodedImage() throws(WebPError) -> PixelBuffer {
+        if let image { return image }
+        let count = width * height * 4
+        var status = cwebp_status()
+        let samples = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let code = cwebp_decode_rgba(bytes, bytes.count, buffer.baseAddress, count, &status)
+            initialized = code == CWEBP_OK ? count : 0
+        }
+        guard status.code == CWEBP_OK else { throw WebPError(status) }
+        let decoded = PixelBuffer(width: width, height: height, depth: .eight, bytes: samples)
+        image = decoded
+        return decoded
+    }
+}
+
+/// Writes one WebP: the rows are held (libwebp encodes a whole picture), 16-bit
+/// rows rounded to 8 bits, then encoded lossy or lossless with the kept chunks.
+public final class WebPWriter: ImageWriter {
+    private let rows: PixelBufferSink
+    private let settings: WriteSettings
+
+    public var width: Int { rows.width }
+    public var height: Int { rows.height }
+    public var depth: PixelBuffer.Depth { rows.depth }
+
+    /// The most pixels a side of a WebP holds.
+    public static let maxDimension = 16383
+
+    /// A writer of a `width × height` image at `depth`.
+    /// - Throws: `WebPError.unsupported` for an image over 16383 pixels a side (before any row is held).
+    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws(WebPError) {
+        guard width <= Self.maxDimension, height <= Self.maxDimension else {
+            throw .unsupported("WebP holds at most \(Self.maxDimension) × \(Self.maxDimension) pixels, not \(width) × \(height)")
+        }
+        rows = PixelBufferSink(width: width, height: height, depth: depth)
+        self.settings = settings
+    }
+
+    public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
+        try self.rows.write(rows, fill)
+    }
+
+    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+        try finish(metadata: metadata, progress: nil)
+    }
+
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
+        var image = rows.image()
+        if image.depth == .sixteen {
+            let samples = image.bytes.withUnsafeBytes { raw in
+                raw.bindMemory(to: UInt16.self).map { UInt8((UInt32($0) * 255 + 32767) / 65535) }
+            }
+            image = PixelBuffer(width: width, height: height, depth: .eight, bytes: samples)
+        }
+        let metadata = metadata ?? ImageMetadata()
+        let icc = settings.keep.contains(.icc) ? metadata.colorProfile?.bytes ?? [] : []
+        let exif = settings.keep.contains(.exif) ? metadata.exif ?? [] : []
+        let xmp = settings.keep.contains(.text) ? metadata.xmp ?? [] : []
+        var dropped: [DroppedMetadata] = []
+        if settings.keep.contains(.text), !metadata.text.isEmpty {
+            dropped.append(DroppedMetadata(type: "text", reason: "WebP output keeps XMP, not text entries", isNotable: false))
+        }
+        var status = cwebp_status()
+        var output: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let quality = Float(settings.quality ?? WebPImageCodec.defaultQuality)
+        // libwebp's hook reaches `progress` through an unretained pointer, valid while `progress` lives (the call).
+        var hook = cwebp_progress()
+        if let progress {
+            hook.done = { context, fraction in
+                Unmanaged<EncodeProgress>.fromOpaque(context!).takeUnretainedValue().report(fraction)
+            }
+            hook.context = Unmanaged.passUnretained(progress).toOpaque()
+        }
+        defer { withExtendedLifetime(progress) {} }
+        let code = icc.withUnsafeBufferPointer { icc in
+            exif.withUnsafeBufferPointer { exif in
+                xmp.withUnsafeBufferPointer { xmp in
+                    cwebp_encode(image.bytes, UInt32(width), UInt32(height), settings.lossless ? 1 : 0, quality,
+                                 cwebp_chunk(data: icc.baseAddress, size: icc.count),
+                                 cwebp_chunk(data: exif.baseAddress, size: exif.count),
+                                 cwebp_chunk(data: xmp.baseAddress, size: xmp.count), &hook, &output, &size, &status)
+                }
+            }
+        }
+        guard code == CWEBP_OK, let output else { throw WebPError(status) }
+        defer { cwebp_free(output) }
+        return EncodedImage(bytes: [UInt8](UnsafeBufferPointer(start: output, count: size)), dropped: dropped)
+    }
+}

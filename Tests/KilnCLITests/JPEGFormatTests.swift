@@ -1,0 +1,245 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// JPEG in and out (issue 27), through the CLI, checked with decoders that
+/// are not Kiln's (ImageMagick, exiftool, libvips).
+@Suite struct JPEGFormatTests {
+    static let tools = ImageTools.has("convert") && ImageTools.has("compare") && ImageTools.has("identify")
+
+    /// A 400×300 photo-like JPEG (ImageMagick's plasma, seeded) at `quality`, with `extra` arguments before the output.
+    static func makeJPEG(_ path: String, width: Int = 400, height: Int = 300, quality: Int = 95,
+                         extra: [String] = []) throws {
+        try ImageTools.run("convert", ["-seed", "27", "-size", "\(width)x\(height)", "plasma:fractal", "-blur", "0x1",
+                                       "-quality", "\(quality)"] + extra + [path])
+    }
+
+    private func export(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess.Outcome {
+        try kiln(["export"] + arguments + ["--device", "cpu", "--progress", "json"], environment: environment)
+    }
+
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func aJPEGRoundTripKeepsItsSizeAndLooks() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Self.makeJPEG(dir.join("in/photo.jpg"))
+        try Self.makeJPEG(dir.join("in/progressive.jpg"), extra: ["-interlace", "Plane"])
+        try Self.makeJPEG(dir.join("in/gray.jpeg"), extra: ["-colorspace", "Gray"])
+        try Self.makeJPEG(dir.join("in/restarts.jpg"), extra: ["-define", "jpeg:restart-interval=2"])
+        let r = try export([dir.join("in"), "-o", dir.join("out")])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (input, output) in [("photo.jpg", "photo.jpg"), ("progressive.jpg", "progressive.jpg"), ("gray.jpeg", "gray.jpg"),
+                                ("restarts.jpg", "restarts.jpg")] {
+            #expect(try ImageTools.identify(dir.join("out/" + output)) == "400 300 JPEG")
+            let psnr = try ImageTools.psnr(dir.join("in/" + input), dir.join("out/" + output))
+            #expect(psnr >= 36, "\(input): \(psnr) dB")
+        }
+        // To PNG: libjpeg's decode, the one ImageMagick makes.
+        let png = try export([dir.join("in"), "-o", dir.join("png"), "--format", "png"])
+        #expect(png.status == 0, "\(png.stderr)")
+        for name in ["photo", "progressive", "gray", "restarts"] {
+            let input = dir.join("in/" + name + (name == "gray" ? ".jpeg" : ".jpg"))
+            let psnr = try ImageTools.psnr(input, dir.join("png/\(name).png"))
+            #expect(psnr >= 50, "\(name): \(psnr) dB")
+        }
+    }
+
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func qualityProgressiveAndSubsamplingAreWritten() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("photo.jpg"))
+        func exportAs(_ name: String, _ options: [String]) throws -> String {
+            let r = try export([dir.join("photo.jpg"), "-o", dir.join(name)] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return dir.join(name + "/photo.jpg")
+        }
+        let standard = try exportAs("default", [])
+        #expect(try ImageTools.identify(standard, "%Q %[jpeg:sampling-factor] %[interlace]") == "85 2x2,1x1,1x1 None")
+        let high = try exportAs("high", ["--quality", "95"])
+        #expect(try ImageTools.identify(high, "%Q %[jpeg:sampling-factor]") == "95 1x1,1x1,1x1")
+        let chosen = try exportAs("chosen", ["--quality", "95", "--subsample", "420", "--progressive"])
+        #expect(try ImageTools.identify(chosen, "%Q %[jpeg:sampling-factor] %[interlace]") == "95 2x2,1x1,1x1 JPEG")
+        let bad = try export([dir.join("photo.jpg"), "-o", dir.join("bad"), "--quality", "0"])
+        #expect(bad.status == 64, "\(bad.stderr)")
+    }
+
+    /// Must-show 4: each EXIF orientation of a JPEG is applied as `vips autorot` applies it; the output
+    /// says orientation 1; `--no-autorotate` keeps the stored pixels and the tag.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool") && ImageTools.has("vips"), "needs ImageMagick, exiftool and vips"),
+          arguments: 1...8)
+    func eachOrientationMatchesVipsAutorot(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let input = dir.join("in/photo.jpg")
+        try Self.makeJPEG(input, width: 96, height: 64)
+        try ImageTools.run("exiftool", ["-q", "-n", "-overwrite_original", "-Orientation=\(orientation)", input])
+        try ImageTools.run("vips", ["autorot", input, dir.join("upright.png")])
+
+        let png = try export([input, "-o", dir.join("png"), "--format", "png"])
+        #expect(png.status == 0, "\(png.stderr)")
+        let psnr = try ImageTools.psnr(dir.join("upright.png"), dir.join("png/photo.png"))
+        #expect(psnr >= 45, "orientation \(orientation): \(psnr) dB against vips autorot")
+
+        let jpeg = try export([input, "-o", dir.join("jpeg")])
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
+        let upright = try ImageTools.run("exiftool", ["-s3", "-n", "-Orientation", dir.join("jpeg/photo.jpg")]).stdout
+        #expect(upright.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(try ImageTools.psnr(dir.join("upright.png"), dir.join("jpeg/photo.jpg")) >= 35)
+        let size = orientation >= 5 ? "64 96 JPEG" : "96 64 JPEG"
+        #expect(try ImageTools.identify(dir.join("jpeg/photo.jpg")) == size)
+
+        let kept = try export([input, "-o", dir.join("kept"), "--no-autorotate", "--format", "png"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try ImageTools.psnr(input, dir.join("kept/photo.png")) >= 50, "the stored pixels")
+        let tag = try ImageTools.run("exiftool", ["-s3", "-n", "-Orientation", dir.join("kept/photo.png")]).stdout
+        #expect(tag.trimmingCharacters(in: .whitespacesAndNewlines) == "\(orientation)")
+    }
+
+    /// Must-show 5: truncated, bit-flipped and header-only JPEGs each fail alone, named, with the
+    /// reason, exit 1, no output; the good JPEG beside them is written.
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func damagedJPEGsFailAloneAndTheGoodOneIsWritten() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Self.makeJPEG(dir.join("in/good.jpg"))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.join("in/good.jpg"))))
+        // The first scan's start (SOS): what comes after it is entropy-coded data.
+        let scan = (0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }!
+        var damaged: [String: [UInt8]] = [
+            "cut10.jpg": Array(bytes.prefix(bytes.count / 10)),
+            "cut50.jpg": Array(bytes.prefix(bytes.count / 2)),
+            "cut90.jpg": Array(bytes.prefix(bytes.count * 9 / 10)),
+            "header.jpg": Array(bytes.prefix(scan)),
+        ]
+        var flipped = bytes
+        for index in stride(from: scan + 64, to: bytes.count - 16, by: 211) { flipped[index] ^= 0x24 }
+        damaged["flipped.jpg"] = flipped
+        for (name, data) in damaged { try Data(data).write(to: URL(fileURLWithPath: dir.join("in/" + name))) }
+
+        let r = try export([dir.join("in"), "-o", dir.join("out")])
+        #expect(r.status == 1, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("written").map { $0[string: "output"] } == [dir.join("out/good.jpg")])
+        let failed = Dictionary(uniqueKeysWithValues: events.files("failed").map { ($0[string: "input"], $0[string: "error"]) })
+        #expect(failed.count == 5, "\(failed)")
+        for name in ["cut10.jpg", "cut50.jpg", "cut90.jpg", "header.jpg"] {
+            #expect(failed[dir.join("in/" + name)]?.contains("truncated JPEG: Premature end of JPEG file") == true,
+                    "\(name): \(failed[dir.join("in/" + name)] ?? "not failed")")
+        }
+        #expect(failed[dir.join("in/flipped.jpg")]?.contains("corrupt JPEG") == true, "\(failed)")
+        // In words too, each line naming its file.
+        let text = try kiln(["export", dir.join("in"), "-o", dir.join("text"), "--device", "cpu", "--progress", "none"])
+        #expect(text.status == 1)
+        for name in damaged.keys { #expect(text.stderr.contains(dir.join("in/" + name) + ": "), "\(name) is named") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }
+        #expect(left == ["good.jpg"], "no output of a damaged input, no temporary file: \(left)")
+    }
+
+    /// Must-show 6 (first half): a PNG's transparent pixels come out as the background, said once a job.
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func alphaIsFlattenedOntoTheBackground() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for name in ["a", "b"] {
+            // Left half transparent, right half opaque red.
+            try ImageTools.run("convert", ["-size", "32x16", "xc:none", "-fill", "red", "-draw", "rectangle 16,0 31,15",
+                                           "PNG32:" + dir.join("in/\(name).png")])
+        }
+        let white = try export([dir.join("in"), "-o", dir.join("white"), "--format", "jpeg"])
+        #expect(white.status == 0, "\(white.stderr)")
+        let notes = Events(white.stdoutLines).named("warning").filter {
+            $0[string: "message"].contains("flattened onto the background #FFFFFF")
+        }
+        #expect(notes.count == 1, "said once a job: \(white.stdout)")
+        #expect(try ImageTools.pixel(dir.join("white/a.jpg"), 2, 8).allSatisfy { $0 >= 250 })
+        let red = try ImageTools.pixel(dir.join("white/a.jpg"), 28, 8)
+        #expect(red[0] >= 240 && red[1] <= 12 && red[2] <= 12, "\(red)")
+
+        let blue = try export([dir.join("in"), "-o", dir.join("blue"), "--format", "jpeg", "--background", "#0000ff"])
+        #expect(blue.status == 0, "\(blue.stderr)")
+        let pixel = try ImageTools.pixel(dir.join("blue/b.jpg"), 2, 8)
+        #expect(pixel[0] <= 12 && pixel[1] <= 12 && pixel[2] >= 240, "\(pixel)")
+        #expect(try export([dir.join("in"), "-o", dir.join("bad"), "--background", "blueish"]).status == 64)
+    }
+
+    /// Must-show 6 (second half): a CMYK JPEG with an embedded profile (libvips writes it, Adobe-inverted)
+    /// converts to sRGB within 40 dB of libvips' `icc_import --embedded` + `icc_export srgb`; one without a
+    /// profile (ImageMagick's) is converted naively, with a warning.
+    @Test(.enabled(if: tools && ImageTools.has("vips"), "needs ImageMagick and vips"))
+    func cmykConvertsToSRGB() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try ImageTools.run("convert", ["-seed", "3", "-size", "200x150", "plasma:", "-blur", "0x1", "-depth", "8",
+                                       "PNG24:" + dir.join("rgb.png")])
+        try ImageTools.run("vips", ["icc_export", dir.join("rgb.png"), dir.join("in/profiled.jpg"), "--output-profile", "cmyk"])
+        try ImageTools.run("convert", [dir.join("rgb.png"), "-colorspace", "CMYK", dir.join("in/bare.jpg")])
+        try ImageTools.run("vips", ["icc_import", dir.join("in/profiled.jpg"), dir.join("lab.v"), "--embedded"])
+        try ImageTools.run("vips", ["icc_export", dir.join("lab.v"), dir.join("reference.png"), "--output-profile", "srgb"])
+        let r = try export([dir.join("in"), "-o", dir.join("out"), "--format", "png"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let psnr = try ImageTools.psnr(dir.join("reference.png"), dir.join("out/profiled.png"))
+        #expect(psnr >= 40, "\(psnr) dB against libvips")
+        #expect(try ImageTools.psnr(dir.join("rgb.png"), dir.join("out/bare.png")) >= 30)
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("bare.jpg: a CMYK image without a colour profile was converted to sRGB naively") },
+                "\(warnings)")
+    }
+
+    /// ICC (APP2), EXIF (APP1) and XMP come through into JPEG and WebP outputs; `--strip` keeps only the ICC.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool") && ImageTools.has("vips"), "needs ImageMagick, exiftool and vips"))
+    func iccExifAndXMPAreWrittenBackUnlessStripped() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("plain.jpg"))
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let input = dir.join("in/tagged.jpg")
+        try ImageTools.run("vips", ["icc_export", dir.join("plain.jpg"), input, "--output-profile", "srgb"])
+        try ImageTools.run("exiftool", ["-q", "-overwrite_original", "-Artist=Kiln Test", "-XMP-dc:Title=Round trip", input])
+        func tags(_ path: String) throws -> [String] {
+            try ImageTools.run("exiftool", ["-s3", "-f", "-Artist", "-Title", "-ProfileDescription", path]).stdout
+                .split(separator: "\n").map(String.init)
+        }
+        let stated = try tags(input)
+        #expect(stated[0] == "Kiln Test" && stated[1] == "Round trip" && stated[2] != "-", "\(stated)")
+        for format in ["jpeg", "webp"] {
+            let r = try export([dir.join("in"), "-o", dir.join(format), "--format", format])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try tags(dir.join(format + "/tagged." + (format == "jpeg" ? "jpg" : "webp"))) == stated, "\(format)")
+        }
+        let stripped = try export([dir.join("in"), "-o", dir.join("stripped"), "--strip"])
+        #expect(stripped.status == 0, "\(stripped.stderr)")
+        #expect(try tags(dir.join("stripped/tagged.jpg")) == ["-", "-", stated[2]])
+    }
+
+    /// Shrink-on-load: a fit to 250 of a 2000 × 1500 JPEG decodes at 1/4 (DCT scaling) and resizes the
+    /// rest of the way; it must not differ visibly from a full decode and resize (ImageMagick's), nor in size.
+    @Test(.enabled(if: tools, "needs ImageMagick"), arguments: [1, 6])
+    func shrinkOnLoadLooksLikeAFullDecodeAndResize(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("big.jpg"), width: 2000, height: 1500, quality: 92)
+        if orientation != 1 {
+            guard ImageTools.has("exiftool") else { return }
+            try ImageTools.run("exiftool", ["-q", "-n", "-overwrite_original", "-Orientation=\(orientation)", dir.join("big.jpg")])
+        }
+        let r = try export([dir.join("big.jpg"), "-o", dir.join("out"), "--resize", "250x250", "--format", "png"])
+        #expect(r.status == 0, "\(r.stderr)")
+        try ImageTools.run("convert", [dir.join("big.jpg"), "-auto-orient", "-resize", "250x250", dir.join("full.png")])
+        #expect(try ImageTools.identify(dir.join("out/big.png"), "%w %h") == (orientation == 1 ? "250 188" : "188 250"))
+        let psnr = try ImageTools.psnr(dir.join("full.png"), dir.join("out/big.png"))
+        #expect(psnr >= 35, "\(psnr) dB against a full decode and resize")
+    }
+
+    /// The plan's digest holds every format option: another quality is a conflict, the same one a skip.
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func anotherQualityIsAConflictTheSameASkip() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("photo.jpg"))
+        let first = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--quality", "80", "--keep-journal"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let same = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--quality", "80", "--keep-journal"])
+        #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
+        let other = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--quality", "60", "--keep-journal"])
+        #expect(other.status == 1)
+        #expect(Events(other.stdoutLines).files("conflict").first?[string: "error"].contains("other options") == true,
+                "\(other.stdout)")
+    }
+}

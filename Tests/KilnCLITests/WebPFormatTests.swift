@@ -1,0 +1,120 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+/// WebP in and out (issue 27), checked with libwebp's own tools (`cwebp`, `dwebp`, `img2webp`) and ImageMagick.
+@Suite struct WebPFormatTests {
+    static let tools = ImageTools.has("convert") && ImageTools.has("compare") && ImageTools.has("cwebp")
+        && ImageTools.has("dwebp") && ImageTools.has("img2webp")
+
+    private func export(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        try kiln(["export"] + arguments + ["--device", "cpu", "--progress", "json"])
+    }
+
+    /// `in/` with an 8-bit opaque PNG, an 8-bit PNG with alpha (fully transparent parts included),
+    /// and lossy and lossless WebPs made by cwebp.
+    private func makeInputs() throws -> TemporaryDirectory {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try ImageTools.run("convert", ["-seed", "5", "-size", "160x120", "plasma:", "-depth", "8", "PNG24:" + dir.join("in/photo.png")])
+        try ImageTools.run("convert", ["-size", "64x48", "xc:none", "-fill", "rgba(0,128,255,0.6)", "-draw", "circle 32,24 32,4",
+                                       "-depth", "8", "PNG32:" + dir.join("in/alpha.png")])
+        try ImageTools.run("cwebp", ["-quiet", "-q", "75", dir.join("in/photo.png"), "-o", dir.join("in/lossy.webp")])
+        try ImageTools.run("cwebp", ["-quiet", "-lossless", "-exact", dir.join("in/alpha.png"), "-o", dir.join("in/lossless.webp")])
+        return dir
+    }
+
+    /// Must-show 3 (on made images): a lossless WebP round trip is pixel-exact; lossy output decodes with dwebp.
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func losslessIsExactAndLossyDecodesWithDwebp() throws {
+        let dir = try makeInputs()
+        let lossless = try export([dir.join("in"), "-o", dir.join("lossless"), "--format", "webp", "--lossless"])
+        #expect(lossless.status == 0, "\(lossless.stderr)")
+        for (input, output) in [("photo.png", "photo.webp"), ("alpha.png", "alpha.webp"), ("lossless.webp", "lossless.webp")] {
+            let decoded = dir.join("lossless/" + output + ".png")
+            try ImageTools.run("dwebp", ["-quiet", dir.join("lossless/" + output), "-o", decoded])
+            #expect(try ImageTools.psnr(dir.join("in/" + input), decoded) == .infinity, "\(input) → \(output)")
+        }
+        // Every sample the same, alpha and the colour under transparent pixels included.
+        let same = try ImageTools.run("compare", ["-metric", "AE", dir.join("in/alpha.png"), dir.join("lossless/alpha.webp.png"),
+                                                  "null:"])
+        #expect(same.stderr.hasPrefix("0"), "\(same.stderr)")
+
+        let lossy = try export([dir.join("in"), "-o", dir.join("lossy"), "--format", "webp"])
+        #expect(lossy.status == 0, "\(lossy.stderr)")
+        for name in ["photo", "alpha", "lossy", "lossless"] {
+            let decoded = dir.join("lossy/\(name).png")
+            try ImageTools.run("dwebp", ["-quiet", dir.join("lossy/\(name).webp"), "-o", decoded])
+            #expect(try ImageTools.identify(decoded, "%w %h") == (name == "alpha" || name == "lossless" ? "64 48" : "160 120"))
+        }
+        #expect(try ImageTools.psnr(dir.join("in/photo.png"), dir.join("lossy/photo.png")) >= 30)
+        // Quality 80 by default, and --quality changes it.
+        let small = try export([dir.join("in/photo.png"), "-o", dir.join("small"), "--format", "webp", "--quality", "20"])
+        #expect(small.status == 0, "\(small.stderr)")
+        let sizes = try [dir.join("lossy/photo.webp"), dir.join("small/photo.webp")].map {
+            try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0
+        }
+        #expect(sizes[1] < sizes[0], "\(sizes)")
+    }
+
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func anAnimationIsRefusedNamingTheFile() throws {
+        let dir = try makeInputs()
+        try ImageTools.run("convert", ["-size", "16x16", "xc:red", dir.join("red.png")])
+        try ImageTools.run("convert", ["-size", "16x16", "xc:blue", dir.join("blue.png")])
+        try ImageTools.run("img2webp", ["-loop", "0", dir.join("red.png"), "-d", "100", dir.join("blue.png"), "-o",
+                                        dir.join("in/moving.webp")])
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(dir.join("in/moving.webp") + ": unsupported WebP: an animated WebP"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out/moving.webp")))
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/photo.png")))
+    }
+
+    @Test(.enabled(if: tools && ImageTools.has("vips"), "needs ImageMagick, libwebp's tools and vips"))
+    func overWebPsSizeLimitIsAPerImageError() throws {
+        let dir = try makeInputs()
+        // libvips makes it (ImageMagick's policy refuses to).
+        try ImageTools.run("vips", ["black", dir.join("in/wide.png"), "16400", "2"])
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--format", "webp", "--device", "cpu",
+                          "--progress", "none"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(dir.join("in/wide.png") + ": unsupported WebP: WebP holds at most 16383 × 16383 pixels, not 16400 × 2"),
+                "\(r.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
+        #expect(made.count == 4 && !made.contains("wide.webp"), "\(made)")
+    }
+
+    /// Must-show 7 with WebP: a folder of PNG, JPEG and WebP, `--format same` and each `--format`.
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"),
+          arguments: [("same", ["a.png", "b.jpg", "c.webp"]), ("png", ["a.png", "b.png", "c.png"]),
+                      ("jpeg", ["a.jpg", "b.jpg", "c.jpg"]), ("webp", ["a.webp", "b.webp", "c.webp"])])
+    func aMixedFolderGetsTheRightFormats(format: String, names: [String]) throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        // Plasma softened, as a photo is: its grain alone would cost a lossy encoder a few dB.
+        try ImageTools.run("convert", ["-seed", "3", "-size", "120x90", "plasma:", "-blur", "0x1", "-depth", "8", dir.join("in/a.png")])
+        try ImageTools.run("convert", ["-seed", "4", "-size", "90x120", "plasma:", "-blur", "0x1", "-quality", "95", dir.join("in/b.jpg")])
+        try ImageTools.run("cwebp", ["-quiet", "-q", "90", dir.join("in/a.png"), "-o", dir.join("in/c.WEBP")])
+        let r = try export([dir.join("in"), "-o", dir.join("out"), "--format", format])
+        #expect(r.status == 0, "\(r.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
+        #expect(made == names)
+        for (input, output) in zip(["a.png", "b.jpg", "c.WEBP"], names) {
+            let kind = output.hasSuffix(".png") ? "PNG" : output.hasSuffix(".jpg") ? "JPEG" : "WEBP"
+            #expect(try ImageTools.identify(dir.join("out/" + output)) == (input == "b.jpg" ? "90 120 " : "120 90 ") + kind)
+            var decoded = dir.join("out/" + output)
+            if kind == "WEBP" {
+                decoded += ".png"
+                try ImageTools.run("dwebp", ["-quiet", dir.join("out/" + output), "-o", decoded])
+            }
+            var original = dir.join("in/" + input)
+            if input.hasSuffix(".WEBP") {
+                original = dir.join("c.png")
+                try ImageTools.run("dwebp", ["-quiet", dir.join("in/" + input), "-o", original])
+            }
+            let psnr = try ImageTools.psnr(original, decoded)
+            #expect(psnr >= 30, "\(input) → \(output): \(psnr) dB")
+        }
+    }
+}
