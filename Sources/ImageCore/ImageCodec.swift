@@ -130,20 +130,17 @@ public struct RGBColor: Sendable, Equatable, Codable, CustomStringConvertible {
 public protocol ImageWriter: RowSink {
     /// Completes the file once every row is written, with the blocks of
     /// `metadata` that the settings keep and that still hold for the output
-    /// (the metadata is complete only once a reader has read its whole file).
+    /// (the metadata is complete only once a reader has read its whole file),
+    /// telling `progress` how much of the encoding is done as it goes (a
+    /// writer that encoded the rows as they arrived has nothing left to tell).
     /// - Throws: the codec's error.
-    func finish(metadata: ImageMetadata?) throws -> EncodedImage
-    /// As ``finish(metadata:)``, telling `progress` how much of the encoding
-    /// is done as it goes (a writer that encodes as rows arrive reports at once).
     func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage
 }
 
 extension ImageWriter {
-    /// Encodes in one step, then reports it complete.
-    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
-        let encoded = try finish(metadata: metadata)
-        progress?.report(1)
-        return encoded
+    /// ``finish(metadata:progress:)`` with no one to tell.
+    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+        try finish(metadata: metadata, progress: nil)
     }
 }
 

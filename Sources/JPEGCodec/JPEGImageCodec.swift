@@ -120,8 +120,9 @@ public final class JPEGWriter: ImageWriter {
         written = rows.upperBound
     }
 
-    /// Completes the stream and puts the kept metadata segments after SOI.
-    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+    /// Completes the stream and puts the kept metadata segments after SOI. The rows were encoded
+    /// as they arrived (their progress counted with the render's): `progress` hears nothing more.
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
         precondition(written == height, "\(height - written) rows were never written")
         strip = []
         let stream = try encoder.finish()

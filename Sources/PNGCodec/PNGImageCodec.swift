@@ -68,10 +68,6 @@ public final class PNGWriter: ImageWriter {
         try self.rows.write(rows, fill)
     }
 
-    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
-        try finish(metadata: metadata, progress: nil)
-    }
-
     public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
         let chunks = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
         let encoded = try PNGEncoder.encode(rows.image(), options: .init(level: settings.level), metadata: chunks,

@@ -196,10 +196,6 @@ public final class WebPWriter: ImageWriter {
         try self.rows.write(rows, fill)
     }
 
-    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
-        try finish(metadata: metadata, progress: nil)
-    }
-
     public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
         var image = rows.image()
         if image.depth == .sixteen {

@@ -9,22 +9,10 @@ import Testing
 /// the stall watchdog sees the same progress, so working is never expiring;
 /// a job that stalls on the same image in two runs in a row leaves it out.
 @Suite struct ProgressTruthTests {
-    /// A photo-like image (gradients with grain, as ``LargeImages``) of `width × height`.
+    /// A photo-like image (``LargeImages/photo(width:height:phase:using:)``) of `width × height`.
     private static func photo(width: Int, height: Int, seed: UInt64) throws -> [UInt8] {
         var rng = SeededGenerator(seed: seed)
-        var bytes = [UInt8](repeating: 255, count: width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                let o = (y * width + x) * 4
-                let grain = Int(rng.next() & 15) - 8
-                let fx = Double(x) / Double(width), fy = Double(y) / Double(height)
-                bytes[o] = UInt8(clamping: Int(255 * fx) + grain)
-                bytes[o + 1] = UInt8(clamping: Int(255 * fy) + grain)
-                bytes[o + 2] = UInt8(clamping: Int(127.5 + 127.5 * sin(6 * fx + 4 * fy)) + grain)
-            }
-        }
-        return try PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes),
-                                     options: .init(level: 1))
+        return LargeImages.photo(width: width, height: height, using: &rng)
     }
 
     /// Images of very different sizes, large and small mixed, so that weights learned while

@@ -16,25 +16,29 @@ enum LargeImages {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var rng = SeededGenerator(seed: 20261122)
         for index in 0..<count {
-            var bytes = [UInt8](repeating: 255, count: width * height * 4)
-            let phase = Double(index) * 0.7
-            for y in 0..<height {
-                for x in 0..<width {
-                    let o = (y * width + x) * 4
-                    let grain = Int(rng.next() & 15) - 8
-                    let fx = Double(x) / Double(width), fy = Double(y) / Double(height)
-                    bytes[o] = UInt8(clamping: Int(255 * fx) + grain)
-                    bytes[o + 1] = UInt8(clamping: Int(255 * fy) + grain)
-                    bytes[o + 2] = UInt8(clamping: Int(127.5 + 127.5 * sin(6 * fx + 4 * fy + phase)) + grain)
-                }
-            }
-            let png = try! PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes),
-                                             options: .init(level: 1))
+            let png = photo(width: width, height: height, phase: Double(index) * 0.7, using: &rng)
             _ = FileManager.default.createFile(atPath: dir + String(format: "/photo%02d.png", index), contents: Data(png))
         }
         atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-large-\(getpid())") }
         return dir
     }()
+
+    /// A photo-like PNG (level 1) of `width × height`: gradients with grain, a wave shifted by `phase`.
+    static func photo(width: Int, height: Int, phase: Double = 0, using rng: inout SeededGenerator) -> [UInt8] {
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = (y * width + x) * 4
+                let grain = Int(rng.next() & 15) - 8
+                let fx = Double(x) / Double(width), fy = Double(y) / Double(height)
+                bytes[o] = UInt8(clamping: Int(255 * fx) + grain)
+                bytes[o + 1] = UInt8(clamping: Int(255 * fy) + grain)
+                bytes[o + 2] = UInt8(clamping: Int(127.5 + 127.5 * sin(6 * fx + 4 * fy + phase)) + grain)
+            }
+        }
+        return try! PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes),
+                                      options: .init(level: 1))
+    }
 
     /// An uninterrupted export of the folder, made once, to compare interrupted runs against.
     static let reference: (directory: String, secondsPerImage: Double) = {
