@@ -69,17 +69,22 @@ public struct OutputSettings: Sendable, Equatable, Codable {
     }
 
     /// What outputs are written as, for a subtitle: "PNG level 6", "JPEG quality 85 4:2:0",
-    /// "same format (PNG level 6, JPEG quality 85)".
-    public func summary(level: Int) -> String {
+    /// "WebP quality 80"; under `same`, each format among the `outputs` (their names), in that
+    /// order: "PNG level 6, JPEG quality 85 4:2:0" (a folder of PNGs says only "PNG level 6").
+    public func summary(level: Int, outputs: [String]) -> String {
         let png = "PNG level \(level)"
         let jpegQuality = quality ?? JPEGImageCodec.defaultQuality
         let jpeg = "JPEG quality \(jpegQuality)" + (progressive ? " progressive" : "")
             + " " + (subsample ?? .default(quality: jpegQuality)).label
+        let webp = lossless ? "WebP lossless" : "WebP quality \(quality ?? 80)"
         switch format {
         case .png: return png
         case .jpeg: return jpeg
-        case .webp: return lossless ? "WebP lossless" : "WebP quality \(quality ?? 80)"
-        case .same: return "same format (\(png), \(jpeg))"
+        case .webp: return webp
+        case .same:
+            let present = Set(outputs.compactMap { ImageCodecs.format(byExtensionOf: $0) })
+            let named = [(ImageFormat.png, png), (.jpeg, jpeg), (.webp, webp)].filter { present.contains($0.0) }.map(\.1)
+            return named.isEmpty ? png : named.joined(separator: ", ")
         }
     }
 

@@ -312,7 +312,7 @@ struct JobRunner {
         let count = record.items.count
         let title = record.title ?? "Exporting \(count) image\(count == 1 ? "" : "s")"
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }
-        let parts = record.options.plan.operations.map(\.summary) + [record.options.plan.output.summary(level: record.options.plan.level), device]
+        let parts = record.options.plan.operations.map(\.summary) + [record.options.plan.output.summary(level: record.options.plan.level, outputs: record.items.map(\.output)), device]
         return (title, parts.joined(separator: " · "))
     }
 }

@@ -78,7 +78,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let start = Events(r.stdoutLines).named("start").first ?? [:]
         #expect(start[string: "title"] == "Exporting \(Paths.pngs(in: Paths.sampleData).count) images")
-        #expect(start[string: "subtitle"] == "fit 800×? · saturation 1.2 · sharpen 0.5 · watermark br · same format (PNG level 6, JPEG quality 85 4:2:0) · CPU (--device cpu)")
+        #expect(start[string: "subtitle"] == "fit 800×? · saturation 1.2 · sharpen 0.5 · watermark br · PNG level 6 · CPU (--device cpu)")
         let custom = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("c"), "--title", "Holiday",
                                "--subtitle", "for the web", "--device", "cpu", "--progress", "json"])
         let customStart = Events(custom.stdoutLines).named("start").first ?? [:]

@@ -100,6 +100,10 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
         #expect(made == names)
+        // The subtitle names what the outputs are written as: under `same`, each format present.
+        let written = ["same": "PNG level 6, JPEG quality 85 4:2:0, WebP quality 80", "png": "PNG level 6",
+                       "jpeg": "JPEG quality 85 4:2:0", "webp": "WebP quality 80"][format]!
+        #expect(Events(r.stdoutLines).named("start").first?[string: "subtitle"] == written + " · CPU (--device cpu)")
         for (input, output) in zip(["a.png", "b.jpg", "c.WEBP"], names) {
             let kind = output.hasSuffix(".png") ? "PNG" : output.hasSuffix(".jpg") ? "JPEG" : "WEBP"
             #expect(try ImageTools.identify(dir.join("out/" + output)) == (input == "b.jpg" ? "90 120 " : "120 90 ") + kind)
