@@ -244,7 +244,7 @@ public final class ExportJob: Sendable {
     /// workers finish and every finished image is committed, reporting into
     /// `progress` (weighted by what each stage of each image costs). Returns the totals.
     ///
-    /// Before the workers start, every input's header is read (``plannedCosts(of:)``),
+    /// Before the workers start, every input's header is read (``plannedCosts(of:progress:)``),
     /// so that the weights are known before the first progress is shown.
     @discardableResult
     public func run(progress: Progress = Progress(totalUnitCount: 1), hooks: Hooks = Hooks()) -> Counts {
