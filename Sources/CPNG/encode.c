@@ -11,14 +11,17 @@
  * chunks mean less framing overhead on big images). */
 #define IDAT_BYTES (64 * 1024)
 
-/* Per-call state, on the heap so it survives a longjmp intact. */
-typedef struct encoder {
+/* A writer's state, on the heap so it survives a longjmp intact. */
+struct cpng_zlib_writer {
     png_structp png;
     png_infop info;
-    cpng_buffer *output;
-    cpng_status *status;
+    cpng_buffer output;  /* what libpng wrote since the caller last took it */
+    cpng_status *status; /* the status of the call under way */
     uint8_t *row;        /* one packed output row */
-} encoder;
+    uint32_t width, height, next_row;
+    int bit_depth, color_type;
+    int failed;          /* a libpng error left the writer unusable */
+};
 
 void cpng_buffer_free(cpng_buffer *buffer) {
     free(buffer->data);
@@ -47,7 +50,7 @@ void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, in
 }
 
 static void error_callback(png_structp png, png_const_charp message) {
-    encoder *e = png_get_error_ptr(png);
+    cpng_zlib_writer *e = png_get_error_ptr(png);
     cpng_status_fail(e->status, CPNG_MALFORMED, NULL, "%s", message);
     /* Returning would make libpng print and abort: jump to the entry point. */
     png_longjmp(png, 1);
@@ -61,8 +64,8 @@ static void warning_callback(png_structp png, png_const_charp message) {
 
 /* Appends libpng's output to the growable buffer, doubling its capacity. */
 static void write_callback(png_structp png, png_bytep data, size_t length) {
-    encoder *e = png_get_io_ptr(png);
-    cpng_buffer *out = e->output;
+    cpng_zlib_writer *e = png_get_io_ptr(png);
+    cpng_buffer *out = &e->output;
     if (length > out->capacity - out->size) {
         size_t capacity = out->capacity > 0 ? out->capacity : 4096;
         while (length > capacity - out->size) {
@@ -85,109 +88,149 @@ static void flush_callback(png_structp png) {
     (void)png; /* memory output: nothing to flush */
 }
 
-/* The caller's ancillary chunks and tIME, handed to libpng before png_write_info. */
-typedef struct metadata {
-    const cpng_chunk *chunks;
-    size_t count;
-    int64_t time;
-} metadata;
-
 /* Registers the chunks with libpng, which writes each at its location. */
-static void set_metadata(png_structp png, png_infop info, const metadata *m) {
-    if (m->count > 0) {
-        png_unknown_chunk *list = png_malloc(png, m->count * sizeof *list);
-        for (size_t i = 0; i < m->count; i++) {
-            memcpy(list[i].name, m->chunks[i].name, 4);
-            list[i].name[4] = 0;
-            list[i].data = (png_byte *)m->chunks[i].data;
-            list[i].size = m->chunks[i].size;
-            list[i].location = (png_byte)m->chunks[i].location;
-        }
-        /* Write every listed chunk, safe-to-copy or not: the caller chose them. */
-        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, NULL, 0);
-        png_set_unknown_chunks(png, info, list, (int)m->count);  /* copies the list and the data */
-        png_free(png, list);
+static void set_chunks(png_structp png, png_infop info, const cpng_chunk *chunks, size_t count) {
+    if (count == 0) return;
+    png_unknown_chunk *list = png_malloc(png, count * sizeof *list);
+    for (size_t i = 0; i < count; i++) {
+        memcpy(list[i].name, chunks[i].name, 4);
+        list[i].name[4] = 0;
+        list[i].data = (png_byte *)chunks[i].data;
+        list[i].size = chunks[i].size;
+        list[i].location = (png_byte)chunks[i].location;
     }
-    if (m->time != 0) {
-        png_time stamp;
-        png_convert_from_time_t(&stamp, (time_t)m->time);
-        png_set_tIME(png, info, &stamp);
-    }
+    /* Write every listed chunk, safe-to-copy or not: the caller chose them. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, NULL, 0);
+    png_set_unknown_chunks(png, info, list, (int)count);  /* copies the list and the data */
+    png_free(png, list);
 }
 
-/* Writes the whole stream; runs under encode_stream's setjmp. */
-static void write_png(encoder *e, const uint8_t *pixels, uint32_t width, uint32_t height, int bit_depth,
-                      int color_type, int level, int filters, const metadata *m, const cpng_row_progress *progress) {
+/* A tIME saying `time` (seconds since 1970, UTC), unless it is 0: written by
+ * png_write_info, or by png_write_end when set after it. */
+static void set_time(png_structp png, png_infop info, int64_t time) {
+    if (time == 0) return;
+    png_time stamp;
+    png_convert_from_time_t(&stamp, (time_t)time);
+    png_set_tIME(png, info, &stamp);
+}
+
+/* Writes the header and the chunks before IDAT; runs under open's setjmp. */
+static void write_head(cpng_zlib_writer *e, int level, int filters, const cpng_chunk *chunks, size_t count,
+                       int64_t time) {
     png_structp png = e->png;
     png_set_write_fn(png, e, write_callback, flush_callback);
-    png_set_IHDR(png, e->info, width, height, bit_depth, color_type, PNG_INTERLACE_NONE,
+    png_set_IHDR(png, e->info, e->width, e->height, e->bit_depth, e->color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, level);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, filters == CPNG_FILTERS_ADAPTIVE ? PNG_ALL_FILTERS : PNG_FILTER_NONE);
     png_set_compression_buffer_size(png, IDAT_BYTES);
-    set_metadata(png, e->info, m);
+    set_chunks(png, e->info, chunks, count);
+    set_time(png, e->info, time);
     png_write_info(png, e->info);
-
-    size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
-    for (uint32_t y = 0; y < height; y++) {
-        cpng_pack_row(pixels + (size_t)y * canonical_row, e->row, width, bit_depth, color_type);
-        png_write_row(png, e->row);
-        /* Every 16 rows: a 32000-pixel row takes about 10 ms at level 9, so the
-         * bar moves several times a second without a call per row. */
-        if (progress != NULL && progress->done != NULL && ((y + 1) % 16 == 0 || y + 1 == height))
-            progress->done(progress->context, (double)(y + 1) / height);
-    }
-    png_write_end(png, e->info);
 }
 
-/* Entry point for write_png; owns the setjmp. */
-static int encode_stream(encoder *e, const uint8_t *pixels, uint32_t width, uint32_t height, int bit_depth,
-                         int color_type, int level, int filters, const metadata *m,
-                         const cpng_row_progress *progress) {
-    if (setjmp(png_jmpbuf(e->png))) return e->status->code;
-    write_png(e, pixels, width, height, bit_depth, color_type, level, filters, m, progress);
+/* Entry points own the setjmp; each marks the writer failed when libpng jumps. */
+static int open_stream(cpng_zlib_writer *e, int level, int filters, const cpng_chunk *chunks, size_t count,
+                       int64_t time) {
+    if (setjmp(png_jmpbuf(e->png))) { e->failed = 1; return e->status->code; }
+    write_head(e, level, filters, chunks, count, time);
     return CPNG_OK;
 }
 
-static int valid_arguments(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
-                           int level, int filters) {
-    return pixels != NULL && width > 0 && height > 0 && width <= PNG_UINT_31_MAX && height <= PNG_UINT_31_MAX &&
+static int write_rows(cpng_zlib_writer *e, const uint8_t *pixels, uint32_t count, const cpng_row_progress *progress) {
+    if (setjmp(png_jmpbuf(e->png))) { e->failed = 1; return e->status->code; }
+    size_t canonical_row = (size_t)e->width * 4 * (size_t)(e->bit_depth / 8);
+    for (uint32_t i = 0; i < count; i++, e->next_row++) {
+        cpng_pack_row(pixels + (size_t)i * canonical_row, e->row, e->width, e->bit_depth, e->color_type);
+        png_write_row(e->png, e->row);
+        /* Every 16 rows: a 32000-pixel row takes about 10 ms at level 9, so the
+         * bar moves several times a second without a call per row. */
+        uint32_t done = e->next_row + 1;
+        if (progress != NULL && progress->done != NULL && (done % 16 == 0 || done == e->height))
+            progress->done(progress->context, (double)done / e->height);
+    }
+    return CPNG_OK;
+}
+
+static int write_end(cpng_zlib_writer *e, const cpng_chunk *chunks, size_t count, int64_t time) {
+    if (setjmp(png_jmpbuf(e->png))) { e->failed = 1; return e->status->code; }
+    set_chunks(e->png, e->info, chunks, count);
+    set_time(e->png, e->info, time);
+    png_write_end(e->png, e->info);
+    return CPNG_OK;
+}
+
+static int valid_arguments(uint32_t width, uint32_t height, int bit_depth, int color_type, int level, int filters) {
+    return width > 0 && height > 0 && width <= PNG_UINT_31_MAX && height <= PNG_UINT_31_MAX &&
            (bit_depth == 8 || bit_depth == 16) &&
            (color_type == CPNG_COLOR_GRAY || color_type == CPNG_COLOR_GRAY_ALPHA || color_type == CPNG_COLOR_RGB ||
             color_type == CPNG_COLOR_RGBA) &&
            level >= 0 && level <= 9 && (filters == CPNG_FILTERS_NONE || filters == CPNG_FILTERS_ADAPTIVE);
 }
 
-int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
-                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
-                const cpng_row_progress *progress, cpng_buffer *output, cpng_status *status) {
+cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
+                                        int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                                        cpng_status *status) {
     cpng_status_clear(status);
-    memset(output, 0, sizeof *output);
-    if (!valid_arguments(pixels, width, height, bit_depth, color_type, level, filters)) {
+    if (!valid_arguments(width, height, bit_depth, color_type, level, filters)) {
         cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
                          "cannot encode %u x %u, depth %d, color type %d, level %d, filters %d", width, height,
                          bit_depth, color_type, level, filters);
-        return status->code;
+        return NULL;
     }
-    encoder *e = calloc(1, sizeof *e);
+    cpng_zlib_writer *e = calloc(1, sizeof *e);
     if (e != NULL) {
-        e->output = output;
         e->status = status;
+        e->width = width;
+        e->height = height;
+        e->bit_depth = bit_depth;
+        e->color_type = color_type;
         e->row = malloc((size_t)width * 8);
         e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, error_callback, warning_callback);
         if (e->png != NULL) e->info = png_create_info_struct(e->png);
     }
     if (e == NULL || e->row == NULL || e->info == NULL) {
         cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory creating the libpng writer");
-    } else {
-        metadata m = {chunks, chunks != NULL ? chunk_count : 0, time};
-        encode_stream(e, pixels, width, height, bit_depth, color_type, level, filters, &m, progress);
+        cpng_zlib_writer_close(e);
+        return NULL;
     }
-    if (e != NULL) {
-        if (e->png != NULL) png_destroy_write_struct(&e->png, &e->info);
-        free(e->row);
-        free(e);
+    if (open_stream(e, level, filters, chunks, chunks != NULL ? chunk_count : 0, time) != CPNG_OK) {
+        cpng_zlib_writer_close(e);
+        return NULL;
     }
-    if (status->code != CPNG_OK) cpng_buffer_free(output);
-    return status->code;
+    return e;
+}
+
+int cpng_zlib_writer_rows(cpng_zlib_writer *writer, const void *pixels, uint32_t count,
+                          const cpng_row_progress *progress, cpng_status *status) {
+    cpng_status_clear(status);
+    writer->status = status;
+    if (writer->failed || pixels == NULL || count > writer->height - writer->next_row) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "cannot take %u more rows after %u of %u", count,
+                         writer->next_row, writer->height);
+        return status->code;
+    }
+    return write_rows(writer, pixels, count, progress);
+}
+
+int cpng_zlib_writer_finish(cpng_zlib_writer *writer, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                            cpng_status *status) {
+    cpng_status_clear(status);
+    writer->status = status;
+    if (writer->failed || writer->next_row != writer->height) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "cannot end the image after %u of %u rows",
+                         writer->next_row, writer->height);
+        return status->code;
+    }
+    return write_end(writer, chunks, chunks != NULL ? chunk_count : 0, time);
+}
+
+cpng_buffer *cpng_zlib_writer_output(cpng_zlib_writer *writer) { return &writer->output; }
+
+void cpng_zlib_writer_close(cpng_zlib_writer *writer) {
+    if (writer == NULL) return;
+    if (writer->png != NULL) png_destroy_write_struct(&writer->png, &writer->info);
+    cpng_buffer_free(&writer->output);
+    free(writer->row);
+    free(writer);
 }

@@ -130,11 +130,11 @@ static void rows_free(rows *r) {
 }
 
 /* Filters row y of the image into r->filtered, given that r->packed[(y + 1) % 2]
- * holds row y - 1 packed (ignored for y == 0). */
-static void next_filtered(rows *r, const uint8_t *pixels, uint32_t width, uint32_t y, int bit_depth,
+ * holds row y - 1 packed (ignored for y == 0). `pixels` holds rows from `base` on. */
+static void next_filtered(rows *r, const uint8_t *pixels, uint32_t base, uint32_t width, uint32_t y, int bit_depth,
                           int color_type, size_t canonical_row, size_t bpp) {
     uint8_t *current = r->packed[y % 2], *previous = r->packed[(y + 1) % 2];
-    cpng_pack_row(pixels + (size_t)y * canonical_row, current, width, bit_depth, color_type);
+    cpng_pack_row(pixels + (size_t)(y - base) * canonical_row, current, width, bit_depth, color_type);
     filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->filtered, r->work);
 }
 
@@ -162,9 +162,28 @@ static int drain(struct isal_zstream *stream, cpng_buffer *out, int finishing) {
     }
 }
 
-int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
-                      uint32_t first_row, uint32_t end_row, int deflater, int level, cpng_segment *out,
-                      cpng_status *status) {
+/* Bytes a row of `color_type` at `bit_depth` stores (no filter byte). */
+static size_t stored_row_bytes(uint32_t width, int bit_depth, int color_type) {
+    int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
+                 : color_type == CPNG_COLOR_RGB ? 3 : 4;
+    return (size_t)width * (size_t)channels * (size_t)(bit_depth / 8);
+}
+
+/* Rows before `first_row` whose filtered bytes prime its segment (the last 32 KiB of them). */
+static uint32_t cpng_fast_priming_rows(uint32_t width, int bit_depth, int color_type, uint32_t first_row) {
+    size_t stored = stored_row_bytes(width, bit_depth, color_type);
+    uint32_t back = (uint32_t)((WINDOW_BYTES + stored) / (stored + 1));
+    return first_row > back ? back : first_row;
+}
+
+uint32_t cpng_fast_first_needed_row(uint32_t width, int bit_depth, int color_type, uint32_t first_row) {
+    uint32_t start = first_row - cpng_fast_priming_rows(width, bit_depth, color_type, first_row);
+    return start > 0 ? start - 1 : 0;
+}
+
+int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
+                      int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
+                      cpng_segment *out, cpng_status *status) {
     cpng_status_clear(status);
     memset(out, 0, sizeof *out);
     int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
@@ -173,7 +192,7 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
     int valid_deflate = whole ? level >= 1 && level <= CPNG_WHOLE_MAX_LEVEL && first_row == 0 && end_row == height
                               : deflater == CPNG_DEFLATER_ISAL && level >= 1 && level <= 3;
     if (pixels == NULL || first_row >= end_row || end_row > height || (bit_depth != 8 && bit_depth != 16) ||
-        !valid_deflate) {
+        !valid_deflate || pixels_row > cpng_fast_first_needed_row(width, bit_depth, color_type, first_row)) {
         cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
                          "bad segment %u..<%u of %u rows, depth %d, deflater %d, level %d", first_row, end_row, height,
                          bit_depth, deflater, level);
@@ -203,13 +222,12 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
         /* Prime with the last 32 KiB of filtered data before this segment, re-filtered
          * here (a row's filter depends only on it and the row above). */
         if (first_row > 0) {
-            uint32_t back = (uint32_t)((WINDOW_BYTES + stored) / (stored + 1));
-            uint32_t start = first_row > back ? first_row - back : 0;
-            if (start > 0) cpng_pack_row((const uint8_t *)pixels + (size_t)(start - 1) * canonical_row,
+            uint32_t start = first_row - cpng_fast_priming_rows(width, bit_depth, color_type, first_row);
+            if (start > 0) cpng_pack_row((const uint8_t *)pixels + (size_t)(start - 1 - pixels_row) * canonical_row,
                                          r.packed[(start + 1) % 2], width, bit_depth, color_type);
             size_t used = 0;
             for (uint32_t y = start; y < first_row; y++) {
-                next_filtered(&r, pixels, width, y, bit_depth, color_type, canonical_row, bpp);
+                next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
                 /* Keep a sliding window of the last WINDOW_BYTES filtered bytes. */
                 size_t n = stored + 1;
                 const uint8_t *src = r.filtered;
@@ -232,7 +250,7 @@ int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int b
         uint8_t *filtered = ok ? calloc(1, raw_size + 256) : NULL;
         ok = ok && filtered != NULL;
         for (uint32_t y = first_row; ok && y < end_row; y++) {
-            next_filtered(&r, pixels, width, y, bit_depth, color_type, canonical_row, bpp);
+            next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
             memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);
         }
         uint32_t adler = ok ? isal_adler32(1, filtered, raw_size) : 1;
@@ -293,11 +311,28 @@ static int put_chunks(cpng_buffer *out, const cpng_chunk *chunks, size_t count, 
     return 1;
 }
 
-int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_segment *segments,
-                       size_t count, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
-                       cpng_buffer *output, cpng_status *status) {
+int cpng_put_chunk(cpng_buffer *out, const char type[4], const uint8_t *data, size_t length) {
+    return put_chunk(out, type, data, length);
+}
+
+uint32_t cpng_adler32_combine(uint32_t first, uint32_t second, size_t second_size) {
+    return (uint32_t)adler32_combine(first, second, (z_off_t)second_size);
+}
+
+/* Appends a tIME chunk saying `time` (seconds since 1970, UTC). */
+static int put_time(cpng_buffer *output, int64_t time) {
+    time_t seconds = (time_t)time;
+    struct tm utc;
+    gmtime_r(&seconds, &utc);
+    int year = utc.tm_year + 1900;
+    uint8_t stamp[7] = {(uint8_t)(year >> 8), (uint8_t)year, (uint8_t)(utc.tm_mon + 1), (uint8_t)utc.tm_mday,
+                        (uint8_t)utc.tm_hour, (uint8_t)utc.tm_min, (uint8_t)(utc.tm_sec > 60 ? 60 : utc.tm_sec)};
+    return put_chunk(output, "tIME", stamp, 7);
+}
+
+int cpng_png_head(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_chunk *chunks,
+                  size_t chunk_count, int64_t time, cpng_buffer *output, cpng_status *status) {
     cpng_status_clear(status);
-    memset(output, 0, sizeof *output);
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     uint8_t ihdr[13];
     put_be32(ihdr, width);
@@ -305,47 +340,20 @@ int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color
     ihdr[8] = (uint8_t)bit_depth;
     ihdr[9] = (uint8_t)color_type;
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
-    /* The zlib stream: header (deflate, 32 KiB window, "fast" level), segments, Adler-32 of all. */
-    size_t total = 2 + 4;
-    uint32_t adler = 1;
-    for (size_t i = 0; i < count; i++) {
-        total += segments[i].size;
-        adler = i == 0 ? segments[i].adler : (uint32_t)adler32_combine(adler, segments[i].adler, (z_off_t)segments[i].raw_size);
-    }
-    uint8_t *stream = malloc(total);
-    int ok = stream != NULL;
-    if (ok) {
-        stream[0] = 0x78;
-        stream[1] = 0x5e; /* FLEVEL 1 ("fast"), FCHECK so that 0x785e % 31 == 0 */
-        size_t at = 2;
-        for (size_t i = 0; i < count; i++) {
-            memcpy(stream + at, segments[i].data, segments[i].size);
-            at += segments[i].size;
-        }
-        put_be32(stream + at, adler);
-        /* The order libpng writes: colour chunks, tIME, then the other chunks before IDAT. */
-        ok = append(output, signature, 8) && put_chunk(output, "IHDR", ihdr, 13) &&
+    /* The order libpng writes: colour chunks, tIME, then the other chunks before IDAT. */
+    int ok = append(output, signature, 8) && put_chunk(output, "IHDR", ihdr, 13) &&
              put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE);
-        if (ok && time != 0) {
-            time_t seconds = (time_t)time;
-            struct tm utc;
-            gmtime_r(&seconds, &utc);
-            int year = utc.tm_year + 1900;
-            uint8_t stamp[7] = {(uint8_t)(year >> 8), (uint8_t)year, (uint8_t)(utc.tm_mon + 1), (uint8_t)utc.tm_mday,
-                                (uint8_t)utc.tm_hour, (uint8_t)utc.tm_min, (uint8_t)(utc.tm_sec > 60 ? 60 : utc.tm_sec)};
-            ok = put_chunk(output, "tIME", stamp, 7);
-        }
-        ok = ok && put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
-        for (size_t offset = 0; ok && offset < total; offset += IDAT_BYTES) {
-            size_t piece = total - offset < IDAT_BYTES ? total - offset : IDAT_BYTES;
-            ok = put_chunk(output, "IDAT", stream + offset, piece);
-        }
-        ok = ok && put_chunks(output, chunks, chunk_count, CPNG_AFTER_IDAT) && put_chunk(output, "IEND", NULL, 0);
-    }
-    free(stream);
-    if (!ok) {
-        cpng_buffer_free(output);
-        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory assembling the PNG");
-    }
+    if (ok && time != 0) ok = put_time(output, time);
+    ok = ok && put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
+    if (!ok) cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory writing the PNG's header");
+    return status->code;
+}
+
+int cpng_png_tail(const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
+                  cpng_status *status) {
+    cpng_status_clear(status);
+    /* libpng's order at the end: tIME, then the other chunks. */
+    if (!((time == 0 || put_time(output, time)) && put_chunks(output, chunks, chunk_count, CPNG_AFTER_IDAT) && put_chunk(output, "IEND", NULL, 0)))
+        cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory writing the PNG's end");
     return status->code;
 }

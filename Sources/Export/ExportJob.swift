@@ -403,7 +403,7 @@ public final class ExportJob: Sendable {
                 let codec = outputCodec(for: item, input: reader.header.format)
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
-                let settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
+                var settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
                 // what its render schedule holds, and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
@@ -415,13 +415,40 @@ public final class ExportJob: Sendable {
                 let dropped = profileDrop == nil ? nil
                     : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
                 let converter = colorConverter ?? (dropped == nil ? nil : profileDrop)
+                // A writer that streams chooses its file's layout before the first row, from what
+                // the rows can hold; a colour conversion's rows are known only once converted.
+                if converter == nil { settings.content = rowContent(of: reader.header) }
+                // Where the encoder writes: straight into the staged output file; into memory when
+                // the file is checked (in place) or compared (an unrecorded existing output) first.
+                let keptInMemory: Bool
+                if options.inPlace { keptInMemory = true } else if case .unrecorded = existing { keptInMemory = true } else {
+                    keptInMemory = false
+                }
+                var staged = keptInMemory ? nil : try output.startStaging()
+                defer { if var unused = staged { output.discard(&unused) } }
+                var memoryOutput = MemoryOutput()
+                let file = staged.map(StagedFile.init)
                 var writer: (any ImageWriter)?
                 // A colour conversion takes the whole rendered image, then hands it to the writer.
                 var converting: PixelBufferSink?
                 var metadata = try renderer.render(reader, orientation: orientation, reopen: reopen, makeSink: { width, height, depth in
-                    let made = try codec.writer(width: width, height: height, depth: depth, settings: settings)
+                    // Asked again when the image starts over on the CPU: the output starts over too.
+                    if writer != nil {
+                        try file?.restart()
+                        memoryOutput = MemoryOutput()
+                    }
+                    let made = try codec.writer(width: width, height: height, depth: depth, settings: settings,
+                                                output: file ?? memoryOutput)
                     writer = made
-                    guard converter != nil else { return made }
+                    guard converter != nil else {
+                        var leading = reader.leadingMetadata
+                        describeOrientation(of: &leading, applied: orientation, width: width, height: height)
+                        // A writer that compresses as the rows arrive does its encode in the render stage.
+                        try made.begin(metadata: leading, progress: EncodeProgress { fraction in
+                            tracker.advance(progressItem, rendering: fraction)
+                        })
+                        return made
+                    }
                     converting = PixelBufferSink(width: width, height: height, depth: depth)
                     return converting!
                 }) { fraction in
@@ -435,6 +462,7 @@ public final class ExportJob: Sendable {
                 if let converter, let converting {
                     var rendered = converting.image()
                     colorWarnings = converter.convert(&rendered, metadata: &metadata)
+                    try writer.begin(metadata: metadata, progress: nil)
                     try writer.write(rendered)
                 }
                 if let dropped {
@@ -447,16 +475,16 @@ public final class ExportJob: Sendable {
                     leftSmaller.add(1, ordering: .relaxed)
                 }
                 guard !isStopped else { return nil }
-                let encoded = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
+                let droppedMetadata = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
                     tracker.advance(progressItem, encoding: fraction)
                 })
-                let bytes = encoded.bytes
-                result.warnings = metadataWarnings(metadata, encoded.dropped, input: item.input)
+                result.warnings = metadataWarnings(metadata, droppedMetadata, input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }
-                record = FinishedRecord(output: item.output, status: .written, size: bytes.count,
-                                        crc32: CRC32.checksum(bytes), error: nil, made: made)
                 if options.inPlace {
+                    let bytes = memoryOutput.bytes
+                    record = FinishedRecord(output: item.output, status: .written, size: bytes.count,
+                                            crc32: CRC32.checksum(bytes), error: nil, made: made)
                     // Only an output that decodes back, whole, replaces its input; the journal
                     // records it before the rename, so a resume tells done from not done by checksum.
                     let check = try codec.reader(bytes: bytes, limits: limits)
@@ -476,7 +504,7 @@ public final class ExportJob: Sendable {
                 } else if case .unrecorded(let present) = existing {
                     // No record says what made it: what this work makes decides, within what
                     // the backends may differ by (the output may have been made on the other one).
-                    if codec.sameWork(present, bytes, tolerance: Self.backendAgreement) {
+                    if codec.sameWork(present, memoryOutput.bytes, tolerance: Self.backendAgreement) {
                         result.status = .skipped
                         // The record describes the file kept, not the bytes this run made and dropped
                         // (another tIME, other pixels): the next run finds it unchanged.
@@ -488,12 +516,20 @@ public final class ExportJob: Sendable {
                             + "(made by other options, or not by kiln); kept — --overwrite replaces it"
                         record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
                     }
-                } else {
-                    // Staged now; put in place and recorded by the commit (at once, or with its batch).
-                    let staged = try output.stage(bytes, flush: staging)
+                } else if var written = staged, let file {
+                    // Put in place and recorded by the commit (at once, or with its batch).
+                    staged = nil
+                    do {
+                        try output.finishStaging(&written, flush: staging)
+                    } catch {
+                        output.discard(&written)
+                        throw error
+                    }
+                    record = FinishedRecord(output: item.output, status: .written, size: file.size, crc32: file.crc32,
+                                            error: nil, made: made)
                     result.status = .written
-                    result.bytesWritten = bytes.count
-                    return FinishedImage(result: result, record: record, staged: staged, replace: replace,
+                    result.bytesWritten = file.size
+                    return FinishedImage(result: result, record: record, staged: written, replace: replace,
                                          deliver: deliver)
                 }
             } catch let stop as RenderStop {
@@ -526,6 +562,23 @@ public final class ExportJob: Sendable {
         let upright = transposed ? (width: header.height, height: header.width) : (width: header.width, height: header.height)
         let made = resize.resampledSize(width: upright.width, height: upright.height)
         return transposed ? (made.height, made.width) : made
+    }
+
+    /// What the rows rendered from an image of `header` can hold (SPEC §4.1):
+    /// alpha when the source has some (no operation makes an opaque image
+    /// transparent); gray when the source is gray or the operations end gray
+    /// (a grayscale with no watermark after it). A writer that streams chooses
+    /// its header from this and refuses rows that break it.
+    private func rowContent(of header: ImageHeader) -> RowContent {
+        var gray = header.isGray
+        for operation in options.plan.operations {
+            switch operation {
+            case .grayscale: gray = true
+            case .watermark: gray = false
+            default: break
+            }
+        }
+        return RowContent(gray: gray, alpha: header.hasAlpha)
     }
 
     /// Makes the output's EXIF true of its pixels: its dimensions, and

@@ -18,8 +18,9 @@ public protocol ImageCodec: Sendable {
     func header(contentsOf path: String) throws -> ImageHeader
     /// About the most bytes a writer of a `width × height` image at `depth` holds with `settings`.
     func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int
-    /// A writer of a `width × height` image at `depth`.
-    func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter
+    /// A writer of a `width × height` image at `depth`, writing the file to `output` as it encodes.
+    func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                output: any EncodedOutput) throws -> any ImageWriter
     /// Whether two files of this format are the same work: the same image and
     /// blocks, their time stamps aside (two exports made at different times), or,
     /// with `tolerance` above 0, the same blocks and samples that differ by at
@@ -65,6 +66,10 @@ public struct WriteSettings: Sendable, Equatable {
     public var lossless: Bool
     /// What alpha is flattened onto in a format without alpha (JPEG).
     public var background: RGBColor
+    /// What the rows can hold, known before the first one (from the source and
+    /// the operations), or nil when unknown: a writer that must choose its
+    /// file's layout before the first row (a streaming PNG) needs it.
+    public var content: RowContent?
 
     /// Settings; level 6, everything kept, time 0, each format's defaults, a white background.
     public init(level: Int = 6, keep: MetadataSelection = .all, time: Int64 = 0, quality: Int? = nil,
@@ -78,6 +83,20 @@ public struct WriteSettings: Sendable, Equatable {
         self.subsampling = subsampling
         self.lossless = lossless
         self.background = background
+    }
+}
+
+/// What an image's rows can hold, as far as can be known before they are made.
+public struct RowContent: Sendable, Equatable {
+    /// Every pixel is gray (r = g = b).
+    public var gray: Bool
+    /// Some pixel may be less than opaque.
+    public var alpha: Bool
+
+    /// A description of the rows.
+    public init(gray: Bool, alpha: Bool) {
+        self.gray = gray
+        self.alpha = alpha
     }
 }
 
@@ -126,34 +145,33 @@ public struct RGBColor: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 }
 
-/// An encoder taking rows (``RowSink``) and making one file.
+/// An encoder taking rows (``RowSink``) and making one file, written to the
+/// ``EncodedOutput`` it was made with.
 public protocol ImageWriter: RowSink {
+    /// Takes the ancillary information known before the first row (the
+    /// source's leading metadata, described for the output): a writer that
+    /// streams writes the blocks that stand before its pixel data now, and
+    /// tells `progress` the fraction of the rows compressed as they arrive.
+    /// Called once, before the first row; a writer that holds its rows keeps
+    /// nothing.
+    /// - Throws: the codec's or the output's error.
+    func begin(metadata: ImageMetadata?, progress: EncodeProgress?) throws
     /// Completes the file once every row is written, with the blocks of
     /// `metadata` that the settings keep and that still hold for the output
     /// (the metadata is complete only once a reader has read its whole file),
     /// telling `progress` how much of the encoding is done as it goes (a
     /// writer that encoded the rows as they arrived has nothing left to tell).
-    /// - Throws: the codec's error.
-    func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage
+    /// Returns what the file left out.
+    /// - Throws: the codec's or the output's error.
+    func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata]
 }
 
 extension ImageWriter {
+    /// Nothing to write before the pixels: the file is made at ``finish(metadata:progress:)``.
+    public func begin(metadata: ImageMetadata?, progress: EncodeProgress?) throws {}
+
     /// ``finish(metadata:progress:)`` with no one to tell.
-    public func finish(metadata: ImageMetadata?) throws -> EncodedImage {
+    public func finish(metadata: ImageMetadata?) throws -> [DroppedMetadata] {
         try finish(metadata: metadata, progress: nil)
-    }
-}
-
-/// A complete file and the ancillary information it left out.
-public struct EncodedImage: Sendable {
-    /// The file's bytes.
-    public var bytes: [UInt8]
-    /// What the output left out, with the reason.
-    public var dropped: [DroppedMetadata]
-
-    /// An encoded image.
-    public init(bytes: [UInt8], dropped: [DroppedMetadata]) {
-        self.bytes = bytes
-        self.dropped = dropped
     }
 }

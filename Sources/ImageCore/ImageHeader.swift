@@ -11,18 +11,21 @@ public struct ImageHeader: Sendable, Equatable {
     public var depth: PixelBuffer.Depth
     /// Whether decoded pixels can have alpha below the maximum.
     public var hasAlpha: Bool
+    /// Whether the file stores gray only (every decoded pixel has r = g = b).
+    public var isGray: Bool
     /// Whether rows exist only once the whole image is decoded (Adam7
     /// interlacing): the reader then holds the image, in its canonical form.
     public var decodesWhole: Bool
 
     /// A header.
     public init(format: ImageFormat, width: Int, height: Int, depth: PixelBuffer.Depth, hasAlpha: Bool,
-                decodesWhole: Bool) {
+                isGray: Bool = false, decodesWhole: Bool) {
         self.format = format
         self.width = width
         self.height = height
         self.depth = depth
         self.hasAlpha = hasAlpha
+        self.isGray = isGray
         self.decodesWhole = decodesWhole
     }
 }

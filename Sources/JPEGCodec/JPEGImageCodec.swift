@@ -45,8 +45,9 @@ public struct JPEGImageCodec: ImageCodec {
         return coefficients + width * height + 64 * width * 4 * depth.bytesPerSample
     }
 
-    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter {
-        try JPEGWriter(width: width, height: height, depth: depth, settings: settings)
+    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                       output: any EncodedOutput) throws -> any ImageWriter {
+        try JPEGWriter(width: width, height: height, depth: depth, settings: settings, output: output)
     }
 
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
@@ -65,6 +66,7 @@ public final class JPEGWriter: ImageWriter {
     public let depth: PixelBuffer.Depth
     private let encoder: JPEGEncoder
     private let settings: WriteSettings
+    private let output: any EncodedOutput
     /// The rows of the strip being written.
     private var strip: [UInt8] = []
     /// Rows written so far.
@@ -91,13 +93,15 @@ public final class JPEGWriter: ImageWriter {
         settings.subsampling ?? .default(quality: quality(settings))
     }
 
-    /// A writer of a `width × height` image at `depth`.
+    /// A writer of a `width × height` image at `depth`, writing the file to `output` at the end.
     /// - Throws: `JPEGError` (a size over JPEG's 65500 pixels a side, a quality outside 1–100).
-    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws(JPEGError) {
+    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                output: any EncodedOutput) throws(JPEGError) {
         self.width = width
         self.height = height
         self.depth = depth
         self.settings = settings
+        self.output = output
         let scale = UInt16(depth == .eight ? 1 : 257)
         let background = settings.background
         var options = cjpeg_encode_options(
@@ -122,7 +126,7 @@ public final class JPEGWriter: ImageWriter {
 
     /// Completes the stream and puts the kept metadata segments after SOI. The rows were encoded
     /// as they arrived (their progress counted with the render's): `progress` hears nothing more.
-    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
         precondition(written == height, "\(height - written) rows were never written")
         strip = []
         let stream = try encoder.finish()
@@ -131,11 +135,10 @@ public final class JPEGWriter: ImageWriter {
             dropped.append(DroppedMetadata(type: "alpha", reason: "JPEG has none; transparent pixels were flattened onto "
                                            + "the background \(settings.background) (--background)", isNotable: true))
         }
-        var bytes = Array(stream.prefix(2))
-        bytes.reserveCapacity(stream.count + segments.reduce(0) { $0 + $1.data.count + 4 })
-        for segment in segments { bytes += segment.encoded }
-        bytes += stream.dropFirst(2)
-        return EncodedImage(bytes: bytes, dropped: dropped)
+        try output.write(Array(stream.prefix(2)))
+        for segment in segments { try output.write(segment.encoded) }
+        try stream.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0.dropFirst(2))) }
+        return dropped
     }
 }
 

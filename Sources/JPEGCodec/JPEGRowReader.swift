@@ -58,7 +58,7 @@ public final class JPEGRowReader: ImageReader {
             metadata.warnings.append("APP2: the gray ICC profile does not describe the RGB rows; it is left out")
         }
         header = ImageHeader(format: .jpeg, width: width, height: height, depth: .eight, hasAlpha: false,
-                             decodesWhole: false)
+                             isGray: decoder.info.components == 1, decodesWhole: false)
         leadingMetadata = metadata
         self.decoder = decoder
     }

@@ -1,9 +1,9 @@
 import ImageCore
 import CPNG
 
-/// How one image will be written: the lossless output format chosen from its
-/// pixels plus the compression settings. Later reductions (palette, 16→8 bits)
-/// and the parallel deflate writer plug in here.
+/// How one image will be written: its lossless output format (chosen from its
+/// pixels when they are held, else from what the rows can hold) plus the
+/// compression settings. Later reductions (palette, 16→8 bits) plug in here.
 struct EncodingPlan {
     var colorType: PNGColorType
     var bitDepth: Int
@@ -24,15 +24,16 @@ struct EncodingPlan {
         var level: Int
     }
 
-    init(image: PixelBuffer, options: PNGEncoder.Options) throws {
+    /// The plan for a `width × height` image at `depth` written as `colorType`.
+    init(width: Int, height: Int, depth: PixelBuffer.Depth, colorType: PNGColorType, options: PNGEncoder.Options) throws {
         guard (0...9).contains(options.level) else {
             throw PNGError.invalidArgument("compression level \(options.level) is outside 0...9")
         }
-        guard image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {
-            throw PNGError.invalidArgument("\(image.width)×\(image.height) exceeds PNG's 2147483647 per side")
+        guard width <= Int(Int32.max), height <= Int(Int32.max) else {
+            throw PNGError.invalidArgument("\(width)×\(height) exceeds PNG's 2147483647 per side")
         }
-        colorType = EncodingPlan.losslessColorType(of: image)
-        bitDepth = image.depth.rawValue
+        self.colorType = colorType
+        bitDepth = depth.rawValue
         level = options.level
         switch options.filter {
         case .automatic: adaptiveFilters = options.level > 0
@@ -41,12 +42,18 @@ struct EncodingPlan {
         }
         // Both deflaters give the same bytes for the same pixels every time,
         // which resume's byte identity relies on.
-        let rawBytes = image.pixelCount * image.depth.bytesPerSample * colorType.channels
+        let rawBytes = width * height * depth.bytesPerSample * colorType.channels
         if (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
             fast = rawBytes >= Self.smallestSegmentedImage
                 ? FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1)
                 : FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: options.level)
         }
+    }
+
+    /// The plan for `image`, in the smallest exact colour type of its pixels.
+    init(image: PixelBuffer, options: PNGEncoder.Options) throws {
+        try self.init(width: image.width, height: image.height, depth: image.depth,
+                      colorType: Self.losslessColorType(of: image), options: options)
     }
 
     /// Stored bytes from which an image is deflated by ISA-L in segments on

@@ -1,8 +1,8 @@
 public import ImageCore
-import Dispatch
 import CPNG
 
-/// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6).
+/// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6), through the same
+/// encoder as ``PNGWriter`` (``PNGStream``).
 ///
 /// Levels 1-6 take the fast path: rows filtered with a per-row choice and
 /// deflated by ISA-L when the image has at least 256 KiB of rows, in
@@ -83,104 +83,23 @@ public enum PNGEncoder {
     public static func encode(_ image: PixelBuffer, options: Options = Options(), metadata: PNGMetadata?,
                               keep: MetadataSelection = .all, time: Int64 = 0,
                               progress: EncodeProgress? = nil) throws -> Encoded {
-        let plan = try EncodingPlan(image: image, options: options)
+        let output = MemoryOutput()
+        let dropped = try encode(image, plan: EncodingPlan(image: image, options: options), metadata: metadata,
+                                 keep: keep, time: time, progress: progress, to: output)
+        return Encoded(bytes: output.bytes, dropped: dropped)
+    }
+
+    /// Encodes the held `image` as `plan` says into `output`; returns the chunks left out.
+    static func encode(_ image: PixelBuffer, plan: EncodingPlan, metadata: PNGMetadata?, keep: MetadataSelection,
+                       time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
         let (chunks, dropped) = metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep) ?? ([], [])
         let stamp = metadata?.hasTime == true && keep.contains(.time) ? time : 0
-        var output = cpng_buffer()
-        var status = cpng_status()
-        // The C side reads the chunks' data through pointers that must stay
-        // valid for the call: pin every chunk's bytes while it runs.
-        func withRawChunks<R>(_ index: Int, _ raw: inout [cpng_chunk], _ body: (inout [cpng_chunk]) -> R) -> R {
-            guard index < chunks.count else { return body(&raw) }
-            return chunks[index].data.withUnsafeBufferPointer { data in
-                var chunk = cpng_chunk()
-                withUnsafeMutableBytes(of: &chunk.name) { name in
-                    for (i, byte) in chunks[index].type.utf8.prefix(4).enumerated() { name[i] = byte }
-                }
-                chunk.data = data.baseAddress
-                chunk.size = data.count
-                chunk.location = Int32(chunks[index].placement.rawValue)
-                raw.append(chunk)
-                return withRawChunks(index + 1, &raw, body)
-            }
-        }
-        var raw: [cpng_chunk] = []
-        if let fast = plan.fast {
-            let segments = try deflateSegments(image, plan: plan, fast: fast, progress: progress)
-            defer { for i in segments.indices { var segment = segments[i]; cpng_segment_free(&segment) } }
-            withRawChunks(0, &raw) { raw in
-                _ = cpng_fast_assemble(UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                                       Int32(plan.colorType.rawValue), segments, segments.count, raw, raw.count,
-                                       stamp, &output, &status)
-            }
-        } else {
-            withRawChunks(0, &raw) { raw in
-                encodeThroughZlib(image, plan: plan, chunks: raw, time: stamp, progress: progress,
-                                  output: &output, status: &status)
-            }
-        }
-        guard status.code == CPNG_OK else { throw PNGError(status: status) }
-        defer { cpng_buffer_free(&output) }
-        return Encoded(bytes: Array(UnsafeBufferPointer(start: output.data, count: output.size)), dropped: dropped)
-    }
-}
-
-extension PNGEncoder {
-    /// Encodes through libpng and zlib (levels 0 and 7-9), telling `progress` every few rows.
-    static func encodeThroughZlib(_ image: PixelBuffer, plan: EncodingPlan, chunks: [cpng_chunk], time: Int64,
-                                  progress: EncodeProgress?, output: inout cpng_buffer, status: inout cpng_status) {
-        // The callback reaches `progress` through an unretained pointer, valid while `progress` lives (the call).
-        var rows = cpng_row_progress()
-        if let progress {
-            rows.done = { context, fraction in
-                Unmanaged<EncodeProgress>.fromOpaque(context!).takeUnretainedValue().report(fraction)
-            }
-            rows.context = Unmanaged.passUnretained(progress).toOpaque()
-        }
-        image.bytes.withUnsafeBytes { pixels in
-            _ = cpng_encode(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                            Int32(plan.colorType.rawValue), Int32(plan.level),
-                            plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
-                            chunks, chunks.count, time, &rows, &output, &status)
-        }
-        withExtendedLifetime(progress) {}
-    }
-
-    /// Filtered bytes per segment: large enough that priming costs little, small
-    /// enough that an image spreads over the cores.
-    static let segmentBytes = 1 << 20
-
-    /// Deflates `image` in row segments, on several threads when it is large.
-    static func deflateSegments(_ image: PixelBuffer, plan: EncodingPlan, fast: EncodingPlan.FastDeflate,
-                                progress: EncodeProgress?) throws -> [cpng_segment]
-    {
-        let rowBytes = image.width * (plan.bitDepth / 8) * plan.colorType.channels + 1
-        let rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? image.height : max(1, segmentBytes / rowBytes)
-        let count = (image.height + rowsPerSegment - 1) / rowsPerSegment
-        let results = UnsafeMutableBufferPointer<(cpng_segment, cpng_status)>.allocate(capacity: count)
-        defer { results.deallocate() }
-        image.bytes.withUnsafeBytes { pixels in
-            // Each iteration writes only its own slot; the pixels are read-only.
-            nonisolated(unsafe) let results = results
-            nonisolated(unsafe) let pixels = pixels
-            let run: @Sendable (Int) -> Void = { index in
-                var segment = cpng_segment()
-                var status = cpng_status()
-                let first = index * rowsPerSegment, end = min(image.height, first + rowsPerSegment)
-                _ = cpng_fast_segment(pixels.baseAddress, UInt32(image.width), UInt32(image.height), Int32(plan.bitDepth),
-                                      Int32(plan.colorType.rawValue), UInt32(first), UInt32(end), fast.deflater,
-                                      Int32(fast.level), &segment, &status)
-                (results.baseAddress! + index).initialize(to: (segment, status))
-                progress?.segmentDone(of: count)
-            }
-            if count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: count, execute: run) }
-        }
-        let segments = results.map(\.0)
-        if let failure = results.first(where: { $0.1.code != CPNG_OK }) {
-            for var segment in segments { cpng_segment_free(&segment) }
-            throw PNGError(status: failure.1)
-        }
-        return segments
+        let stream = PNGStream(width: image.width, height: image.height, plan: plan, output: output)
+        stream.progress = progress
+        try stream.begin(chunks: chunks.filter { $0.placement != .afterImageData }, time: stamp)
+        try image.bytes.withUnsafeBytes { try stream.append($0.baseAddress!, count: image.height) }
+        try stream.finish(chunks: chunks.filter { $0.placement == .afterImageData }, time: 0)
+        return dropped
     }
 }
 

@@ -40,7 +40,7 @@ public struct PNGHeader: Sendable, Equatable {
     /// What the image core needs of it.
     public var imageHeader: ImageHeader {
         ImageHeader(format: .png, width: width, height: height, depth: decodedDepth, hasAlpha: hasAlpha,
-                    decodesWhole: interlaced)
+                    isGray: colorType == .gray || colorType == .grayAlpha, decodesWhole: interlaced)
     }
 
     /// Creates a header description.

@@ -1,4 +1,6 @@
 public import ImageCore
+import CPNG
+import Glibc
 
 /// PNG as the image core sees it: the reader is ``PNGRowReader``, the writer
 /// ``PNGWriter``; files are recognised by PNG's 8-byte signature.
@@ -29,13 +31,17 @@ public struct PNGImageCodec: ImageCodec {
         try PNGDecoder.readHeader(contentsOf: path).imageHeader
     }
 
-    /// The rows held whole, their filtered form and their encoding.
+    /// What a ``PNGWriter`` holds: the rows, when it holds them, and their
+    /// encoding; else a batch of segments' rows and their compressed form.
     public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
-        3 * width * height * 4 * depth.bytesPerSample
+        let rows = width * height * 4 * depth.bytesPerSample
+        guard PNGWriter.streams(width: width, height: height, depth: depth, settings: settings) else { return 2 * rows }
+        return PNGWriter.streamingBytes(width: width, depth: depth)
     }
 
-    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter {
-        try PNGWriter(width: width, height: height, depth: depth, settings: settings)
+    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                       output: any EncodedOutput) throws -> any ImageWriter {
+        try PNGWriter(width: width, height: height, depth: depth, settings: settings, output: output)
     }
 
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
@@ -43,35 +49,159 @@ public struct PNGImageCodec: ImageCodec {
     }
 }
 
-/// Writes one PNG from rows. The rows are held until ``finish()``: the
-/// output's colour type is chosen from all of its pixels (gray, alpha), and
-/// the image is deflated on all cores at once (``PNGEncoder``).
+/// Writes one PNG from rows (SPEC §4.1, §8). An image of up to
+/// ``heldBytes`` of canonical rows is held until ``finish(metadata:progress:)``:
+/// its colour type is then chosen from all of its pixels (gray, alpha) and it
+/// is deflated on all cores at once. A larger one, whose writer is told what
+/// its rows can hold (``WriteSettings/content``), streams: the header is
+/// chosen before the first row from that (gray stays gray, alpha is kept when
+/// the rows may have some), the chunks before the image data are written at
+/// ``begin(metadata:progress:)``, and the rows are compressed and written to the output
+/// as they arrive, so what it holds follows the width.
 public final class PNGWriter: ImageWriter {
-    private let rows: PixelBufferSink
+    public let width: Int
+    public let height: Int
+    public let depth: PixelBuffer.Depth
     private let settings: WriteSettings
+    private let output: any EncodedOutput
+    private let mode: Mode
+    /// The chunks ``begin(metadata:progress:)`` wrote before the image data (streaming).
+    private var leading: [PNGChunk] = []
+    /// Whether ``begin(metadata:progress:)`` wrote a tIME.
+    private var wroteTime = false
 
-    public var width: Int { rows.width }
-    public var height: Int { rows.height }
-    public var depth: PixelBuffer.Depth { rows.depth }
+    private enum Mode {
+        /// Rows collected, encoded at the end.
+        case holding(PixelBufferSink)
+        /// Rows compressed as they come, in the layout `plan` says.
+        case streaming(PNGStream, EncodingPlan)
+    }
 
-    /// A writer of a `width × height` image at `depth`.
+    /// The most canonical bytes a writer holds to choose the exact smallest
+    /// form from the pixels (64 MiB: 16 megapixels at 8 bits, every W1
+    /// wallpaper); above, an image streams if its content is known.
+    public static let heldBytes = 64 << 20
+
+    /// Whether a writer of this image with `settings` streams rather than holds (more than `held` bytes of rows).
+    static func streams(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                        held: Int = heldBytes) -> Bool {
+        settings.content != nil && width * height * 4 * depth.bytesPerSample > held
+    }
+
+    /// About the most a streaming writer holds: the rows of a batch of segments
+    /// (one per core, at least a megabyte each) and the 32 KiB before them,
+    /// their compressed form and an IDAT's worth of stream, or, through
+    /// libpng, a few rows and zlib's window.
+    static func streamingBytes(width: Int, depth: PixelBuffer.Depth) -> Int {
+        let row = width * 4 * depth.bytesPerSample
+        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return 2 * cores * (max(PNGStream.Segments.segmentBytes, row) + row) + (2 << 20) + 4 * row
+    }
+
+    /// A writer of a `width × height` image at `depth`, writing to `output`.
     /// - Throws: `PNGError.invalidArgument` for a level outside 0…9.
-    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws {
+    public convenience init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                            output: any EncodedOutput) throws {
+        try self.init(width: width, height: height, depth: depth, settings: settings, output: output,
+                      holdingAtMost: Self.heldBytes)
+    }
+
+    /// A writer that holds at most `held` bytes of rows (tests stream small images).
+    init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings, output: any EncodedOutput,
+         holdingAtMost held: Int) throws {
         guard (0...9).contains(settings.level) else {
             throw PNGError.invalidArgument("compression level \(settings.level) is outside 0...9")
         }
-        rows = PixelBufferSink(width: width, height: height, depth: depth)
+        self.width = width
+        self.height = height
+        self.depth = depth
         self.settings = settings
+        self.output = output
+        if let content = settings.content,
+           Self.streams(width: width, height: height, depth: depth, settings: settings, held: held) {
+            let colorType: PNGColorType = switch (content.gray, content.alpha) {
+            case (true, false): .gray
+            case (true, true): .grayAlpha
+            case (false, false): .rgb
+            case (false, true): .rgba
+            }
+            let plan = try EncodingPlan(width: width, height: height, depth: depth, colorType: colorType,
+                                        options: .init(level: settings.level))
+            mode = .streaming(PNGStream(width: width, height: height, plan: plan, output: output), plan)
+        } else {
+            mode = .holding(PixelBufferSink(width: width, height: height, depth: depth))
+        }
+    }
+
+    public func begin(metadata: ImageMetadata?, progress: EncodeProgress?) throws {
+        guard case .streaming(let stream, let plan) = mode else { return }
+        stream.progress = progress
+        let source = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
+        leading = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep).chunks
+            .filter { $0.placement != .afterImageData } ?? []
+        wroteTime = source?.hasTime == true && settings.keep.contains(.time)
+        try stream.begin(chunks: leading, time: wroteTime ? settings.time : 0)
     }
 
     public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
-        try self.rows.write(rows, fill)
+        switch mode {
+        case .holding(let sink):
+            try sink.write(rows, fill)
+        case .streaming(let stream, let plan):
+            let count = rows.count * rowBytes
+            if strip.count < count { strip = [UInt8](repeating: 0, count: count) }
+            try strip.withUnsafeMutableBytes { buffer in
+                try fill(buffer.baseAddress!)
+                try Self.check(buffer.baseAddress!, pixels: rows.count * width, depth: depth, fit: plan.colorType)
+                try stream.append(buffer.baseAddress!, count: rows.count)
+            }
+        }
     }
 
-    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
-        let chunks = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
-        let encoded = try PNGEncoder.encode(rows.image(), options: .init(level: settings.level), metadata: chunks,
-                                            keep: settings.keep, time: settings.time, progress: progress)
-        return EncodedImage(bytes: encoded.bytes, dropped: encoded.dropped)
+    /// The rows of the strip being written (streaming).
+    private var strip: [UInt8] = []
+
+    /// Refuses rows the chosen colour type would change (a colour pixel in a gray
+    /// file, alpha below opaque in a file without alpha): what the rows can hold
+    /// was misjudged, and the picture must never change silently.
+    private static func check(_ rows: UnsafeRawPointer, pixels: Int, depth: PixelBuffer.Depth,
+                              fit colorType: PNGColorType) throws {
+        guard colorType != .rgba else { return }
+        var gray: Int32 = 0
+        var opaque: Int32 = 0
+        cpng_analyze_rgba(rows, pixels, Int32(depth.rawValue), &gray, &opaque)
+        let needsColor = gray == 0 && (colorType == .gray || colorType == .grayAlpha)
+        let needsAlpha = opaque == 0 && (colorType == .gray || colorType == .rgb)
+        guard !needsColor && !needsAlpha else {
+            throw PNGError.invalidArgument("rows with \(needsColor ? "colour" : "transparency") reached a PNG whose "
+                                           + "header, written before them, has none")
+        }
+    }
+
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
+        let source = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
+        switch mode {
+        case .holding(let sink):
+            let image = sink.image()
+            return try PNGEncoder.encode(image, plan: EncodingPlan(image: image, options: .init(level: settings.level)),
+                                         metadata: source, keep: settings.keep, time: settings.time,
+                                         progress: progress, to: output)
+        case .streaming(let stream, let plan):
+            strip = []
+            var (chunks, dropped) = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep)
+                ?? ([], [])
+            // What belongs before the image data but was known only after it (a source's late
+            // chunk) comes too late for a file whose image data is written.
+            for chunk in chunks where chunk.placement != .afterImageData && !leading.contains(chunk) {
+                dropped.append(DroppedMetadata(type: chunk.type, reason: "it came after the image data, too late for its "
+                                               + "place before it in an output written as its rows arrive",
+                                               isNotable: true))
+            }
+            chunks.removeAll { $0.placement != .afterImageData }
+            let late = !wroteTime && source?.hasTime == true && settings.keep.contains(.time)
+            try stream.finish(chunks: chunks, time: late ? settings.time : 0)
+            progress?.report(1)
+            return dropped
+        }
     }
 }

@@ -86,8 +86,9 @@ public struct WebPImageCodec: ImageCodec {
         width * height * (4 * depth.bytesPerSample + 4 + 4 + 2)
     }
 
-    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws -> any ImageWriter {
-        try WebPWriter(width: width, height: height, depth: depth, settings: settings)
+    public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                       output: any EncodedOutput) throws -> any ImageWriter {
+        try WebPWriter(width: width, height: height, depth: depth, settings: settings, output: output)
     }
 
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
@@ -174,6 +175,7 @@ public final class WebPReader: ImageReader {
 public final class WebPWriter: ImageWriter {
     private let rows: PixelBufferSink
     private let settings: WriteSettings
+    private let output: any EncodedOutput
 
     public var width: Int { rows.width }
     public var height: Int { rows.height }
@@ -182,21 +184,23 @@ public final class WebPWriter: ImageWriter {
     /// The most pixels a side of a WebP holds.
     public static let maxDimension = 16383
 
-    /// A writer of a `width × height` image at `depth`.
+    /// A writer of a `width × height` image at `depth`, writing the file to `output` at the end.
     /// - Throws: `WebPError.unsupported` for an image over 16383 pixels a side (before any row is held).
-    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) throws(WebPError) {
+    public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
+                output: any EncodedOutput) throws(WebPError) {
         guard width <= Self.maxDimension, height <= Self.maxDimension else {
             throw .unsupported("WebP holds at most \(Self.maxDimension) × \(Self.maxDimension) pixels, not \(width) × \(height)")
         }
         rows = PixelBufferSink(width: width, height: height, depth: depth)
         self.settings = settings
+        self.output = output
     }
 
     public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
         try self.rows.write(rows, fill)
     }
 
-    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> EncodedImage {
+    public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
         var image = rows.image()
         if image.depth == .sixteen {
             let samples = image.bytes.withUnsafeBytes { raw in
@@ -237,6 +241,7 @@ public final class WebPWriter: ImageWriter {
         }
         guard code == CWEBP_OK, let output else { throw WebPError(status) }
         defer { cwebp_free(output) }
-        return EncodedImage(bytes: [UInt8](UnsafeBufferPointer(start: output, count: size)), dropped: dropped)
+        try self.output.write(UnsafeRawBufferPointer(start: output, count: size))
+        return dropped
     }
 }

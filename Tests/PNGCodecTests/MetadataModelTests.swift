@@ -32,9 +32,11 @@ import Testing
                                    text: [TextEntry(keyword: "Title", value: "Kiln"), TextEntry(keyword: "Comment", value: "Ünïcode ✓")],
                                    resolution: Resolution(x: 3780, y: 3780))
         #expect(source.orientation == 6)
-        let writer = try PNGWriter(width: 3, height: 2, depth: .eight, settings: WriteSettings())
+        let output = MemoryOutput()
+        let writer = try PNGWriter(width: 3, height: 2, depth: .eight, settings: WriteSettings(), output: output)
         try writer.write(image)
-        let png = try writer.finish(metadata: source).bytes
+        _ = try writer.finish(metadata: source)
+        let png = output.bytes
         #expect(PNGBytes.chunks(of: png).map(\.type) == ["IHDR", "iCCP", "eXIf", "pHYs", "tEXt", "iTXt", "iTXt", "IDAT", "IEND"])
         let reader = try PNGRowReader(bytes: png, limits: .init())
         #expect(try reader.readAll() == image)
@@ -48,9 +50,12 @@ import Testing
         let (_, pixels, chunks) = try PNGDecoder.decodeWithMetadata(try MetadataTests.taggedImage())
         var metadata = chunks.imageMetadata
         metadata.replaceColorProfile(with: ColorProfile(name: "sRGB", bytes: PNGBytes.iccHeader(space: "RGB ")))
-        let writer = try PNGWriter(width: pixels.width, height: pixels.height, depth: pixels.depth, settings: WriteSettings())
+        let output = MemoryOutput()
+        let writer = try PNGWriter(width: pixels.width, height: pixels.height, depth: pixels.depth, settings: WriteSettings(),
+                                   output: output)
         try writer.write(pixels)
-        let png = try writer.finish(metadata: metadata).bytes
+        _ = try writer.finish(metadata: metadata)
+        let png = output.bytes
         let iccp = PNGBytes.data(of: "iCCP", in: png)
         #expect(iccp.count == 1 && iccp.first.map { Array($0.prefix(5)) } == Array("sRGB\0".utf8))
         #expect(PNGBytes.data(of: "eXIf", in: png).count == 1, "the other carried chunks stay")

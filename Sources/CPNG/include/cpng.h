@@ -166,7 +166,7 @@ void cpng_buffer_free(cpng_buffer *buffer);
  * cpng_buffer_free. Returns 1 on success, 0 when memory runs out. */
 int cpng_compress(const uint8_t *data, size_t size, cpng_buffer *output);
 
-/* Row filter choices for cpng_encode. */
+/* Row filter choices for cpng_zlib_writer_open. */
 #define CPNG_FILTERS_NONE 0      /* every row unfiltered */
 #define CPNG_FILTERS_ADAPTIVE 1  /* libpng picks per row among all five filters */
 
@@ -185,19 +185,6 @@ typedef struct cpng_row_progress {
     void *context;
 } cpng_row_progress;
 
-/*
- * Encodes canonical RGBA pixels as a non-interlaced PNG of `color_type`
- * (GRAY, GRAY_ALPHA, RGB or RGBA; channels not in it are dropped, gray taken
- * from red) at `bit_depth` 8 or 16, zlib `level` 0-9 and `filters`, with the
- * `chunk_count` ancillary `chunks` written raw at their locations (the caller
- * decides which are still true of the output) and, when `time` is non-zero, a
- * tIME chunk saying `time` (seconds since 1970, UTC). The stream is appended
- * to `output` (empty on entry); on failure `output` is freed.
- */
-int cpng_encode(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
-                int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
-                const cpng_row_progress *progress, cpng_buffer *output, cpng_status *status);
-
 /* ---- Fast encoding (ISA-L, libdeflate) -------------------------------- */
 
 /* A piece of the zlib stream: raw deflate data for a range of rows. */
@@ -215,27 +202,84 @@ typedef struct cpng_segment {
 /*
  * Filters rows [first_row, end_row) of canonical pixels as `color_type` at
  * `bit_depth` (8 or 16), choosing each row's filter, and deflates them with
- * `deflater` at `level`. With ISA-L the segment is primed with the 32 KiB of
- * filtered data before first_row: segments of one image are independent (run
- * them on several threads) and, in row order, form one deflate stream.
+ * `deflater` at `level`. `pixels` holds rows from `pixels_row` on, which must
+ * be at most cpng_fast_first_needed_row(...): with ISA-L the segment is primed
+ * with the 32 KiB of filtered data before first_row (rows re-filtered here),
+ * so segments of one image are independent (run them on several threads) and,
+ * in row order, form one deflate stream; the image's last segment (end_row ==
+ * height) ends it, the others end with a sync flush.
  * The whole-image deflater (libdeflate, or Huffman coding alone where
  * that is smaller for noise-like rows) takes only first_row 0, end_row height.
  * Either way the same pixels always give the same bytes.
  */
-int cpng_fast_segment(const void *pixels, uint32_t width, uint32_t height, int bit_depth, int color_type,
-                      uint32_t first_row, uint32_t end_row, int deflater, int level, cpng_segment *out,
-                      cpng_status *status);
+int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
+                      int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
+                      cpng_segment *out, cpng_status *status);
+
+/* The first row cpng_fast_segment reads for a segment starting at `first_row`
+ * (the rows that prime it, and the row above them that their filters see). */
+uint32_t cpng_fast_first_needed_row(uint32_t width, int bit_depth, int color_type, uint32_t first_row);
 
 /* Frees a segment's data. */
 void cpng_segment_free(cpng_segment *segment);
 
+/* ---- Assembling a PNG piece by piece (any encoder) --------------------- */
+
 /*
- * Writes the PNG: signature, IHDR, the ancillary `chunks` at their locations,
- * tIME when `time` is non-zero, the zlib stream of the `count` segments (in
- * row order) in IDAT chunks, IEND. The stream goes to `output` (empty on entry).
+ * Appends the PNG's start to `output`: signature, IHDR (not interlaced), the
+ * ancillary `chunks` located before PLTE, tIME when `time` is non-zero
+ * (seconds since 1970, UTC), the chunks located before IDAT — the order libpng
+ * writes them in.
  */
-int cpng_fast_assemble(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_segment *segments,
-                       size_t count, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
-                       cpng_buffer *output, cpng_status *status);
+int cpng_png_head(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_chunk *chunks,
+                  size_t chunk_count, int64_t time, cpng_buffer *output, cpng_status *status);
+
+/* Appends one chunk (length, type, data, CRC) to `output`; 0 when memory runs out. */
+int cpng_put_chunk(cpng_buffer *output, const char type[4], const uint8_t *data, size_t length);
+
+/* Appends a tIME saying `time` when it is non-zero (one the head did not
+ * write), the ancillary `chunks` located after IDAT, then IEND. */
+int cpng_png_tail(const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
+                  cpng_status *status);
+
+/* The Adler-32 of two byte runs one after the other, from theirs (zlib's adler32_combine). */
+uint32_t cpng_adler32_combine(uint32_t first, uint32_t second, size_t second_size);
+
+/* ---- Streaming through libpng (levels 0 and 7-9) ----------------------- */
+
+/*
+ * A libpng writer fed rows as they come: the PNG it makes is byte for byte the
+ * the same for the same rows, chunks and settings, however the rows are split. Its output
+ * collects in a buffer the caller empties between calls (cpng_zlib_writer_output).
+ * After a failure it takes no more calls but close.
+ */
+typedef struct cpng_zlib_writer cpng_zlib_writer;
+
+/* Starts a non-interlaced PNG of `color_type` (GRAY, GRAY_ALPHA, RGB or RGBA;
+ * canonical channels not in it are dropped, gray taken from red) at `bit_depth`
+ * 8 or 16, zlib `level` 0-9 and `filters`: writes the signature, IHDR, the
+ * ancillary `chunks` located before IDAT (raw: the caller decides which are
+ * still true of the output; the others go to cpng_zlib_writer_finish) and,
+ * when `time` is non-zero, a tIME saying `time` (seconds since 1970, UTC).
+ * NULL on failure. */
+cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
+                                        int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                                        cpng_status *status);
+
+/* Compresses the next `count` canonical rows (8 or 16 bits, host-endian), telling
+ * `progress` (may be NULL) the fraction of the image's rows done every 16 rows. */
+int cpng_zlib_writer_rows(cpng_zlib_writer *writer, const void *pixels, uint32_t count,
+                          const cpng_row_progress *progress, cpng_status *status);
+
+/* Ends the image data and writes a tIME saying `time` when it is non-zero
+ * (one the start did not write), the chunks located after IDAT, then IEND. */
+int cpng_zlib_writer_finish(cpng_zlib_writer *writer, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
+                            cpng_status *status);
+
+/* The bytes made since the output was last taken; `take` empties it afterwards. */
+cpng_buffer *cpng_zlib_writer_output(cpng_zlib_writer *writer);
+
+/* Frees the writer. NULL is allowed. */
+void cpng_zlib_writer_close(cpng_zlib_writer *writer);
 
 #endif

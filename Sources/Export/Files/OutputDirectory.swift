@@ -127,41 +127,42 @@ public final class OutputDirectory: Sendable {
     /// Writes `bytes` as the output `relative`, atomically, its data flushed
     /// before it is put in place. Replaces an existing file only when `replace` is true.
     public func write(_ bytes: [UInt8], to relative: String, replace: Bool) throws(OutputError) {
-        let staged = try stage(bytes, flush: .now)
-        try place(staged, at: relative, replace: replace)
-    }
-
-    /// Writes `bytes` to a new unnamed file (or, where the file system makes
-    /// none, a temporary file in `tmp/`), to be put in place by
-    /// ``place(_:at:replace:)``. `flush` says when its data is flushed: `.now`
-    /// before this returns, `.later` with its batch (the flush of a batch of
-    /// staged outputs), `.never` not at all.
-    public func stage(_ bytes: [UInt8], flush: StagedOutput.Flush) throws(OutputError) -> StagedOutput {
-        var staged: StagedOutput
-        // An unnamed file stays open until placed (up to a batch of them): when
-        // no descriptor is left for one, a named file, closed sooner, serves.
-        let unnamed = stagesUnnamed
-            ? openat(temporary.descriptor, ".", LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644) : -1
-        if unnamed >= 0 {
-            staged = StagedOutput(temporary: nil, descriptor: unnamed)
-        } else {
-            let name = "\(processID)-\(counter.next()).tmp"
-            let fd = temporary.openFile(name, O_WRONLY | O_CREAT | O_EXCL)
-            guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
-            staged = StagedOutput(temporary: name, descriptor: fd)
-        }
+        var staged = try startStaging()
         do throws(OutputError) {
             try Self.writeAll(staged.descriptor, bytes)
-            // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
-            if flush == .now { try self.flush(&staged) }
-            // A batch is flushed by one syncfs when there is one: then a named file need not stay open.
-            if flush == .later && LinuxCalls.canSyncFileSystem { staged.finishWriting() }
+            try finishStaging(&staged, flush: .now)
         } catch {
             discard(&staged)
             throw error
         }
+        try place(staged, at: relative, replace: replace)
+    }
+
+    /// A new unnamed file (or, where the file system makes none, a temporary
+    /// file in `tmp/`), open for an encoder to write into (``StagedFile``), to
+    /// be completed by ``finishStaging(_:flush:)`` and put in place by
+    /// ``place(_:at:replace:)``, or abandoned by ``discard(_:)``.
+    public func startStaging() throws(OutputError) -> StagedOutput {
+        // An unnamed file stays open until placed (up to a batch of them): when
+        // no descriptor is left for one, a named file, closed sooner, serves.
+        let unnamed = stagesUnnamed
+            ? openat(temporary.descriptor, ".", LinuxCalls.openUnnamed | O_WRONLY | O_CLOEXEC, 0o644) : -1
+        if unnamed >= 0 { return StagedOutput(temporary: nil, descriptor: unnamed) }
+        let name = "\(processID)-\(counter.next()).tmp"
+        let fd = temporary.openFile(name, O_WRONLY | O_CREAT | O_EXCL)
+        guard fd >= 0 else { throw .system("cannot create a temporary file", errno) }
+        return StagedOutput(temporary: name, descriptor: fd)
+    }
+
+    /// Completes a staged output whose data is all written. `flush` says when its
+    /// data is flushed: `.now` before this returns, `.later` with its batch (the
+    /// flush of a batch of staged outputs), `.never` not at all.
+    public func finishStaging(_ staged: inout StagedOutput, flush: StagedOutput.Flush) throws(OutputError) {
+        // Data reaches the disk before the name does, so a crash cannot leave a named, empty file.
+        if flush == .now { try self.flush(&staged) }
+        // A batch is flushed by one syncfs when there is one: then a named file need not stay open.
+        if flush == .later && LinuxCalls.canSyncFileSystem { staged.finishWriting() }
         if flush == .never { staged.finishWriting() }
-        return staged
     }
 
     /// Flushes the data of a staged output (`fdatasync`) and closes it unless it has no name yet.

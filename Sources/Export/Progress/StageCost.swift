@@ -1,4 +1,5 @@
 import ImageCore
+import PNGCodec
 import Render
 
 /// What one image costs, by stage, in nanoseconds of one core of the machine
@@ -65,7 +66,11 @@ public struct StageCost: Sendable, Equatable {
             let perPixel = level >= 7
                 ? Rates.zlibPerStoredByte[level - 7] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
                 : Rates.encode[level] * deep
-            return StageCost(render: render, encode: output * perPixel)
+            // An output too large to hold is compressed as the render hands its rows on (unless a
+            // colour conversion must see the whole image first): part of the render stage.
+            let streams = plan.color == nil && outputPixels * 4 * header.depth.bytesPerSample > PNGWriter.heldBytes
+            return streams ? StageCost(render: render + output * perPixel, encode: 0)
+                : StageCost(render: render, encode: output * perPixel)
         }
     }
 

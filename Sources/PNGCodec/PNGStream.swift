@@ -1,0 +1,298 @@
+import ImageCore
+import Dispatch
+import Glibc
+import CPNG
+
+/// Compresses one PNG's rows as they arrive and writes the file to an
+/// ``EncodedOutput`` as it goes (SPEC §8): the signature, IHDR and the chunks
+/// before the pixels at ``begin(chunks:time:)``, IDAT chunks as the rows are
+/// compressed, the chunks after them and IEND at ``finish(chunks:time:)``.
+/// What it holds follows the width: the rows of one batch of segments and the
+/// 32 KiB before them, never the image.
+///
+/// The bytes depend only on the rows and settings, never on how the rows were
+/// split into calls: the encoder a held image goes through (``PNGEncoder``)
+/// and the one a streamed image goes through are this one.
+final class PNGStream {
+    private let plan: EncodingPlan
+    private let width: Int
+    private let height: Int
+    private let output: any EncodedOutput
+    private var compressor: Compressor
+    /// Told of the rows compressed, when someone listens (set before the rows come).
+    var progress: EncodeProgress?
+
+    /// How the rows are compressed: libpng and zlib, or the fast path's segments.
+    private enum Compressor {
+        case zlib(OpaquePointer?)
+        case segments(Segments)
+    }
+
+    /// A stream of a `width × height` image planned by `plan`, written to `output`.
+    init(width: Int, height: Int, plan: EncodingPlan, output: any EncodedOutput) {
+        self.plan = plan
+        self.width = width
+        self.height = height
+        self.output = output
+        compressor = plan.fast.map { .segments(Segments(width: width, height: height, plan: plan, fast: $0)) } ?? .zlib(nil)
+    }
+
+    deinit {
+        if case .zlib(let writer) = compressor { cpng_zlib_writer_close(writer) }
+    }
+
+    /// Writes the start of the file: signature, IHDR, `chunks` located before
+    /// the image data and, when `time` is not 0, a tIME saying it.
+    func begin(chunks: [PNGChunk], time: Int64) throws {
+        var status = cpng_status()
+        switch compressor {
+        case .zlib:
+            let writer = PNGChunk.withRaw(chunks) { raw in
+                cpng_zlib_writer_open(UInt32(width), UInt32(height), Int32(plan.bitDepth), Int32(plan.colorType.rawValue),
+                                      Int32(plan.level), plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
+                                      raw.baseAddress, raw.count, time, &status)
+            }
+            guard let writer else { throw PNGError(status: status) }
+            compressor = .zlib(writer)
+            try drain(writer)
+        case .segments:
+            var head = cpng_buffer()
+            defer { cpng_buffer_free(&head) }
+            _ = PNGChunk.withRaw(chunks) { raw in
+                cpng_png_head(UInt32(width), UInt32(height), Int32(plan.bitDepth), Int32(plan.colorType.rawValue),
+                              raw.baseAddress, raw.count, time, &head, &status)
+            }
+            guard status.code == CPNG_OK else { throw PNGError(status: status) }
+            try write(head)
+        }
+    }
+
+    /// Compresses the next `count` canonical rows at `rows`.
+    func append(_ rows: UnsafeRawPointer, count: Int) throws {
+        switch compressor {
+        case .zlib(let writer):
+            var status = cpng_status()
+            // The callback reaches `progress` through an unretained pointer, valid while `progress` lives (the call).
+            var hook = cpng_row_progress()
+            if let progress {
+                hook.done = { context, fraction in
+                    Unmanaged<EncodeProgress>.fromOpaque(context!).takeUnretainedValue().report(fraction)
+                }
+                hook.context = Unmanaged.passUnretained(progress).toOpaque()
+            }
+            let code = withExtendedLifetime(progress) { cpng_zlib_writer_rows(writer, rows, UInt32(count), &hook, &status) }
+            guard code == CPNG_OK else { throw PNGError(status: status) }
+            try drain(writer)
+        case .segments(let segments):
+            try segments.append(rows, count: count, progress: progress) { try write(idat: $0) }
+        }
+    }
+
+    /// Ends the image data and writes `chunks` located after it, a tIME saying
+    /// `time` when it is not 0 (one the start did not write), and IEND.
+    func finish(chunks: [PNGChunk], time: Int64) throws {
+        var status = cpng_status()
+        switch compressor {
+        case .zlib(let writer):
+            let code = PNGChunk.withRaw(chunks) { raw in
+                cpng_zlib_writer_finish(writer, raw.baseAddress, raw.count, time, &status)
+            }
+            guard code == CPNG_OK else { throw PNGError(status: status) }
+            try drain(writer)
+        case .segments(let segments):
+            try segments.finish { try write(idat: $0) }
+            var tail = cpng_buffer()
+            defer { cpng_buffer_free(&tail) }
+            _ = PNGChunk.withRaw(chunks) { raw in cpng_png_tail(raw.baseAddress, raw.count, time, &tail, &status) }
+            guard status.code == CPNG_OK else { throw PNGError(status: status) }
+            try write(tail)
+        }
+    }
+
+    /// Writes what libpng made since the last call, and empties its buffer.
+    private func drain(_ writer: OpaquePointer?) throws {
+        let made = cpng_zlib_writer_output(writer)!
+        defer { made.pointee.size = 0 }
+        guard made.pointee.size > 0 else { return }
+        try output.write(UnsafeRawBufferPointer(start: made.pointee.data, count: made.pointee.size))
+    }
+
+    private func write(_ buffer: cpng_buffer) throws {
+        try output.write(UnsafeRawBufferPointer(start: buffer.data, count: buffer.size))
+    }
+
+    /// Writes one IDAT chunk holding `data`.
+    private func write(idat data: UnsafeRawBufferPointer) throws {
+        var chunk = cpng_buffer()
+        defer { cpng_buffer_free(&chunk) }
+        guard cpng_put_chunk(&chunk, "IDAT", data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count) != 0 else {
+            throw PNGError.outOfMemory("out of memory writing an IDAT chunk")
+        }
+        try write(chunk)
+    }
+}
+
+extension PNGStream {
+    /// The fast path's compressor: rows filtered and deflated in segments of
+    /// about ``segmentBytes`` filtered bytes, a batch of segments at a time on
+    /// every core (each primed with the 32 KiB of filtered rows before it, so
+    /// they are independent), the zlib stream cut into IDAT chunks of
+    /// ``idatBytes`` as it grows.
+    final class Segments {
+        private let width: Int
+        private let height: Int
+        private let plan: EncodingPlan
+        private let fast: EncodingPlan.FastDeflate
+        private let rowBytes: Int
+        /// Rows per segment (all of them for the whole-image deflater).
+        private let rowsPerSegment: Int
+        private let segmentCount: Int
+        /// Segments compressed together, on every core.
+        private let batch: Int
+        /// Canonical rows from `heldFirst` on, copied from earlier calls: those the next
+        /// segments prime with and compress.
+        private var held: [UInt8] = []
+        /// The first row the next segment reads.
+        private var heldFirst = 0
+        private var received = 0
+        /// The next segment to compress.
+        private var nextSegment = 0
+        /// The zlib stream not yet written in an IDAT chunk.
+        private var pending: [UInt8] = [0x78, 0x5e]  // deflate, 32 KiB window, FLEVEL 1 ("fast"); 0x785e % 31 == 0
+        /// Adler-32 of the filtered bytes compressed so far.
+        private var adler: UInt32 = 1
+
+        /// Bytes of filtered rows per segment: large enough that priming costs little, small
+        /// enough that an image spreads over the cores.
+        static let segmentBytes = 1 << 20
+        /// Bytes of the zlib stream per IDAT chunk.
+        static let idatBytes = 1 << 20
+
+        init(width: Int, height: Int, plan: EncodingPlan, fast: EncodingPlan.FastDeflate) {
+            self.width = width
+            self.height = height
+            self.plan = plan
+            self.fast = fast
+            rowBytes = width * 4 * (plan.bitDepth / 8)
+            let filteredRow = width * (plan.bitDepth / 8) * plan.colorType.channels + 1
+            rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? height : max(1, Self.segmentBytes / filteredRow)
+            segmentCount = (height + rowsPerSegment - 1) / rowsPerSegment
+            batch = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        }
+
+        func append(_ rows: UnsafeRawPointer, count: Int, progress: EncodeProgress?,
+                    idat: (UnsafeRawBufferPointer) throws -> Void) throws {
+            precondition(received + count <= height, "more rows than the image has")
+            let start = received
+            received += count
+            if held.isEmpty && heldFirst == start {
+                // Every row the next segments read is among these: compressed from where they are
+                // (a held image is never copied), and only those still needed later are kept.
+                try compressReady(UnsafeRawBufferPointer(start: rows, count: count * rowBytes), from: start,
+                                  progress: progress, idat: idat)
+                if heldFirst < received {
+                    held.append(contentsOf: UnsafeRawBufferPointer(start: rows + (heldFirst - start) * rowBytes,
+                                                                   count: (received - heldFirst) * rowBytes))
+                }
+            } else {
+                held.append(contentsOf: UnsafeRawBufferPointer(start: rows, count: count * rowBytes))
+                let first = heldFirst
+                let kept = try held.withUnsafeBytes { rows in
+                    try compressReady(rows, from: first, progress: progress, idat: idat)
+                    return heldFirst
+                }
+                held.removeFirst(min(held.count, (kept - first) * rowBytes))
+            }
+        }
+
+        func finish(idat: (UnsafeRawBufferPointer) throws -> Void) throws {
+            precondition(received == height, "\(height - received) rows were never written")
+            precondition(nextSegment == segmentCount, "segments left once every row was in")
+            held = []
+            withUnsafeBytes(of: adler.bigEndian) { pending.append(contentsOf: $0) }
+            try flush(all: true, idat: idat)
+        }
+
+        /// Compresses every batch of segments whose rows are all in (the last one once every
+        /// row is), reading `rows`, which start at row `first`; `heldFirst` then says the
+        /// first row the next segment reads.
+        private func compressReady(_ rows: UnsafeRawBufferPointer, from first: Int, progress: EncodeProgress?,
+                                   idat: (UnsafeRawBufferPointer) throws -> Void) throws {
+            while nextSegment < segmentCount {
+                let end = min(segmentCount, nextSegment + batch)
+                guard min(height, end * rowsPerSegment) <= received else { break }
+                try compress(nextSegment..<end, rows: rows, from: first, progress: progress)
+                try flush(all: false, idat: idat)
+            }
+            heldFirst = nextSegment < segmentCount
+                ? max(first, Int(cpng_fast_first_needed_row(UInt32(width), Int32(plan.bitDepth),
+                                                            Int32(plan.colorType.rawValue),
+                                                            UInt32(nextSegment * rowsPerSegment))))
+                : received
+        }
+
+        /// Compresses `range` of segments on every core, from `rows` (starting at row `first`),
+        /// adding them to the stream.
+        private func compress(_ range: Range<Int>, rows: UnsafeRawBufferPointer, from first: Int,
+                              progress: EncodeProgress?) throws {
+            let results = UnsafeMutableBufferPointer<(cpng_segment, cpng_status)>.allocate(capacity: range.count)
+            defer { results.deallocate() }
+            let (width, height, plan, fast, rowsPerSegment, count) = (width, height, plan, fast, rowsPerSegment, segmentCount)
+            // Each iteration writes only its own slot; the rows are read-only.
+            nonisolated(unsafe) let slots = results
+            nonisolated(unsafe) let pixels = rows
+            let run: @Sendable (Int) -> Void = { offset in
+                var segment = cpng_segment()
+                var status = cpng_status()
+                let start = (range.lowerBound + offset) * rowsPerSegment, end = min(height, start + rowsPerSegment)
+                _ = cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height),
+                                      Int32(plan.bitDepth), Int32(plan.colorType.rawValue), UInt32(start),
+                                      UInt32(end), fast.deflater, Int32(fast.level), &segment, &status)
+                (slots.baseAddress! + offset).initialize(to: (segment, status))
+                progress?.segmentDone(of: count)
+            }
+            if range.count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: range.count, execute: run) }
+            defer { for index in results.indices { cpng_segment_free(&results[index].0) } }
+            if let failure = results.first(where: { $0.1.code != CPNG_OK }) { throw PNGError(status: failure.1) }
+            for (index, (segment, _)) in results.enumerated() {
+                adler = range.lowerBound == 0 && index == 0 ? segment.adler
+                    : cpng_adler32_combine(adler, segment.adler, segment.raw_size)
+                pending.append(contentsOf: UnsafeRawBufferPointer(start: segment.data, count: segment.size))
+            }
+            nextSegment = range.upperBound
+        }
+
+        /// Writes the stream's full IDAT chunks (all of it when `all`) and keeps the rest.
+        private func flush(all: Bool, idat: (UnsafeRawBufferPointer) throws -> Void) throws {
+            var offset = 0
+            while pending.count - offset >= Self.idatBytes || (all && offset < pending.count) {
+                let piece = min(Self.idatBytes, pending.count - offset)
+                try pending.withUnsafeBytes { try idat(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + piece])) }
+                offset += piece
+            }
+            pending.removeFirst(offset)
+        }
+    }
+}
+
+extension PNGChunk {
+    /// Calls `body` with `chunks` as C sees them, their data pinned for the call.
+    static func withRaw<R>(_ chunks: [PNGChunk], _ body: (UnsafeBufferPointer<cpng_chunk>) -> R) -> R {
+        func pinning(_ index: Int, _ raw: inout [cpng_chunk]) -> R {
+            guard index < chunks.count else { return raw.withUnsafeBufferPointer(body) }
+            return chunks[index].data.withUnsafeBufferPointer { data in
+                var chunk = cpng_chunk()
+                withUnsafeMutableBytes(of: &chunk.name) { name in
+                    for (i, byte) in chunks[index].type.utf8.prefix(4).enumerated() { name[i] = byte }
+                }
+                chunk.data = data.baseAddress
+                chunk.size = data.count
+                chunk.location = Int32(chunks[index].placement.rawValue)
+                raw.append(chunk)
+                return pinning(index + 1, &raw)
+            }
+        }
+        var raw: [cpng_chunk] = []
+        return pinning(0, &raw)
+    }
+}
