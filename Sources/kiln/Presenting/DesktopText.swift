@@ -7,11 +7,13 @@ struct DesktopText: Equatable {
     var summary: String
     /// The job's subtitle (its operations, output format and device).
     var subtitle: String
-    /// "37% · 150 of 400 images · 1 failed · ETA 0:08"; while queued, the queue position; while stopping,
-    /// what it waits for; at the end, the summary line the terminal prints.
+    /// "37% · 150 of 400 images · 1 failed · ETA 0:08" ("paused · 37% · 150 of 400 images" while paused);
+    /// while queued, the queue position; while stopping, what it waits for; at the end, the summary line
+    /// the terminal prints.
     var detail: String
 
-    init(_ p: TaskPresentation, percent: Int32) {
+    /// The text of `p` with `percent` shown; `paused`: a person paused the running job (no ETA then).
+    init(_ p: TaskPresentation, percent: Int32, paused: Bool = false) {
         summary = p.title
         subtitle = p.subtitle
         let failed = p.failedUnits > 0 ? " · \(p.failedUnits) failed" : ""
@@ -19,6 +21,8 @@ struct DesktopText: Equatable {
         switch p.state {
         case .queued(let position):
             detail = "queued at position \(position), waiting for another kiln job"
+        case .running where paused:
+            detail = "paused · \(percent)% · \(counts)"
         case .running:
             let eta = p.estimatedRemaining.map { " · ETA \($0.clock)" } ?? ""
             detail = "\(percent)% · \(counts)\(eta)"

@@ -11,7 +11,7 @@ import Glibc
 /// while something changes; at the end at once, then `terminate`, with the summary line as the error
 /// message unless the job succeeded. The view's `cancelRequested` cancels the task as Ctrl-C does;
 /// `suspendRequested` and `resumeRequested` pause it and let it go on (``TaskActions/setPaused(_:)``),
-/// and the view is told (`setSuspended`).
+/// and the view is told (`setSuspended`; "Progress" then says "paused").
 ///
 /// A thread of its own (``BusPresenterThread``) owns the bus connection. When the bus or the server
 /// cannot be used, or goes away mid-job, the job goes on exactly as without it.
@@ -91,7 +91,7 @@ final class KDEJobViewPresenter: TaskPresenter {
                 }
                 guard let latest = thread.latest else { continue }
                 percent = DesktopText.percent(latest, atLeast: percent)
-                let now = Shown(text: DesktopText(latest, percent: percent), processed: latest.completedUnits,
+                let now = Shown(text: DesktopText(latest, percent: percent, paused: suspended), processed: latest.completedUnits,
                                 total: latest.totalUnits)
                 if !latest.hasEnded {
                     guard now != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
