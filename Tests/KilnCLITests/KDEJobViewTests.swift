@@ -137,10 +137,34 @@ struct KDEJobViewTests {
         #expect(emitted == ["suspendRequested", "resumeRequested"])
         let (percents, _) = progress(server)
         #expect(percents == percents.sorted() && percents.last == 100, "\(percents)")
+        let details = server.calls("setDescriptionField").compactMap { arguments($0)[2] as? String }
+        #expect(details.contains { $0.hasPrefix("paused · ") }, "\(details)")
         #expect(server.calls("terminate").compactMap { arguments($0).first as? String } == [""])
         #expect(LargeImages.matchesReference(out) == [])
-        print("kde suspend: held \(String(format: "%.1f", held)) s with --stall-timeout \(stall) s, "
+        print("kde suspend: \(details.filter { $0.hasPrefix("paused") }),  held \(String(format: "%.1f", held)) s with --stall-timeout \(stall) s, "
               + "\(before.files) outputs before and \(after.files) after the hold, setSuspended \(suspensions), "
               + "percents \(percents), exit \(r.status ?? -1)")
+    }
+
+    /// A bus that dies mid-job costs one warning; the job finishes as without the view.
+    @Test func aBusKilledMidJobCostsOneWarning() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let server = try FakeJobViewServer(on: bus, in: dir)
+        let out = dir.join("out"), release = dir.join("release")
+        let child = try startKiln(["export", SmallImages.directory, "--output", out, "--progress", "none",
+                                   "--notify", "desktop", "--stall-timeout", "600"] + SmallImages.operations,
+                                  environment: SmallImages.environment.merging(
+                                      ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "100",
+                                       "KILN_TEST_STALL_RELEASE": release]) { $1 })
+        #expect(child.waitUntil { !server.calls("setPercent").isEmpty })
+        bus.killBus()
+        #expect(child.waitUntil(timeout: .seconds(60)) { child.stderrSoFar.contains("KDE job view stopped") })
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
+        let r = try child.wait(timeout: .seconds(300))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(SmallImages.mismatches(out) == [])
+        #expect(r.stderr.components(separatedBy: "warning:").count - 1 == 1, "\(r.stderr)")
+        #expect(bus.notifications.isEmpty)
     }
 }
