@@ -20,9 +20,10 @@ typedef struct { void *room[16]; } DBusMessageIter;
 
 enum { DBUS_BUS_SESSION = 0 };
 enum {
-    TYPE_INVALID = 0, TYPE_STRING = 's', TYPE_UINT32 = 'u', TYPE_INT32 = 'i',
-    TYPE_ARRAY = 'a', TYPE_VARIANT = 'v', TYPE_DICT_ENTRY = 'e'
+    TYPE_INVALID = 0, TYPE_STRING = 's', TYPE_UINT32 = 'u', TYPE_INT32 = 'i', TYPE_UINT64 = 't',
+    TYPE_BOOLEAN = 'b', TYPE_OBJECT_PATH = 'o', TYPE_ARRAY = 'a', TYPE_VARIANT = 'v', TYPE_DICT_ENTRY = 'e'
 };
+enum { MESSAGE_TYPE_SIGNAL = 4 };
 
 static struct {
     void (*error_init)(DBusError *);
@@ -41,6 +42,13 @@ static struct {
     dbus_bool_t (*read_write)(DBusConnection *, int);
     DBusMessage *(*pop_message)(DBusConnection *);
     dbus_bool_t (*is_signal)(DBusMessage *, const char *, const char *);
+    int (*message_type)(DBusMessage *);
+    const char *(*message_interface)(DBusMessage *);
+    const char *(*message_path)(DBusMessage *);
+    const char *(*message_member)(DBusMessage *);
+    dbus_bool_t (*iter_init)(DBusMessage *, DBusMessageIter *);
+    int (*iter_arg_type)(DBusMessageIter *);
+    void (*iter_get_basic)(DBusMessageIter *, void *);
     dbus_bool_t (*is_connected)(DBusConnection *);
     void (*connection_close)(DBusConnection *);
     void (*connection_unref)(DBusConnection *);
@@ -74,6 +82,13 @@ static void load(void) {
         {(void **)&dbus.read_write, "dbus_connection_read_write"},
         {(void **)&dbus.pop_message, "dbus_connection_pop_message"},
         {(void **)&dbus.is_signal, "dbus_message_is_signal"},
+        {(void **)&dbus.message_type, "dbus_message_get_type"},
+        {(void **)&dbus.message_interface, "dbus_message_get_interface"},
+        {(void **)&dbus.message_path, "dbus_message_get_path"},
+        {(void **)&dbus.message_member, "dbus_message_get_member"},
+        {(void **)&dbus.iter_init, "dbus_message_iter_init"},
+        {(void **)&dbus.iter_arg_type, "dbus_message_iter_get_arg_type"},
+        {(void **)&dbus.iter_get_basic, "dbus_message_iter_get_basic"},
         {(void **)&dbus.is_connected, "dbus_connection_get_is_connected"},
         {(void **)&dbus.connection_close, "dbus_connection_close"},
         {(void **)&dbus.connection_unref, "dbus_connection_unref"},
@@ -91,6 +106,17 @@ static void load(void) {
 static void copyError(DBusError *e, const char *fallback, char *error, size_t capacity) {
     snprintf(error, capacity, "%s", e->message ? e->message : fallback);
     dbus.error_free(e);
+}
+
+/* Sends `call` (released here) and returns the reply, or NULL with libdbus's message (else `fallback`) in `error`. */
+static DBusMessage *roundTrip(DBusConnection *connection, DBusMessage *call, int replyTimeoutMs, const char *fallback,
+                              char *error, size_t errorCapacity) {
+    DBusError e;
+    dbus.error_init(&e);
+    DBusMessage *reply = dbus.send_with_reply_and_block(connection, call, replyTimeoutMs, &e);
+    dbus.message_unref(call);
+    if (reply == NULL) copyError(&e, fallback, error, errorCapacity);
+    return reply;
 }
 
 static const char *const interface = "org.freedesktop.Notifications";
@@ -111,13 +137,113 @@ void *kiln_dbus_connect(const char *library, char *error, size_t errorCapacity) 
         return NULL;
     }
     dbus.set_exit_on_disconnect(connection, 0);
-    dbus.bus_add_match(connection, "type='signal',interface='org.freedesktop.Notifications',member='ActionInvoked'", &e);
-    if (e.name != NULL) {
-        copyError(&e, "cannot listen for notification actions", error, errorCapacity);
+    if (kiln_dbus_add_match(connection, "type='signal',interface='org.freedesktop.Notifications',member='ActionInvoked'",
+                            error, errorCapacity) != 0) {
         kiln_dbus_close(connection);
         return NULL;
     }
     return connection;
+}
+
+int kiln_dbus_add_match(void *connection, const char *rule, char *error, size_t errorCapacity) {
+    DBusError e;
+    dbus.error_init(&e);
+    dbus.bus_add_match(connection, rule, &e);
+    if (e.name != NULL) {
+        copyError(&e, "the bus refused the match rule", error, errorCapacity);
+        return -1;
+    }
+    return 0;
+}
+
+
+int kiln_dbus_name_has_owner(void *connection, const char *name, int replyTimeoutMs, char *error, size_t errorCapacity) {
+    DBusMessage *call = dbus.new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                             "NameHasOwner");
+    DBusMessageIter args;
+    if (call != NULL) dbus.iter_init_append(call, &args);
+    if (call == NULL || !dbus.append_basic(&args, TYPE_STRING, &name)) {
+        if (call != NULL) dbus.message_unref(call);
+        snprintf(error, errorCapacity, "out of memory");
+        return -1;
+    }
+    DBusMessage *reply = roundTrip(connection, call, replyTimeoutMs, "no reply from the bus", error, errorCapacity);
+    if (reply == NULL) return -1;
+    DBusError e;
+    dbus.error_init(&e);
+    dbus_bool_t owned = 0;
+    dbus_bool_t read = dbus.get_args(reply, &e, TYPE_BOOLEAN, &owned, TYPE_INVALID);
+    dbus.message_unref(reply);
+    if (!read) {
+        copyError(&e, "the bus's NameHasOwner reply has no boolean", error, errorCapacity);
+        return -1;
+    }
+    return owned ? 1 : 0;
+}
+
+int kiln_dbus_call(void *connection, const char *destination, const char *path, const char *interface,
+                   const char *method, const kiln_dbus_arg *args, size_t count, int replyTimeoutMs,
+                   char *reply, size_t replyCapacity, char *error, size_t errorCapacity) {
+    DBusMessage *call = dbus.new_method_call(destination, path, interface, method);
+    if (call == NULL) {
+        snprintf(error, errorCapacity, "out of memory");
+        return -1;
+    }
+    DBusMessageIter iter;
+    dbus.iter_init_append(call, &iter);
+    dbus_bool_t ok = 1;
+    for (size_t i = 0; ok && i < count; i++) {
+        int32_t i32 = (int32_t)args[i].number;
+        uint32_t u32 = (uint32_t)args[i].number;
+        dbus_bool_t b = args[i].number != 0;
+        switch (args[i].type) {
+        case TYPE_STRING: ok = dbus.append_basic(&iter, TYPE_STRING, &args[i].string); break;
+        case TYPE_BOOLEAN: ok = dbus.append_basic(&iter, TYPE_BOOLEAN, &b); break;
+        case TYPE_INT32: ok = dbus.append_basic(&iter, TYPE_INT32, &i32); break;
+        case TYPE_UINT32: ok = dbus.append_basic(&iter, TYPE_UINT32, &u32); break;
+        case TYPE_UINT64: ok = dbus.append_basic(&iter, TYPE_UINT64, &args[i].number); break;
+        default: ok = 0; break;
+        }
+    }
+    if (!ok) {
+        dbus.message_unref(call);
+        snprintf(error, errorCapacity, "cannot build the call %s.%s", interface, method);
+        return -1;
+    }
+    DBusMessage *answer = roundTrip(connection, call, replyTimeoutMs, "no reply", error, errorCapacity);
+    if (answer == NULL) return -1;
+    if (reply != NULL) {
+        DBusMessageIter read;
+        const char *value = NULL;
+        if (dbus.iter_init(answer, &read)
+            && (dbus.iter_arg_type(&read) == TYPE_OBJECT_PATH || dbus.iter_arg_type(&read) == TYPE_STRING)) {
+            dbus.iter_get_basic(&read, &value);
+        }
+        if (value == NULL) {
+            dbus.message_unref(answer);
+            snprintf(error, errorCapacity, "the reply to %s.%s has no path or string", interface, method);
+            return -1;
+        }
+        snprintf(reply, replyCapacity, "%s", value);
+    }
+    dbus.message_unref(answer);
+    return 0;
+}
+
+int kiln_dbus_next_signal(void *connection, int timeoutMs, const char *interface, const char *path,
+                          char *member, size_t memberCapacity) {
+    if (!dbus.read_write(connection, timeoutMs) || !dbus.is_connected(connection)) return -1;
+    DBusMessage *message;
+    while ((message = dbus.pop_message(connection)) != NULL) {
+        const char *from = dbus.message_path(message), *of = dbus.message_interface(message);
+        const char *name = dbus.message_member(message);
+        int found = dbus.message_type(message) == MESSAGE_TYPE_SIGNAL && from && of && name
+            && strcmp(from, path) == 0 && strcmp(of, interface) == 0;
+        if (found) snprintf(member, memberCapacity, "%s", name);
+        dbus.message_unref(message);
+        if (found) return 1;
+    }
+    return dbus.is_connected(connection) ? 0 : -1;
 }
 
 int kiln_dbus_notify(void *connection, uint32_t replacesID, const char *appName, const char *summary,
@@ -156,14 +282,11 @@ int kiln_dbus_notify(void *connection, uint32_t replacesID, const char *appName,
         snprintf(error, errorCapacity, "out of memory");
         return -1;
     }
+    DBusMessage *reply = roundTrip(connection, call, replyTimeoutMs, "no reply from the notification server",
+                                   error, errorCapacity);
+    if (reply == NULL) return -1;
     DBusError e;
     dbus.error_init(&e);
-    DBusMessage *reply = dbus.send_with_reply_and_block(connection, call, replyTimeoutMs, &e);
-    dbus.message_unref(call);
-    if (reply == NULL) {
-        copyError(&e, "no reply from the notification server", error, errorCapacity);
-        return -1;
-    }
     dbus_bool_t read = dbus.get_args(reply, &e, TYPE_UINT32, id, TYPE_INVALID);
     dbus.message_unref(reply);
     if (!read) {

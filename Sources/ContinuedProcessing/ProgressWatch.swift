@@ -11,6 +11,8 @@ struct ProgressWatch {
     /// Time the whole process was stopped (SIGSTOP, machine sleep): it counts for nothing.
     private var excused = Duration.zero
     private(set) var askedWhenSlow = false
+    /// Since when the program holds the task's work (a person paused it); nil while it runs.
+    private var suspendedSince: Instant?
 
     init(startedAt: Instant) {
         self.startedAt = startedAt
@@ -18,7 +20,9 @@ struct ProgressWatch {
     }
 
     /// Reads `progress`; returns whether it has stood still for `interval` or longer.
+    /// A suspended task never is: the time it is held counts for nothing (``resume(at:)`` excuses it).
     mutating func isStalled(_ progress: Progress, at now: Instant, interval: Duration) -> Bool {
+        guard suspendedSince == nil else { return false }
         let completed = progress.completedUnitCount
         let fraction = progress.fractionCompleted
         if completed != lastCompleted || fraction != lastFraction {
@@ -33,10 +37,24 @@ struct ProgressWatch {
     mutating func excuse(_ gap: Duration) {
         excused += gap
         lastAdvance += gap
+        // Excused now, not again when the suspension ends.
+        suspendedSince = suspendedSince.map { $0 + gap }
+    }
+
+    /// The program holds the task's work from `now` (nothing when it does already).
+    mutating func suspend(at now: Instant) {
+        if suspendedSince == nil { suspendedSince = now }
+    }
+
+    /// The work goes on from `now`: the time it was held is excused.
+    mutating func resume(at now: Instant) {
+        guard let since = suspendedSince else { return }
+        suspendedSince = nil
+        excuse(now - since)
     }
 
     func snapshot(identifier: String, fraction: Double, at now: Instant) -> TaskSnapshot {
-        let elapsed = now - startedAt - excused
+        let elapsed = now - startedAt - excused - (suspendedSince.map { now - $0 } ?? .zero)
         let remaining: Duration? = fraction > 0 ? elapsed * ((1 - min(fraction, 1)) / fraction) : nil
         return TaskSnapshot(
             identifier: identifier, fractionCompleted: fraction, elapsed: elapsed, estimatedRemaining: remaining)
@@ -47,7 +65,7 @@ struct ProgressWatch {
     mutating func slowSnapshot(identifier: String, fraction: Double, at now: Instant, expected: Duration)
         -> TaskSnapshot?
     {
-        guard !askedWhenSlow, fraction > 0, fraction < 1 else { return nil }
+        guard !askedWhenSlow, suspendedSince == nil, fraction > 0, fraction < 1 else { return nil }
         let snapshot = snapshot(identifier: identifier, fraction: fraction, at: now)
         guard let remaining = snapshot.estimatedRemaining, snapshot.elapsed + remaining > expected else { return nil }
         askedWhenSlow = true

@@ -18,6 +18,8 @@ public actor TaskScheduler {
     var running: [RunningTask] = []
     /// The polling loop; it runs only while tasks do.
     var watchdog: Task<Void, Never>?
+    /// Identifiers whose work their program holds (``setSuspended(_:taskWithIdentifier:)``), started or not.
+    private var suspended: Set<String> = []
 
     /// Creates a scheduler.
     ///
@@ -122,6 +124,26 @@ public actor TaskScheduler {
         }
     }
 
+    /// Says that the program holds (`true`) or releases (`false`) the work of the task `identifier`,
+    /// running or still pending: a person paused it from a view (``TaskActions/setPaused(_:)``). While held,
+    /// the watchdog neither expires the task as stalled nor counts the time in its estimates or in the
+    /// slow-progress question. The scheduler does not stop the work itself: the program does.
+    public func setSuspended(_ suspended: Bool, taskWithIdentifier identifier: String) {
+        let now = ContinuousClock.now
+        if suspended {
+            self.suspended.insert(identifier)
+        } else {
+            self.suspended.remove(identifier)
+        }
+        for index in running.indices where running[index].task.identifier == identifier {
+            if suspended {
+                running[index].watch.suspend(at: now)
+            } else {
+                running[index].watch.resume(at: now)
+            }
+        }
+    }
+
     /// A new stream of every event emitted after this call returns, in order.
     public nonisolated func events() -> AsyncStream<TaskEvent> {
         hub.subscribe()
@@ -168,7 +190,9 @@ public actor TaskScheduler {
             await handler(task)
             task.handlerReturned()
         }
-        running.append(RunningTask(task: task, handle: handle, watch: ProgressWatch(startedAt: .now)))
+        var watch = ProgressWatch(startedAt: .now)
+        if suspended.contains(request.identifier) { watch.suspend(at: .now) }
+        running.append(RunningTask(task: task, handle: handle, watch: watch))
         startWatchdog()
     }
 }

@@ -49,6 +49,7 @@ public final class ExportJob: Sendable {
     private let state: Locked<Counts>
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
+    private let pauseRequested = Atomic<Bool>(false)
     private let tracker = Locked<JobProgress?>(nil)
     /// The inputs of the images in the workers' hands.
     private let inHand = Locked<Set<String>>([])
@@ -227,6 +228,21 @@ public final class ExportJob: Sendable {
     /// Whether workers may start another image.
     private var takesNewImages: Bool { !drainRequested.load(ordering: .relaxed) && !isStopped }
 
+    /// Holds the workers (`true`: a person paused the job) or lets them go on (`false`): while paused,
+    /// no image is started and the images in hand wait before their next strip. ``finishInFlight()`` and
+    /// ``stop()`` let them go at once. Safe from any thread, any number of times.
+    public func setPaused(_ paused: Bool) {
+        pauseRequested.store(paused, ordering: .relaxed)
+    }
+
+    /// Whether the job is paused (``setPaused(_:)``).
+    public var isPaused: Bool { pauseRequested.load(ordering: .relaxed) }
+
+    /// Waits while the job is paused and still takes new images.
+    private func waitWhilePaused() {
+        while isPaused && takesNewImages { usleep(20_000) }
+    }
+
     /// Whether ``stop()`` was called or the job stopped itself (see ``stoppedBecause``).
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
@@ -260,6 +276,10 @@ public final class ExportJob: Sendable {
         let handedOver = Atomic<Int>(earlier.completed)
         DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
             while takesNewImages {
+                if isPaused {
+                    waitWhilePaused()
+                    continue
+                }
                 if let limit = hooks.stallAfter, handedOver.load(ordering: .relaxed) >= limit, !released(hooks) {
                     stallWhileTakingImages(hooks)
                     continue
@@ -453,6 +473,7 @@ public final class ExportJob: Sendable {
                     return converting!
                 }) { fraction in
                     tracker.advance(progressItem, rendering: fraction)
+                    waitWhilePaused()  // between strips
                 }
                 // Decoded to its end: only an input that is still the version opened made these pixels.
                 guard source?.isUnchanged() == true else { throw InputChanged() }

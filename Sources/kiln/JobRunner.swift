@@ -137,8 +137,14 @@ struct JobRunner {
         lifecycle.start()
         defer { lifecycle.stop() }
         // What a person's Cancel does from anywhere but the terminal: exactly what Ctrl-C does. Once: a second
-        // SIGINT would abandon the images in flight.
-        let user = TaskActions(cancel: { if lifecycle.processState != .terminating { kill(getpid(), SIGINT) } })
+        // SIGINT would abandon the images in flight. A Pause (a KDE job view's Suspend) holds the workers between
+        // strips, and the watchdog does not count the pause.
+        let user = TaskActions(cancel: { if lifecycle.processState != .terminating { kill(getpid(), SIGINT) } },
+                               setPaused: { paused in
+                                   job.setPaused(paused)
+                                   // Whatever order these run in, the scheduler ends with the job's state.
+                                   Task { await scheduler.setSuspended(job.isPaused, taskWithIdentifier: session.identifier) }
+                               })
         presentation.attach(user)
 
         // Every job learns of `kiln cancel` from another host by its mark (a shard, of one from any host):

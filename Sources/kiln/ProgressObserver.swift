@@ -88,7 +88,8 @@ final class ProgressObserver: Sendable {
             current: counts.current, stopping: isStopping)
         reporter.tick(snapshot)
         presentation.progress(snapshot)
-        status.publishIfDue(isStopping ? .stopping : .running)
+        // Paused from a view (a KDE job view's Suspend): `kiln status` says suspended, as after Ctrl-Z.
+        status.publishIfDue(isStopping ? .stopping : session.job.isPaused ? .suspended : .running)
     }
 
     private static func describe(_ reason: ExpirationReason) -> String {

@@ -28,7 +28,7 @@ struct RunSettings: ParsableArguments {
     @Option(help: "Progress display: auto (bar on a terminal, json otherwise), bar, json or none.")
     var progress: ProgressMode = .auto
 
-    @Option(help: ArgumentHelp("Desktop notification of the job's progress, with a Cancel action: auto (when a session bus exists and no progress bar is drawn on a terminal), desktop or none.", valueName: "mode"))
+    @Option(help: ArgumentHelp("Desktop notification of the job's progress, with a Cancel action (a KDE job view with Cancel and Pause/Resume where one is served): auto (when a session bus exists and no progress bar is drawn on a terminal), desktop or none.", valueName: "mode"))
     var notify: NotifyMode = .auto
 
     @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable).")

@@ -31,6 +31,37 @@ struct WatchdogTests {
         #expect(waited <= stall + .seconds(1), "expired after \(waited)")
     }
 
+    /// A task its program holds (a person paused it) does not stall however long the pause; once
+    /// resumed, the stall interval counts again from the resume.
+    @Test func suspendedTaskDoesNotStallUntilResumed() async throws {
+        let stall = Duration.milliseconds(300)
+        let scheduler = makeScheduler { $0.stallInterval = stall }
+        let events = EventRecorder(scheduler)
+        let expiredAt = Recorded<ContinuousClock.Instant>()
+        // Suspended before it starts (a pause while queued): the watchdog holds from its start.
+        await scheduler.setSuspended(true, taskWithIdentifier: "org.test.paused")
+        try await scheduler.register(forTaskWithIdentifier: "org.test.paused") { task in
+            let gate = Gate()
+            task.expirationHandler = {
+                expiredAt.append(.now)
+                gate.open()
+            }
+            task.progress.totalUnitCount = 10
+            task.progress.completedUnitCount = 1  // Then never again.
+            await gate.wait()
+            task.setTaskCompleted(success: false)
+        }
+        try await scheduler.submit(request("org.test.paused"))
+        try await Task.sleep(for: stall * 5)
+        #expect(events.all == [.started(identifier: "org.test.paused")], "expired while suspended: \(events.all)")
+        let resumedAt = ContinuousClock.now
+        await scheduler.setSuspended(false, taskWithIdentifier: "org.test.paused")
+        #expect(await events.waitFor(.completed(identifier: "org.test.paused", success: false)))
+        #expect(events.contains(.expiring(identifier: "org.test.paused", reason: .stalled)))
+        let waited = try #require(expiredAt.all.first) - resumedAt
+        #expect(waited >= stall && waited <= stall + .seconds(1), "expired \(waited) after the resume")
+    }
+
     @Test func progressingTaskNeverStalls() async throws {
         let scheduler = makeScheduler { $0.stallInterval = .milliseconds(400) }
         let events = EventRecorder(scheduler)

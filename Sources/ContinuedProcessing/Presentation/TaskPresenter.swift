@@ -17,15 +17,33 @@ public protocol TaskPresenter: AnyObject, Sendable {
 /// What a person can do to a task from a view outside the program.
 public struct TaskActions: Sendable {
     private let cancelTask: @Sendable () -> Void
+    private let pauseTask: (@Sendable (Bool) -> Void)?
 
-    /// Actions that call `cancel` when the person cancels the task.
+    /// Actions that call `cancel` when the person cancels the task; the task cannot be paused.
     public init(cancel: @escaping @Sendable () -> Void) {
         cancelTask = cancel
+        pauseTask = nil
+    }
+
+    /// Actions that call `cancel` when the person cancels the task, and `setPaused` with `true` when
+    /// they pause it and `false` when they let it go on. The program holds its work while paused and
+    /// tells the scheduler (``TaskScheduler/setSuspended(_:taskWithIdentifier:)``), whose watchdog then
+    /// does not count the pause as a stall.
+    public init(cancel: @escaping @Sendable () -> Void, setPaused: @escaping @Sendable (Bool) -> Void) {
+        cancelTask = cancel
+        pauseTask = setPaused
     }
 
     /// Cancels the task as the user does: it expires as ``ExpirationReason/userCancelled``,
     /// stops cooperatively and keeps what is done.
     public func cancel() { cancelTask() }
+
+    /// Whether the task can be paused (``setPaused(_:)`` does something): a view offers Pause only then.
+    public var canPause: Bool { pauseTask != nil }
+
+    /// Pauses the task (`true`: it starts no new work until resumed, keeping what it holds) or lets it
+    /// go on (`false`). Does nothing when ``canPause`` is false.
+    public func setPaused(_ paused: Bool) { pauseTask?(paused) }
 }
 
 extension TaskScheduler {

@@ -1,7 +1,9 @@
 import CDBus
+import Glibc
 
 /// A private connection to the session bus, through libdbus opened at run time
 /// (CDBus); closed when dropped. Used from one thread at a time.
+/// Every call waits at most ``replyTimeoutMs`` for its reply.
 struct DBusSession: ~Copyable {
     /// Why the bus or the notification server could not be used, in libdbus's words.
     struct Failure: Error, CustomStringConvertible {
@@ -51,7 +53,74 @@ struct DBusSession: ~Copyable {
         return (id, key.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
-    /// How long a notification call may wait for its reply: a server that takes longer is treated as gone.
+    /// Whether `name` has an owner on the bus now.
+    func nameHasOwner(_ name: String) throws(Failure) -> Bool {
+        var owned: Int32 = 0
+        let message = Self.withErrorBuffer { owned = kiln_dbus_name_has_owner(connection, name, Self.replyTimeoutMs, $0, $1) }
+        guard owned >= 0 else { throw Failure(description: message) }
+        return owned == 1
+    }
+
+    /// Asks the bus for the signals a match rule selects (``nextSignal(of:from:waiting:)`` reads them).
+    func addMatch(_ rule: String) throws(Failure) {
+        var status: Int32 = 0
+        let message = Self.withErrorBuffer { status = kiln_dbus_add_match(connection, rule, $0, $1) }
+        guard status == 0 else { throw Failure(description: message) }
+    }
+
+    /// One argument of a method call, typed as D-Bus types it.
+    enum Argument {
+        case string(String)
+        case bool(Bool)
+        case int32(Int32)
+        case uint32(UInt32)
+        case uint64(UInt64)
+    }
+
+    /// Calls `method` of `interface` on the object `path` of `destination` and waits for its reply;
+    /// returns the reply's first argument when it is an object path or a string (`returnsPath`), else nil.
+    @discardableResult
+    func call(_ destination: String, path: String, interface: String, method: String, _ arguments: [Argument],
+              returnsPath: Bool = false) throws(Failure) -> String? {
+        // The strings live until the call returns: libdbus copies them into the message.
+        let strings = arguments.map { argument -> UnsafeMutablePointer<CChar>? in
+            if case .string(let value) = argument { strdup(value) } else { nil }
+        }
+        defer { strings.forEach { free($0) } }
+        let args = zip(arguments, strings).map { argument, string -> kiln_dbus_arg in
+            switch argument {
+            case .string: kiln_dbus_arg(type: CChar(UInt8(ascii: "s")), string: string, number: 0)
+            case .bool(let value): kiln_dbus_arg(type: CChar(UInt8(ascii: "b")), string: nil, number: value ? 1 : 0)
+            case .int32(let value): kiln_dbus_arg(type: CChar(UInt8(ascii: "i")), string: nil, number: UInt64(UInt32(bitPattern: value)))
+            case .uint32(let value): kiln_dbus_arg(type: CChar(UInt8(ascii: "u")), string: nil, number: UInt64(value))
+            case .uint64(let value): kiln_dbus_arg(type: CChar(UInt8(ascii: "t")), string: nil, number: value)
+            }
+        }
+        var reply = [CChar](repeating: 0, count: returnsPath ? 512 : 1)
+        var status: Int32 = 0
+        let message = Self.withErrorBuffer { error, capacity in
+            reply.withUnsafeMutableBufferPointer { buffer in
+                status = kiln_dbus_call(connection, destination, path, interface, method, args, args.count, Self.replyTimeoutMs,
+                                        returnsPath ? buffer.baseAddress : nil, buffer.count, error, capacity)
+            }
+        }
+        guard status == 0 else { throw Failure(description: "\(interface).\(method): \(message)") }
+        return returnsPath ? reply.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : nil
+    }
+
+    /// The name of the next signal of `interface` that the object `path` sent, waiting up to `milliseconds`
+    /// for one; nil when none came. Other messages are dropped.
+    func nextSignal(of interface: String, from path: String, waiting milliseconds: Int32) throws(Failure) -> String? {
+        var member = [CChar](repeating: 0, count: 128)
+        let status = member.withUnsafeMutableBufferPointer {
+            kiln_dbus_next_signal(connection, milliseconds, interface, path, $0.baseAddress, $0.count)
+        }
+        if status < 0 { throw Failure(description: "the session bus connection closed") }
+        guard status == 1 else { return nil }
+        return member.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// How long a call may wait for its reply: a server that takes longer is treated as gone.
     private static let replyTimeoutMs: Int32 = 2000
 
     private static func withErrorBuffer(_ body: (UnsafeMutablePointer<CChar>?, Int) -> Void) -> String {

@@ -2,20 +2,32 @@ import ContinuedProcessing
 import Foundation
 
 extension RunSettings {
-    /// The views outside the terminal that show this job: a desktop notification per `--notify`,
-    /// and systemd's status under `NOTIFY_SOCKET`. `warn` tells the user of a view that stopped working.
+    /// The views outside the terminal that show this job: per `--notify`, a KDE job view where a job view
+    /// server is on the session bus, else a desktop notification; and systemd's status under `NOTIFY_SOCKET`.
+    /// `warn` tells the user of a view that stopped working.
     func makePresenters(environment: [String: String] = ProcessInfo.processInfo.environment,
                         warn: @escaping @Sendable (String) -> Void) -> [any TaskPresenter] {
         var presenters: [any TaskPresenter] = []
         switch notify {
-        case .desktop: presenters.append(DesktopPresenter(warnIfUnreachable: true, environment: environment, warn: warn))
+        case .desktop: presenters.append(Self.desktopPresenter(warnIfUnreachable: true, environment: environment, warn: warn))
         case .auto where Self.hasSessionBus(environment) && !showsBar:
-            presenters.append(DesktopPresenter(warnIfUnreachable: false, environment: environment, warn: warn))
+            presenters.append(Self.desktopPresenter(warnIfUnreachable: false, environment: environment, warn: warn))
         case .auto, .none: break
         }
         let stopBudget = schedulerConfiguration.expirationGrace + schedulerConfiguration.criticalBudget
         if let systemd = SystemdPresenter(environment: environment, stopBudget: stopBudget) { presenters.append(systemd) }
         return presenters
+    }
+
+    /// A KDE job view where a job view server owns its name on the session bus, else a freedesktop
+    /// notification (which says, per `warnIfUnreachable`, why the bus cannot be used).
+    private static func desktopPresenter(warnIfUnreachable: Bool, environment: [String: String],
+                                         warn: @escaping @Sendable (String) -> Void) -> any TaskPresenter {
+        if let server = KDEJobViewPresenter.server(environment: environment) {
+            return KDEJobViewPresenter(server: server, warnIfUnreachable: warnIfUnreachable, environment: environment,
+                                       warn: warn)
+        }
+        return DesktopPresenter(warnIfUnreachable: warnIfUnreachable, environment: environment, warn: warn)
     }
 
     /// Whether a session bus is there to try: `DBUS_SESSION_BUS_ADDRESS`, or the user bus socket

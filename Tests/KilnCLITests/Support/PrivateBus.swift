@@ -61,7 +61,7 @@ final class PrivateBus {
 
     private static let daemonPath = "/usr/bin/dbus-daemon"
     /// Debian's Python, where python3-dbus and python3-gi are installed (not a pyenv or venv one).
-    private static let python = "/usr/bin/python3"
+    static let python = "/usr/bin/python3"
 
     enum BusError: Error {
         case notStarted(String)
