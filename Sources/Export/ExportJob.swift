@@ -424,13 +424,6 @@ public final class ExportJob: Sendable {
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
                 var settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
-                // Admitted by the memory budget before anything image-sized exists (SPEC §8):
-                // what its render schedule holds, and what the writer holds.
-                let size = try renderer.outputSize(of: reader.header, orientation: orientation)
-                let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
-                    + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
-                guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
-                defer { memory.release(needed) }
                 // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first.
                 let dropped = profileDrop == nil ? nil
                     : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
@@ -438,6 +431,15 @@ public final class ExportJob: Sendable {
                 // A writer that streams chooses its file's layout before the first row, from what
                 // the rows can hold; a colour conversion's rows are known only once converted.
                 if converter == nil { settings.content = rowContent(of: reader.header) }
+                // Admitted by the memory budget before anything image-sized exists (SPEC §8):
+                // what its render schedule holds, what the writer holds, and the rendered image
+                // a colour conversion holds.
+                let size = try renderer.outputSize(of: reader.header, orientation: orientation)
+                let converted = converter == nil ? 0 : size.width * size.height * 4 * reader.depth.bytesPerSample
+                let needed = try renderer.workingSet(of: reader.header, orientation: orientation) + converted
+                    + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
+                guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
+                defer { memory.release(needed) }
                 // Where the encoder writes: straight into the staged output file; into memory when
                 // the file is checked (in place) or compared (an unrecorded existing output) first.
                 let keptInMemory: Bool
