@@ -11,6 +11,7 @@
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,13 +62,27 @@ VECTOR_CLONES static uint32_t signed_sum(const uint8_t *bytes, size_t count) {
     return sum;
 }
 
-/* The filtered form of one stored row (filter byte first): the filter whose
- * output has the smallest signed sum (libpng's heuristic), which keeps
- * deflate's matches long. `previous` is NULL for the image's first row;
- * `work` holds 4 * count bytes. Each filter is one simple loop, which the
- * compiler vectorizes; Paeth is written without branches for the same reason. */
+/* The bits an order-0 entropy coder would spend on the bytes: count·log2(count)
+ * − Σ c·log2(c) over the byte values' counts c. */
+static double entropy_bits(const uint8_t *bytes, size_t count) {
+    uint32_t histogram[256] = {0};
+    for (size_t i = 0; i < count; i++) histogram[bytes[i]]++;
+    double sum = 0;
+    for (int v = 0; v < 256; v++) {
+        if (histogram[v] > 1) sum += histogram[v] * log2((double)histogram[v]);
+    }
+    return count > 1 ? count * log2((double)count) - sum : 0;
+}
+
+/* The filtered form of one stored row (filter byte first), by `heuristic`:
+ * CPNG_FILTER_SUM, the filter whose output has the smallest signed sum
+ * (libpng's), which keeps deflate's matches long; CPNG_FILTER_ENTROPY, the one
+ * whose bytes have the least order-0 entropy. `previous` is NULL for the
+ * image's first row; `work` holds 4 * count bytes. Each filter is one simple
+ * loop, which the compiler vectorizes; Paeth is written without branches for
+ * the same reason. */
 VECTOR_CLONES static void filter_row(const uint8_t *row, const uint8_t *previous, size_t count, size_t bpp,
-                                     uint8_t *out, uint8_t *work) {
+                                     int heuristic, uint8_t *out, uint8_t *work) {
     uint8_t *sub = work, *up = work + count, *avg = work + 2 * count, *paeth = work + 3 * count;
     size_t head = bpp < count ? bpp : count;
     for (size_t i = 0; i < head; i++) sub[i] = row[i];
@@ -93,11 +108,12 @@ VECTOR_CLONES static void filter_row(const uint8_t *row, const uint8_t *previous
     }
     const uint8_t *candidates[5] = {row, sub, up, avg, paeth};
     int best = 0;
-    uint32_t best_sum = signed_sum(row, count);
-    for (int f = 1; f < 5; f++) {
-        uint32_t sum = signed_sum(candidates[f], count);
-        if (sum < best_sum) {
-            best_sum = sum;
+    double best_cost = 0;
+    for (int f = 0; f < 5; f++) {
+        double cost = heuristic == CPNG_FILTER_ENTROPY ? entropy_bits(candidates[f], count)
+                                                       : (double)signed_sum(candidates[f], count);
+        if (f == 0 || cost < best_cost) {
+            best_cost = cost;
             best = f;
         }
     }
@@ -111,10 +127,12 @@ typedef struct rows {
     uint8_t *filtered;
     uint8_t *work;
     size_t stored_bytes;
+    int heuristic; /* CPNG_FILTER_* */
 } rows;
 
-static int rows_init(rows *r, size_t stored_bytes) {
+static int rows_init(rows *r, size_t stored_bytes, int heuristic) {
     r->stored_bytes = stored_bytes;
+    r->heuristic = heuristic;
     r->packed[0] = malloc(stored_bytes);
     r->packed[1] = malloc(stored_bytes);
     r->filtered = malloc(stored_bytes + 1);
@@ -135,7 +153,7 @@ static void next_filtered(rows *r, const uint8_t *pixels, uint32_t base, uint32_
                           int color_type, size_t canonical_row, size_t bpp) {
     uint8_t *current = r->packed[y % 2], *previous = r->packed[(y + 1) % 2];
     cpng_pack_row(pixels + (size_t)(y - base) * canonical_row, current, width, bit_depth, color_type);
-    filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->filtered, r->work);
+    filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->heuristic, r->filtered, r->work);
 }
 
 static int isal_level_buffer_size(int level) {
@@ -181,16 +199,80 @@ uint32_t cpng_fast_first_needed_row(uint32_t width, int bit_depth, int color_typ
     return start > 0 ? start - 1 : 0;
 }
 
+/* Deflates `raw` with ISA-L at `level` (1-3), primed with `dictionary`, ending
+ * the stream when `final`, else with a sync flush; appends to `out`. */
+static int isal_segment(const uint8_t *raw, size_t raw_size, const uint8_t *dictionary, size_t dictionary_size,
+                        int level, int final, cpng_buffer *out) {
+    struct isal_zstream stream;
+    /* Zeroed: ISA-L may read hash entries it has not written (still correct
+     * output, but not the same bytes every time). */
+    uint8_t *level_buffer = calloc(1, (size_t)isal_level_buffer_size(level));
+    if (level_buffer == NULL) return 0;
+    isal_deflate_init(&stream);
+    stream.level = (uint32_t)level;
+    stream.level_buf = level_buffer;
+    stream.level_buf_size = (uint32_t)isal_level_buffer_size(level);
+    stream.gzip_flag = IGZIP_DEFLATE; /* raw deflate: the zlib wrapper is written at assembly */
+    stream.flush = NO_FLUSH;
+    int ok = dictionary_size == 0 || isal_deflate_set_dict(&stream, (uint8_t *)dictionary, (uint32_t)dictionary_size) == COMP_OK;
+    for (size_t offset = 0; ok && offset < raw_size; offset += UINT32_MAX / 2) {
+        size_t piece = raw_size - offset < UINT32_MAX / 2 ? raw_size - offset : UINT32_MAX / 2;
+        int last = offset + piece == raw_size;
+        stream.next_in = (uint8_t *)raw + offset;
+        stream.avail_in = (uint32_t)piece;
+        stream.end_of_stream = last && final;
+        stream.flush = last && !final ? SYNC_FLUSH : NO_FLUSH;
+        ok = drain(&stream, out, last && final);
+    }
+    free(level_buffer);
+    return ok;
+}
+
+/* As isal_segment, with zlib at `level` (1-9): pigz's way, slower than ISA-L
+ * for smaller output. */
+static int zlib_segment(const uint8_t *raw, size_t raw_size, const uint8_t *dictionary, size_t dictionary_size,
+                        int level, int final, cpng_buffer *out) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    /* Raw deflate (the zlib wrapper is written at assembly), zlib's default memory level. */
+    if (deflateInit2(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    int ok = dictionary_size == 0 || deflateSetDictionary(&stream, dictionary, (uInt)dictionary_size) == Z_OK;
+    size_t offset = 0;
+    for (int done = 0; ok && !done;) {
+        size_t piece = raw_size - offset < UINT32_MAX / 2 ? raw_size - offset : UINT32_MAX / 2;
+        int last = offset + piece == raw_size;
+        stream.next_in = (Bytef *)raw + offset;
+        stream.avail_in = (uInt)piece;
+        int flush = last ? (final ? Z_FINISH : Z_SYNC_FLUSH) : Z_NO_FLUSH;
+        /* Run until the piece is taken and, for the last, the flush is complete (output space left over). */
+        for (;;) {
+            if (!reserve(out, 65536)) { ok = 0; break; }
+            stream.next_out = out->data + out->size;
+            stream.avail_out = (uInt)(out->capacity - out->size > UINT32_MAX ? UINT32_MAX : out->capacity - out->size);
+            uInt before = stream.avail_out;
+            int result = deflate(&stream, flush);
+            out->size += before - stream.avail_out;
+            if (result == Z_STREAM_END) { done = 1; break; }
+            if (result != Z_OK && result != Z_BUF_ERROR) { ok = 0; break; }
+            if (stream.avail_in == 0 && stream.avail_out > 0) { done = last; break; }
+        }
+        offset += piece;
+    }
+    deflateEnd(&stream);
+    return ok;
+}
+
 int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
                       int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
-                      cpng_segment *out, cpng_status *status) {
+                      int heuristic, cpng_segment *out, cpng_status *status) {
     cpng_status_clear(status);
     memset(out, 0, sizeof *out);
     int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
                  : color_type == CPNG_COLOR_RGB ? 3 : 4;
     int whole = deflater == CPNG_DEFLATER_WHOLE;
     int valid_deflate = whole ? level >= 1 && level <= CPNG_WHOLE_MAX_LEVEL && first_row == 0 && end_row == height
-                              : deflater == CPNG_DEFLATER_ISAL && level >= 1 && level <= 3;
+                      : deflater == CPNG_DEFLATER_ISAL ? level >= 1 && level <= 3
+                      : deflater == CPNG_DEFLATER_ZLIB && level >= 1 && level <= 9;
     if (pixels == NULL || first_row >= end_row || end_row > height || (bit_depth != 8 && bit_depth != 16) ||
         !valid_deflate || pixels_row > cpng_fast_first_needed_row(width, bit_depth, color_type, first_row)) {
         cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
@@ -202,30 +284,17 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
     size_t stored = (size_t)width * bpp;
     size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
     rows r;
-    struct isal_zstream stream;
-    /* Zeroed: ISA-L may read hash entries it has not written (still correct
-     * output, but not the same bytes every time). */
-    uint8_t *level_buffer = whole ? NULL : calloc(1, (size_t)isal_level_buffer_size(level));
     uint8_t *dictionary = whole ? NULL : malloc(WINDOW_BYTES);
+    size_t used = 0;
     cpng_buffer compressed = {0};
-    int ok = rows_init(&r, stored) && (whole || (level_buffer != NULL && dictionary != NULL));
-    memset(&stream, 0, sizeof stream);
+    int ok = rows_init(&r, stored, heuristic) && (whole || dictionary != NULL);
     if (ok) {
-        if (!whole) {
-            isal_deflate_init(&stream);
-            stream.level = (uint32_t)level;
-            stream.level_buf = level_buffer;
-            stream.level_buf_size = (uint32_t)isal_level_buffer_size(level);
-            stream.gzip_flag = IGZIP_DEFLATE; /* raw deflate: the zlib wrapper is written at assembly */
-            stream.flush = NO_FLUSH;
-        }
         /* Prime with the last 32 KiB of filtered data before this segment, re-filtered
          * here (a row's filter depends only on it and the row above). */
         if (first_row > 0) {
             uint32_t start = first_row - cpng_fast_priming_rows(width, bit_depth, color_type, first_row);
             if (start > 0) cpng_pack_row((const uint8_t *)pixels + (size_t)(start - 1 - pixels_row) * canonical_row,
                                          r.packed[(start + 1) % 2], width, bit_depth, color_type);
-            size_t used = 0;
             for (uint32_t y = start; y < first_row; y++) {
                 next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
                 /* Keep a sliding window of the last WINDOW_BYTES filtered bytes. */
@@ -240,32 +309,28 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
                 memcpy(dictionary + used, src, n);
                 used += n;
             }
-            ok = isal_deflate_set_dict(&stream, dictionary, (uint32_t)used) == COMP_OK;
         }
         /* The segment's filtered rows in one buffer: the deflaters compress
          * far better given large inputs than row by row. */
         size_t raw_size = (size_t)(end_row - first_row) * (stored + 1);
         /* Zeroed padding after the data: ISA-L's hashing may look a few bytes
          * past the input's end, and what it finds there must not vary. */
-        uint8_t *filtered = ok ? calloc(1, raw_size + 256) : NULL;
-        ok = ok && filtered != NULL;
+        uint8_t *filtered = calloc(1, raw_size + 256);
+        ok = filtered != NULL;
         for (uint32_t y = first_row; ok && y < end_row; y++) {
             next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
             memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);
         }
         uint32_t adler = ok ? isal_adler32(1, filtered, raw_size) : 1;
-        if (whole) ok = ok && cpng_deflate_whole(filtered, raw_size, level, &compressed);
         /* The image's last segment ends the deflate stream; the others end
          * byte-aligned (sync flush) so they can be concatenated. */
         int final = end_row == height;
-        for (size_t offset = 0; ok && !whole && offset < raw_size; offset += UINT32_MAX / 2) {
-            size_t piece = raw_size - offset < UINT32_MAX / 2 ? raw_size - offset : UINT32_MAX / 2;
-            int last = offset + piece == raw_size;
-            stream.next_in = filtered + offset;
-            stream.avail_in = (uint32_t)piece;
-            stream.end_of_stream = last && final;
-            stream.flush = last && !final ? SYNC_FLUSH : NO_FLUSH;
-            ok = drain(&stream, &compressed, last && final);
+        if (ok) {
+            switch (deflater) {
+            case CPNG_DEFLATER_WHOLE: ok = cpng_deflate_whole(filtered, raw_size, level, &compressed); break;
+            case CPNG_DEFLATER_ISAL: ok = isal_segment(filtered, raw_size, dictionary, used, level, final, &compressed); break;
+            default: ok = zlib_segment(filtered, raw_size, dictionary, used, level, final, &compressed); break;
+            }
         }
         free(filtered);
         out->adler = adler;
@@ -280,7 +345,6 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
                          first_row, end_row);
     }
     if (r.packed[0] != NULL || r.work != NULL) rows_free(&r);
-    free(level_buffer);
     free(dictionary);
     return status->code;
 }

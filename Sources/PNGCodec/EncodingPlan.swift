@@ -9,19 +9,49 @@ struct EncodingPlan {
     var bitDepth: Int
     var level: Int
     var adaptiveFilters: Bool
-    /// The fast path's deflater and level, or nil for libpng and zlib. Levels
-    /// 1-6 take it: images of at least 256 KiB at ISA-L's level 1, in segments
-    /// on every core (on W1 its levels 2 and 3 were no smaller, only slower),
-    /// smaller ones whole on one core: libdeflate at the requested level, or
-    /// Huffman coding alone where that is smaller (noise-like rows); on S1's
-    /// 32×32 outputs a third of zlib's time, for files no larger. 0 (stored), 7-9 (zlib's
-    /// smallest output) and an explicit `.none` filter go through libpng.
+    /// The fast path's deflater, level and filter heuristic, or nil for libpng
+    /// and zlib. Levels 1-9 take it: images of at least 256 KiB in segments on
+    /// every core (``FastDeflate/segmented(level:)``), smaller ones whole on
+    /// one core: libdeflate at the requested level, or Huffman coding alone
+    /// where that is smaller (noise-like rows); on S1's 32×32 outputs a third
+    /// of zlib's time, for files no larger. Level 0 (stored) and an explicit
+    /// `.none` filter or `.zlib` deflater go through libpng.
     var fast: FastDeflate?
 
     /// A deflater of the fast path (`CPNG_DEFLATER_*`) and its level.
     struct FastDeflate: Equatable {
         var deflater: Int32
         var level: Int
+        /// How each row's filter is chosen (`CPNG_FILTER_*`).
+        var heuristic: Int32
+
+        /// What `--level` 1-9 means for an image deflated in segments, so that each
+        /// level is smaller and slower than the one before (W1 fit to 1920, BENCHMARKS.md):
+        /// 1, ISA-L's level 1 with libpng's least-sum filter choice (the fastest);
+        /// 2, the same with the least-entropy choice (1.3 % smaller); 3-9, zlib
+        /// at that level, least entropy. Rejected: ISA-L's levels 2 and 3 (no
+        /// smaller than its 1, or larger: 43.0, 43.0 and 43.6 MB for W1) and
+        /// zlib's 2 (43.9 MB, larger than ISA-L's 1); least entropy cut W1 by
+        /// 1.3-1.7 % at every level it was tried (1, 3, 4, 6).
+        static func segmented(level: Int) -> FastDeflate {
+            switch level {
+            case ...1: FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1, heuristic: CPNG_FILTER_SUM)
+            case 2: FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1, heuristic: CPNG_FILTER_ENTROPY)
+            default: FastDeflate(deflater: CPNG_DEFLATER_ZLIB, level: level, heuristic: CPNG_FILTER_ENTROPY)
+            }
+        }
+
+        /// The zlib stream's two header bytes: deflate with a 32 KiB window, and the
+        /// level class zlib itself would write (RFC 1950 FLEVEL); ISA-L's say "fast".
+        var zlibHeader: [UInt8] {
+            guard deflater != CPNG_DEFLATER_ISAL else { return [0x78, 0x5E] }
+            switch level {
+            case ..<2: return [0x78, 0x01]
+            case 2..<6: return [0x78, 0x5E]
+            case 6: return [0x78, 0x9C]
+            default: return [0x78, 0xDA]
+            }
+        }
     }
 
     /// The plan for a `width × height` image at `depth` written as `colorType`.
@@ -43,10 +73,10 @@ struct EncodingPlan {
         // Both deflaters give the same bytes for the same pixels every time,
         // which resume's byte identity relies on.
         let rawBytes = width * height * depth.bytesPerSample * colorType.channels
-        if (1...6).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
-            fast = rawBytes >= Self.smallestSegmentedImage
-                ? FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1)
-                : FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: options.level)
+        if (1...9).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
+            fast = rawBytes < Self.smallestSegmentedImage
+                ? FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: options.level, heuristic: CPNG_FILTER_SUM)
+                : .segmented(level: options.level)
         }
     }
 

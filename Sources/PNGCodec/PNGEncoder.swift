@@ -4,12 +4,12 @@ import CPNG
 /// Encodes a `PixelBuffer` as PNG, losslessly (SPEC §6), through the same
 /// encoder as ``PNGWriter`` (``PNGStream``).
 ///
-/// Levels 1-6 take the fast path: rows filtered with a per-row choice and
-/// deflated by ISA-L when the image has at least 256 KiB of rows, in
-/// independent segments on every core (joined into one zlib stream, each
-/// primed with the 32 KiB before it); a smaller image whole, on one core, by
-/// libdeflate or, where that is smaller, by Huffman coding alone.
-/// Level 0 and levels 7-9 (zlib's smallest output) go through libpng.
+/// Levels 1-9 take the fast path: rows filtered with a per-row choice and,
+/// when the image has at least 256 KiB of rows, deflated in independent
+/// segments on every core (joined into one zlib stream, each primed with the
+/// 32 KiB before it) by ISA-L (levels 1-2) or zlib (3-9); a smaller image
+/// whole, on one core, by libdeflate or, where that is smaller, by Huffman
+/// coding alone. Level 0 (stored) goes through libpng.
 ///
 /// The output keeps the buffer's bit depth and picks the smallest exact color
 /// type: gray when every pixel has r == g == b, an alpha channel only when
@@ -43,10 +43,10 @@ public enum PNGEncoder {
         }
     }
 
-    /// The deflate implementation (levels 0 and 7-9 always use zlib).
+    /// The deflate implementation (level 0 always uses libpng and zlib).
     public enum Deflater: Sendable, Equatable {
-        /// For levels 1-6, ISA-L in segments on every core; for images under
-        /// 256 KiB of rows, libdeflate or Huffman coding alone, whole.
+        /// For levels 1-9, ISA-L or zlib in segments on every core; for images
+        /// under 256 KiB of rows, libdeflate or Huffman coding alone, whole.
         case automatic
         /// libpng and zlib at the requested level (the reference, for benchmarks).
         case zlib

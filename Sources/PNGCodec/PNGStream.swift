@@ -158,7 +158,7 @@ extension PNGStream {
         /// The next segment to compress.
         private var nextSegment = 0
         /// The zlib stream not yet written in an IDAT chunk.
-        private var pending: [UInt8] = [0x78, 0x5e]  // deflate, 32 KiB window, FLEVEL 1 ("fast"); 0x785e % 31 == 0
+        private var pending: [UInt8]
         /// Adler-32 of the filtered bytes compressed so far.
         private var adler: UInt32 = 1
 
@@ -177,6 +177,7 @@ extension PNGStream {
             let filteredRow = width * (plan.bitDepth / 8) * plan.colorType.channels + 1
             rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? height : max(1, Self.segmentBytes / filteredRow)
             segmentCount = (height + rowsPerSegment - 1) / rowsPerSegment
+            pending = fast.zlibHeader
             batch = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         }
 
@@ -247,7 +248,7 @@ extension PNGStream {
                 let start = (range.lowerBound + offset) * rowsPerSegment, end = min(height, start + rowsPerSegment)
                 _ = cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height),
                                       Int32(plan.bitDepth), Int32(plan.colorType.rawValue), UInt32(start),
-                                      UInt32(end), fast.deflater, Int32(fast.level), &segment, &status)
+                                      UInt32(end), fast.deflater, Int32(fast.level), fast.heuristic, &segment, &status)
                 (slots.baseAddress! + offset).initialize(to: (segment, status))
                 progress?.segmentDone(of: count)
             }

@@ -22,7 +22,7 @@ extension ChromaSubsampling: ExpressibleByArgument {}
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored, 1-6 the fast compressors (ISA-L on every core; libdeflate below 256 KiB), 7-9 zlib's smaller, slower output (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored; each level from 1 to 9 smaller and slower than the one before: 1-2 ISA-L, 3-9 zlib at that level, in segments on every core (libdeflate below 256 KiB) (default 6; overrides a recipe's output.level).")
     var level: Int?
 
     @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")

@@ -62,6 +62,23 @@ import Testing
         #expect(sizes[0] > sizes[1] && sizes[1] >= sizes[2] && sizes[2] >= sizes[3], "\(sizes)")
     }
 
+    /// What zlib's users expect of levels (issue "Strips end to end"): on an image deflated in
+    /// segments, 1, 6 and 9 are strictly smaller in turn. Neighbouring levels change the filter
+    /// heuristic or the deflater, whose gain depends on the content (even zlib's own 3 and 4 can
+    /// swap: 403,366 and 413,029 bytes on the first image here); on W1 each level is no larger
+    /// than the one before (BENCHMARKS.md), here every level is checked to be lossless.
+    @Test func levelsOneSixNineStepDown() throws {
+        for image in [StreamingWriterTests.photo(alpha: false), StreamingWriterTests.photo(alpha: true, seed: 9)] {
+            let sizes = try (1...9).map { level in
+                let encoded = try PNGEncoder.encode(image, options: .init(level: level))
+                #expect(try PNGDecoder.decode(encoded, path: .libpng).0 == image, "level \(level): not lossless")
+                return encoded.count
+            }
+            print("a 700×500 photo at levels 1-9: \(sizes) bytes")
+            #expect(sizes[0] > sizes[5] && sizes[5] > sizes[8], "\(sizes)")
+        }
+    }
+
     /// The color type the contract asks for: gray iff r == g == b everywhere,
     /// alpha iff some pixel is not opaque (computed independently of the codec).
     static func expectedColorType(_ image: PixelBuffer) -> PNGColorType {

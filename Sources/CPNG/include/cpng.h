@@ -195,13 +195,19 @@ typedef struct cpng_segment {
     size_t raw_size;  /* how many filtered bytes it holds */
 } cpng_segment;
 
+/* How the fast path chooses each row's filter. */
+#define CPNG_FILTER_SUM 0     /* least sum of absolute values (libpng's) */
+#define CPNG_FILTER_ENTROPY 1 /* least order-0 entropy of the filtered bytes */
+
 /* Which deflater compresses a segment. */
 #define CPNG_DEFLATER_ISAL 0       /* ISA-L, levels 1-3: any range of rows, primed with the data before it */
 #define CPNG_DEFLATER_WHOLE 1 /* levels 1-12, the whole image in one call (small images) */
+#define CPNG_DEFLATER_ZLIB 2  /* zlib, levels 1-9: as ISA-L, slower, smaller (pigz's way) */
 
 /*
  * Filters rows [first_row, end_row) of canonical pixels as `color_type` at
- * `bit_depth` (8 or 16), choosing each row's filter, and deflates them with
+ * `bit_depth` (8 or 16), choosing each row's filter by `heuristic`
+ * (CPNG_FILTER_*), and deflates them with
  * `deflater` at `level`. `pixels` holds rows from `pixels_row` on, which must
  * be at most cpng_fast_first_needed_row(...): with ISA-L the segment is primed
  * with the 32 KiB of filtered data before first_row (rows re-filtered here),
@@ -214,7 +220,7 @@ typedef struct cpng_segment {
  */
 int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
                       int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
-                      cpng_segment *out, cpng_status *status);
+                      int heuristic, cpng_segment *out, cpng_status *status);
 
 /* The first row cpng_fast_segment reads for a segment starting at `first_row`
  * (the rows that prime it, and the row above them that their filters see). */

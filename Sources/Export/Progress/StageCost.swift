@@ -62,9 +62,9 @@ public struct StageCost: Sendable, Equatable {
             return StageCost(render: render, encode: output * (plan.output.lossless ? Rates.webpLossless : Rates.webpLossy))
         default:
             let level = min(max(plan.level, 0), 9)
-            // zlib's lazy matching at 7-9 costs with the content: the input's bytes per pixel stand for it.
-            let perPixel = level >= 7
-                ? Rates.zlibPerStoredByte[level - 7] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
+            // zlib's cost (levels 3-9) grows with the content: the input's bytes per pixel stand for it.
+            let perPixel = level >= 3
+                ? Rates.encode[1] * deep + Rates.zlibPerStoredByte[level - 3] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
                 : Rates.encode[level] * deep
             // An output too large to hold is compressed as the render hands its rows on (unless a
             // colour conversion must see the whole image first): part of the render stage.
@@ -79,12 +79,14 @@ public struct StageCost: Sendable, Equatable {
     /// On the 16000×9000 photo, per pixel: fit to 64×64 17 (decode 14, resize 3); full size at
     /// level 1 20.5 (ISA-L in segments: 4.5), level 0 43 (libpng stored, whole-image page faults:
     /// 25); `--brightness` +13, `--sharpen 1` +33, `--blur 4` +46 (a Gaussian's cost grows with σ).
-    /// zlib at levels 7-9 varies twentyfold with the content: on W1 fit to 1920×1920, level 9 took
-    /// 213 to 4,842 ns per output pixel over level 6; per output pixel and input byte per input
-    /// pixel (bytes the input file holds for each of its pixels), a least-squares 3,964 (predicted
-    /// ÷ actual 0.56–3.1, where one figure per pixel gave 0.42–9.6); levels 7 and 8 took 0.14 and
-    /// 0.51 of level 9's time on four W1 images. JPEG and WebP: from the whole-export figures of
-    /// issue 27 (BENCHMARKS.md: J1, the 400 MPix JPEG, J1's WebPs), not measured stage by stage.
+    /// Levels 2-9 (issue 26: level 2 is ISA-L with the least-entropy filter choice, 3-9 zlib in
+    /// segments) from `Scripts/bench-levels` on W1 fit to 1920×1920 (63.4 MPix out), CPU time
+    /// over level 1's: level 2 +26 ns per output pixel; zlib's varies twentyfold with the content
+    /// (at level 9, 213 to 4,842 ns per output pixel on W1), so levels 3-9 are per output pixel
+    /// and input byte per input pixel (bytes the input file holds for each of its pixels: Σ 31.5 M
+    /// over W1's outputs), which predicted level 9 within 0.56–3.1× per image where one figure
+    /// per pixel gave 0.42–9.6×. JPEG and WebP: from the whole-export figures of issue 27
+    /// (BENCHMARKS.md: J1, the 400 MPix JPEG, J1's WebPs), not measured stage by stage.
     enum Rates {
         static let perImage = 200_000.0
         static let decode = 14.0
@@ -94,10 +96,10 @@ public struct StageCost: Sendable, Equatable {
         static let blurBase = 28.0
         static let blurPerSigma = 4.5
         static let pointOperation = 13.0
-        /// Per output pixel, levels 0-6.
-        static let encode: [Double] = [25, 4.5, 4.5, 4.5, 4.5, 4.5, 4.5]
-        /// Per output pixel and input byte per input pixel, levels 7-9.
-        static let zlibPerStoredByte: [Double] = [570, 2_000, 3_964]
+        /// Per output pixel, levels 0-2 (3-9: level 1's and zlib's below).
+        static let encode: [Double] = [25, 4.5, 30]
+        /// Per output pixel and input byte per input pixel, levels 3-9, over level 1's.
+        static let zlibPerStoredByte: [Double] = [146, 150, 197, 368, 594, 2_115, 3_971]
         /// JPEG: per input pixel (Huffman decoding), per decoded pixel, per output pixel.
         static let jpegEntropy = 2.5, jpegPixels = 3.5, jpegEncode = 10.0
         /// WebP: decoding per input pixel; encoding per output pixel, lossy (quality, method 4) and lossless.
