@@ -1,6 +1,7 @@
 /* PNG encoding from the canonical RGBA buffer (see cpng.h). */
 #include "cpng.h"
 #include "rows.h"
+#include "clones.h"
 #include "status.h"
 
 #include <png.h>
@@ -30,20 +31,31 @@ void cpng_buffer_free(cpng_buffer *buffer) {
     buffer->capacity = 0;
 }
 
-void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int *all_gray, int *all_opaque) {
+VECTOR_CLONES void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int *all_gray,
+                                     int *all_opaque) {
     const uint8_t *p = pixels;
+    /* Branch-free accumulation in blocks of pixels (vectorized), stopping once both answers are no. */
     int gray = 1, opaque = 1;
-    if (bit_depth == 16) {
-        for (size_t i = 0; i < pixel_count && (gray || opaque); i++, p += 8) {
-            uint16_t r = cpng_load16(p), g = cpng_load16(p + 2), b = cpng_load16(p + 4), a = cpng_load16(p + 6);
-            gray &= r == g && g == b;
-            opaque &= a == 0xffff;
+    size_t step = bit_depth == 16 ? 8 : 4, block = 1024;
+    for (size_t start = 0; start < pixel_count && (gray || opaque); start += block) {
+        size_t end = pixel_count - start < block ? pixel_count : start + block;
+        unsigned colour = 0, transparent = 0;
+        if (bit_depth == 16) {
+            for (size_t i = start; i < end; i++) {
+                const uint8_t *q = p + i * step;
+                uint16_t r = cpng_load16(q), g = cpng_load16(q + 2), b = cpng_load16(q + 4), a = cpng_load16(q + 6);
+                colour |= (unsigned)(r ^ g) | (unsigned)(g ^ b);
+                transparent |= (unsigned)(a ^ 0xffff);
+            }
+        } else {
+            for (size_t i = start; i < end; i++) {
+                const uint8_t *q = p + i * step;
+                colour |= (unsigned)(q[0] ^ q[1]) | (unsigned)(q[1] ^ q[2]);
+                transparent |= (unsigned)(q[3] ^ 0xff);
+            }
         }
-    } else {
-        for (size_t i = 0; i < pixel_count && (gray || opaque); i++, p += 4) {
-            gray &= p[0] == p[1] && p[1] == p[2];
-            opaque &= p[3] == 0xff;
-        }
+        gray &= colour == 0;
+        opaque &= transparent == 0;
     }
     *all_gray = gray;
     *all_opaque = opaque;
