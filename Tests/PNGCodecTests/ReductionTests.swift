@@ -58,6 +58,26 @@ import Testing
         #expect(try PNGDecoder.decode(encoded.bytes) == pixels)
     }
 
+    /// PLTE and tRNS stand where libpng writes them — after the chunks
+    /// placed before PLTE, before tIME and the chunks placed before the image
+    /// data — on the fast path (level 6) as through libpng (level 9).
+    @Test func paletteChunksStandWhereLibpngWritesThem() throws {
+        let image = ReducibleImages.all.first { $0.reduced.palette && $0.reduced.transparency }!.image
+        let metadata = PNGMetadata(chunks: [
+            PNGChunk(type: "gAMA", data: PNGBytes.bigEndian(45455), placement: .beforePalette),
+            PNGChunk(type: "pHYs", data: PNGBytes.bigEndian(2835) + PNGBytes.bigEndian(2835) + [1], placement: .beforeImageData),
+            PNGChunk(type: "tIME", data: [0x07, 0xE8, 1, 2, 3, 4, 5], placement: .beforeImageData),
+            PNGChunk(type: "tEXt", data: Array("Comment\0late".utf8), placement: .afterImageData),
+        ], sourceColorType: .rgba, sourceBitDepth: 8)
+        for level in [6, 9] {
+            let bytes = try PNGEncoder.encode(image, options: .init(level: level), metadata: metadata, time: 1_700_000_000).bytes
+            var types = PNGBytes.chunks(of: bytes).map(\.type)
+            types.removeAll { $0 == "IDAT" }
+            #expect(types == ["IHDR", "gAMA", "PLTE", "tRNS", "tIME", "pHYs", "tEXt", "IEND"], "level \(level)")
+            #expect(try PNGDecoder.decode(bytes).sameSamples(as: image), "level \(level)")
+        }
+    }
+
     /// A palette that would cost a chunk the direct form keeps is not used:
     /// two gray levels not exact at 1 bit are a palette of 2, but with a gray
     /// ICC profile (which cannot describe a palette) they stay gray.
