@@ -48,7 +48,7 @@ public enum ReducibleImages {
     /// key for alpha, gray at 1, 2 and 4 bits, palettes at 1, 2, 4 and 8 bits.
     public static var all: [Case] {
         let w = 24, h = 20
-        // 480 colours: no palette. Samples of (x, y); opaque unless `alpha` says.
+        // 24×20 pixels from their (x, y); 480 colours where they differ: no palette.
         func image(_ depth: PixelBuffer.Depth, _ pixel: (Int, Int) -> [Int]) -> PixelBuffer {
             PixelBuffer(width: w, height: h, depth: depth,
                         samples: (0..<h).flatMap { y in (0..<w).flatMap { x in pixel(x, y) } })
