@@ -1,7 +1,6 @@
 /* PNG encoding from the canonical RGBA buffer (see cpng.h). */
 #include "cpng.h"
 #include "rows.h"
-#include "clones.h"
 #include "status.h"
 
 #include <png.h>
@@ -20,7 +19,7 @@ struct cpng_zlib_writer {
     cpng_status *status; /* the status of the call under way */
     uint8_t *row;        /* one packed output row */
     uint32_t width, height, next_row;
-    int bit_depth, color_type;
+    cpng_packer packer;  /* the output's layout (the caller's palette is read only while opening) */
     int failed;          /* a libpng error left the writer unusable */
 };
 
@@ -29,36 +28,6 @@ void cpng_buffer_free(cpng_buffer *buffer) {
     buffer->data = NULL;
     buffer->size = 0;
     buffer->capacity = 0;
-}
-
-VECTOR_CLONES void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int *all_gray,
-                                     int *all_opaque) {
-    const uint8_t *p = pixels;
-    /* Branch-free accumulation in blocks of pixels (vectorized), stopping once both answers are no. */
-    int gray = 1, opaque = 1;
-    size_t step = bit_depth == 16 ? 8 : 4, block = 1024;
-    for (size_t start = 0; start < pixel_count && (gray || opaque); start += block) {
-        size_t end = pixel_count - start < block ? pixel_count : start + block;
-        unsigned colour = 0, transparent = 0;
-        if (bit_depth == 16) {
-            for (size_t i = start; i < end; i++) {
-                const uint8_t *q = p + i * step;
-                uint16_t r = cpng_load16(q), g = cpng_load16(q + 2), b = cpng_load16(q + 4), a = cpng_load16(q + 6);
-                colour |= (unsigned)(r ^ g) | (unsigned)(g ^ b);
-                transparent |= (unsigned)(a ^ 0xffff);
-            }
-        } else {
-            for (size_t i = start; i < end; i++) {
-                const uint8_t *q = p + i * step;
-                colour |= (unsigned)(q[0] ^ q[1]) | (unsigned)(q[1] ^ q[2]);
-                transparent |= (unsigned)(q[3] ^ 0xff);
-            }
-        }
-        gray &= colour == 0;
-        opaque &= transparent == 0;
-    }
-    *all_gray = gray;
-    *all_opaque = opaque;
 }
 
 static void error_callback(png_structp png, png_const_charp message) {
@@ -131,10 +100,31 @@ static void write_head(cpng_zlib_writer *e, int level, int filters, const cpng_c
                        int64_t time) {
     png_structp png = e->png;
     png_set_write_fn(png, e, write_callback, flush_callback);
-    png_set_IHDR(png, e->info, e->width, e->height, e->bit_depth, e->color_type, PNG_INTERLACE_NONE,
+    const cpng_format *f = &e->packer.format;
+    png_set_IHDR(png, e->info, e->width, e->height, f->bit_depth, f->color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (f->color_type == CPNG_COLOR_PALETTE) {
+        png_color colors[256];
+        png_byte alpha[256];
+        int transparent = 0; /* entries up to the last non-opaque one (they come first) */
+        for (int i = 0; i < f->palette_size; i++) {
+            const uint8_t *entry = f->palette + 4 * i;
+            colors[i] = (png_color){entry[0], entry[1], entry[2]};
+            alpha[i] = entry[3];
+            if (entry[3] != 0xff) transparent = i + 1;
+        }
+        png_set_PLTE(png, e->info, colors, f->palette_size); /* copied */
+        if (transparent > 0) png_set_tRNS(png, e->info, alpha, transparent, NULL);
+    } else if (f->keyed) {
+        png_color_16 key = {0};
+        key.gray = key.red = (png_uint_16)cpng_stored_sample(f, f->key[0]);
+        key.green = (png_uint_16)cpng_stored_sample(f, f->key[1]);
+        key.blue = (png_uint_16)cpng_stored_sample(f, f->key[2]);
+        png_set_tRNS(png, e->info, NULL, 0, &key);
+    }
     png_set_compression_level(png, level);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, filters == CPNG_FILTERS_ADAPTIVE ? PNG_ALL_FILTERS : PNG_FILTER_NONE);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE,
+                   filters == CPNG_FILTERS_ADAPTIVE && !cpng_unfiltered(f) ? PNG_ALL_FILTERS : PNG_FILTER_NONE);
     png_set_compression_buffer_size(png, IDAT_BYTES);
     set_chunks(png, e->info, chunks, count);
     set_time(png, e->info, time);
@@ -151,9 +141,9 @@ static int open_stream(cpng_zlib_writer *e, int level, int filters, const cpng_c
 
 static int write_rows(cpng_zlib_writer *e, const uint8_t *pixels, uint32_t count, const cpng_row_progress *progress) {
     if (setjmp(png_jmpbuf(e->png))) { e->failed = 1; return e->status->code; }
-    size_t canonical_row = (size_t)e->width * 4 * (size_t)(e->bit_depth / 8);
+    size_t canonical_row = (size_t)e->width * 4 * (size_t)(e->packer.format.row_depth / 8);
     for (uint32_t i = 0; i < count; i++, e->next_row++) {
-        cpng_pack_row(pixels + (size_t)i * canonical_row, e->row, e->width, e->bit_depth, e->color_type);
+        cpng_pack_row(&e->packer, pixels + (size_t)i * canonical_row, e->row, e->width);
         png_write_row(e->png, e->row);
         /* Every 16 rows: a 32000-pixel row takes about 10 ms at level 9, so the
          * bar moves several times a second without a call per row. */
@@ -172,31 +162,27 @@ static int write_end(cpng_zlib_writer *e, const cpng_chunk *chunks, size_t count
     return CPNG_OK;
 }
 
-static int valid_arguments(uint32_t width, uint32_t height, int bit_depth, int color_type, int level, int filters) {
+static int valid_arguments(uint32_t width, uint32_t height, int level, int filters) {
     return width > 0 && height > 0 && width <= PNG_UINT_31_MAX && height <= PNG_UINT_31_MAX &&
-           (bit_depth == 8 || bit_depth == 16) &&
-           (color_type == CPNG_COLOR_GRAY || color_type == CPNG_COLOR_GRAY_ALPHA || color_type == CPNG_COLOR_RGB ||
-            color_type == CPNG_COLOR_RGBA) &&
            level >= 0 && level <= 9 && (filters == CPNG_FILTERS_NONE || filters == CPNG_FILTERS_ADAPTIVE);
 }
 
-cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
+cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, const cpng_format *format, int level,
                                         int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
                                         cpng_status *status) {
     cpng_status_clear(status);
-    if (!valid_arguments(width, height, bit_depth, color_type, level, filters)) {
+    cpng_zlib_writer *e = calloc(1, sizeof *e);
+    if (e != NULL && (!valid_arguments(width, height, level, filters) || !cpng_packer_init(&e->packer, format))) {
         cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
                          "cannot encode %u x %u, depth %d, color type %d, level %d, filters %d", width, height,
-                         bit_depth, color_type, level, filters);
+                         format->bit_depth, format->color_type, level, filters);
+        free(e);
         return NULL;
     }
-    cpng_zlib_writer *e = calloc(1, sizeof *e);
     if (e != NULL) {
         e->status = status;
         e->width = width;
         e->height = height;
-        e->bit_depth = bit_depth;
-        e->color_type = color_type;
         e->row = malloc((size_t)width * 8);
         e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e, error_callback, warning_callback);
         if (e->png != NULL) e->info = png_create_info_struct(e->png);

@@ -148,12 +148,18 @@ static void rows_free(rows *r) {
 }
 
 /* Filters row y of the image into r->filtered, given that r->packed[(y + 1) % 2]
- * holds row y - 1 packed (ignored for y == 0). `pixels` holds rows from `base` on. */
-static void next_filtered(rows *r, const uint8_t *pixels, uint32_t base, uint32_t width, uint32_t y, int bit_depth,
-                          int color_type, size_t canonical_row, size_t bpp) {
+ * holds row y - 1 packed (ignored for y == 0). `pixels` holds rows from `base` on.
+ * A palette or a depth under 8 is left unfiltered (cpng_unfiltered). */
+static void next_filtered(rows *r, const cpng_packer *packer, const uint8_t *pixels, uint32_t base, uint32_t width,
+                          uint32_t y, size_t canonical_row, size_t bpp) {
     uint8_t *current = r->packed[y % 2], *previous = r->packed[(y + 1) % 2];
-    cpng_pack_row(pixels + (size_t)(y - base) * canonical_row, current, width, bit_depth, color_type);
-    filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->heuristic, r->filtered, r->work);
+    cpng_pack_row(packer, pixels + (size_t)(y - base) * canonical_row, current, width);
+    if (cpng_unfiltered(&packer->format)) {
+        r->filtered[0] = 0;
+        memcpy(r->filtered + 1, current, r->stored_bytes);
+    } else {
+        filter_row(current, y > 0 ? previous : NULL, r->stored_bytes, bpp, r->heuristic, r->filtered, r->work);
+    }
 }
 
 static int isal_level_buffer_size(int level) {
@@ -180,22 +186,15 @@ static int drain(struct isal_zstream *stream, cpng_buffer *out, int finishing) {
     }
 }
 
-/* Bytes a row of `color_type` at `bit_depth` stores (no filter byte). */
-static size_t stored_row_bytes(uint32_t width, int bit_depth, int color_type) {
-    int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
-                 : color_type == CPNG_COLOR_RGB ? 3 : 4;
-    return (size_t)width * (size_t)channels * (size_t)(bit_depth / 8);
-}
-
 /* Rows before `first_row` whose filtered bytes prime its segment (the last 32 KiB of them). */
-static uint32_t cpng_fast_priming_rows(uint32_t width, int bit_depth, int color_type, uint32_t first_row) {
-    size_t stored = stored_row_bytes(width, bit_depth, color_type);
+static uint32_t cpng_fast_priming_rows(uint32_t width, const cpng_format *format, uint32_t first_row) {
+    size_t stored = cpng_format_row_bytes(format, width);
     uint32_t back = (uint32_t)((WINDOW_BYTES + stored) / (stored + 1));
     return first_row > back ? back : first_row;
 }
 
-uint32_t cpng_fast_first_needed_row(uint32_t width, int bit_depth, int color_type, uint32_t first_row) {
-    uint32_t start = first_row - cpng_fast_priming_rows(width, bit_depth, color_type, first_row);
+uint32_t cpng_fast_first_needed_row(uint32_t width, const cpng_format *format, uint32_t first_row) {
+    uint32_t start = first_row - cpng_fast_priming_rows(width, format, first_row);
     return start > 0 ? start - 1 : 0;
 }
 
@@ -262,27 +261,26 @@ static int zlib_segment(const uint8_t *raw, size_t raw_size, const uint8_t *dict
     return ok;
 }
 
-int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
-                      int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
+int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height,
+                      const cpng_format *format, uint32_t first_row, uint32_t end_row, int deflater, int level,
                       int heuristic, cpng_segment *out, cpng_status *status) {
     cpng_status_clear(status);
     memset(out, 0, sizeof *out);
-    int channels = color_type == CPNG_COLOR_GRAY ? 1 : color_type == CPNG_COLOR_GRAY_ALPHA ? 2
-                 : color_type == CPNG_COLOR_RGB ? 3 : 4;
+    cpng_packer packer;
     int whole = deflater == CPNG_DEFLATER_WHOLE;
     int valid_deflate = whole ? level >= 1 && level <= CPNG_WHOLE_MAX_LEVEL && first_row == 0 && end_row == height
                       : deflater == CPNG_DEFLATER_ISAL ? level >= 1 && level <= 3
                       : deflater == CPNG_DEFLATER_ZLIB && level >= 1 && level <= 9;
-    if (pixels == NULL || first_row >= end_row || end_row > height || (bit_depth != 8 && bit_depth != 16) ||
-        !valid_deflate || pixels_row > cpng_fast_first_needed_row(width, bit_depth, color_type, first_row)) {
+    if (pixels == NULL || first_row >= end_row || end_row > height || !cpng_packer_init(&packer, format) ||
+        !valid_deflate || pixels_row > cpng_fast_first_needed_row(width, format, first_row)) {
         cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL,
-                         "bad segment %u..<%u of %u rows, depth %d, deflater %d, level %d", first_row, end_row, height,
-                         bit_depth, deflater, level);
+                         "bad segment %u..<%u of %u rows, depth %d, colour type %d, deflater %d, level %d", first_row,
+                         end_row, height, format->bit_depth, format->color_type, deflater, level);
         return status->code;
     }
-    size_t bpp = (size_t)channels * (size_t)(bit_depth / 8);
-    size_t stored = (size_t)width * bpp;
-    size_t canonical_row = (size_t)width * 4 * (size_t)(bit_depth / 8);
+    size_t bpp = cpng_filter_bpp(format);
+    size_t stored = cpng_format_row_bytes(format, width);
+    size_t canonical_row = (size_t)width * 4 * (size_t)(format->row_depth / 8);
     rows r;
     uint8_t *dictionary = whole ? NULL : malloc(WINDOW_BYTES);
     size_t used = 0;
@@ -292,11 +290,11 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
         /* Prime with the last 32 KiB of filtered data before this segment, re-filtered
          * here (a row's filter depends only on it and the row above). */
         if (first_row > 0) {
-            uint32_t start = first_row - cpng_fast_priming_rows(width, bit_depth, color_type, first_row);
-            if (start > 0) cpng_pack_row((const uint8_t *)pixels + (size_t)(start - 1 - pixels_row) * canonical_row,
-                                         r.packed[(start + 1) % 2], width, bit_depth, color_type);
+            uint32_t start = first_row - cpng_fast_priming_rows(width, format, first_row);
+            if (start > 0) cpng_pack_row(&packer, (const uint8_t *)pixels + (size_t)(start - 1 - pixels_row) * canonical_row,
+                                         r.packed[(start + 1) % 2], width);
             for (uint32_t y = start; y < first_row; y++) {
-                next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
+                next_filtered(&r, &packer, pixels, pixels_row, width, y, canonical_row, bpp);
                 /* Keep a sliding window of the last WINDOW_BYTES filtered bytes. */
                 size_t n = stored + 1;
                 const uint8_t *src = r.filtered;
@@ -318,7 +316,7 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
         uint8_t *filtered = calloc(1, raw_size + 256);
         ok = filtered != NULL;
         for (uint32_t y = first_row; ok && y < end_row; y++) {
-            next_filtered(&r, pixels, pixels_row, width, y, bit_depth, color_type, canonical_row, bpp);
+            next_filtered(&r, &packer, pixels, pixels_row, width, y, canonical_row, bpp);
             memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);
         }
         uint32_t adler = ok ? isal_adler32(1, filtered, raw_size) : 1;
@@ -394,19 +392,51 @@ static int put_time(cpng_buffer *output, int64_t time) {
     return put_chunk(output, "tIME", stamp, 7);
 }
 
-int cpng_png_head(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_chunk *chunks,
+/* Appends a colour key's tRNS: one 16-bit stored sample for gray, three for RGB. */
+static int put_key(cpng_buffer *output, const cpng_format *format) {
+    uint8_t key[6];
+    int samples = format->color_type == CPNG_COLOR_GRAY ? 1 : 3;
+    for (int c = 0; c < samples; c++) {
+        unsigned v = cpng_stored_sample(format, format->key[c]);
+        key[2 * c] = (uint8_t)(v >> 8);
+        key[2 * c + 1] = (uint8_t)v;
+    }
+    return put_chunk(output, "tRNS", key, 2 * (size_t)samples);
+}
+
+/* Appends a palette's PLTE and, when some entry is not opaque, tRNS up to the last such entry. */
+static int put_palette(cpng_buffer *output, const cpng_format *format) {
+    uint8_t colors[3 * 256], alpha[256];
+    size_t transparent = 0;
+    for (int i = 0; i < format->palette_size; i++) {
+        memcpy(colors + 3 * i, format->palette + 4 * i, 3);
+        alpha[i] = format->palette[4 * i + 3];
+        if (alpha[i] != 0xff) transparent = (size_t)i + 1;
+    }
+    return put_chunk(output, "PLTE", colors, 3 * (size_t)format->palette_size) &&
+           (transparent == 0 || put_chunk(output, "tRNS", alpha, transparent));
+}
+
+int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, const cpng_chunk *chunks,
                   size_t chunk_count, int64_t time, cpng_buffer *output, cpng_status *status) {
     cpng_status_clear(status);
+    if (!cpng_format_valid(format)) {
+        cpng_status_fail(status, CPNG_INVALID_ARGUMENT, NULL, "cannot write depth %d, colour type %d",
+                         format->bit_depth, format->color_type);
+        return status->code;
+    }
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     uint8_t ihdr[13];
     put_be32(ihdr, width);
     put_be32(ihdr + 4, height);
-    ihdr[8] = (uint8_t)bit_depth;
-    ihdr[9] = (uint8_t)color_type;
+    ihdr[8] = (uint8_t)format->bit_depth;
+    ihdr[9] = (uint8_t)format->color_type;
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
-    /* The order libpng writes: colour chunks, tIME, then the other chunks before IDAT. */
+    /* The order libpng writes: colour chunks, PLTE and tRNS, tIME, then the other chunks before IDAT. */
     int ok = append(output, signature, 8) && put_chunk(output, "IHDR", ihdr, 13) &&
              put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE);
+    if (ok && format->color_type == CPNG_COLOR_PALETTE) ok = put_palette(output, format);
+    if (ok && format->keyed) ok = put_key(output, format);
     if (ok && time != 0) ok = put_time(output, time);
     ok = ok && put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
     if (!ok) cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory writing the PNG's header");

@@ -1,12 +1,20 @@
 import ImageCore
 import CPNG
 
-/// How one image will be written: its lossless output format (chosen from its
-/// pixels when they are held, else from what the rows can hold) plus the
-/// compression settings. Later reductions (palette, 16→8 bits) plug in here.
+/// How one image will be written: its lossless stored format — colour type,
+/// bit depth, palette — (an exact form of its pixels when they are held, see
+/// ``exactForms(of:options:)``, else what the rows can hold) plus the
+/// compression settings.
 struct EncodingPlan {
     var colorType: PNGColorType
+    /// Bits per stored sample: 8 or 16; 1, 2 or 4 for gray and a palette too.
     var bitDepth: Int
+    /// The depth of the canonical rows the output is made from (16 may be stored at 8).
+    var rowDepth: PixelBuffer.Depth
+    /// A palette's RGBA entries, 8 bits each, the non-opaque ones first; empty for other colour types.
+    var palette: [UInt8]
+    /// Gray or RGB: the colour (canonical red, green, blue) of the pixels that are transparent, told by tRNS.
+    var key: [UInt16]?
     var level: Int
     var adaptiveFilters: Bool
     /// The fast path's deflater, level and filter heuristic, or nil for libpng
@@ -33,6 +41,14 @@ struct EncodingPlan {
         /// smaller than its 1, or larger: 43.0, 43.0 and 43.6 MB for W1) and
         /// zlib's 2 (43.9 MB, larger than ISA-L's 1); least entropy cut W1 by
         /// 1.3-1.7 % at every level it was tried (1, 3, 4, 6).
+        /// What `--level` 1-9 means for an image deflated whole (under 256 KiB of rows):
+        /// libdeflate at that level, its slow near-optimal 10-12 for 7-9 (small images cost
+        /// little, and libdeflate's 9 lost to zlib's on PngSuite: 147 of its 161 files no
+        /// larger than their input at level 9 against 149 through libpng).
+        static func whole(level: Int) -> FastDeflate {
+            FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: level <= 6 ? level : level + 3, heuristic: CPNG_FILTER_SUM)
+        }
+
         static func segmented(level: Int) -> FastDeflate {
             switch level {
             case ...1: FastDeflate(deflater: CPNG_DEFLATER_ISAL, level: 1, heuristic: CPNG_FILTER_SUM)
@@ -54,8 +70,16 @@ struct EncodingPlan {
         }
     }
 
-    /// The plan for a `width × height` image at `depth` written as `colorType`.
+    /// The plan for a `width × height` image at `depth` written as `colorType` at that depth.
     init(width: Int, height: Int, depth: PixelBuffer.Depth, colorType: PNGColorType, options: PNGEncoder.Options) throws {
+        try self.init(width: width, height: height, rowDepth: depth, colorType: colorType, bitDepth: depth.rawValue,
+                      options: options)
+    }
+
+    /// The plan for a `width × height` image of `rowDepth` rows stored as `colorType` at `bitDepth`
+    /// (with `palette`, or a transparent `key`).
+    init(width: Int, height: Int, rowDepth: PixelBuffer.Depth, colorType: PNGColorType, bitDepth: Int,
+         palette: [UInt8] = [], key: [UInt16]? = nil, options: PNGEncoder.Options) throws {
         guard (0...9).contains(options.level) else {
             throw PNGError.invalidArgument("compression level \(options.level) is outside 0...9")
         }
@@ -63,7 +87,10 @@ struct EncodingPlan {
             throw PNGError.invalidArgument("\(width)×\(height) exceeds PNG's 2147483647 per side")
         }
         self.colorType = colorType
-        bitDepth = depth.rawValue
+        self.bitDepth = bitDepth
+        self.rowDepth = rowDepth
+        self.palette = palette
+        self.key = key
         level = options.level
         switch options.filter {
         case .automatic: adaptiveFilters = options.level > 0
@@ -72,36 +99,65 @@ struct EncodingPlan {
         }
         // Both deflaters give the same bytes for the same pixels every time,
         // which resume's byte identity relies on.
-        let rawBytes = width * height * depth.bytesPerSample * colorType.channels
+        let rawBytes = height * storedRowBytes(width: width)
         if (1...9).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
-            fast = rawBytes < Self.smallestSegmentedImage
-                ? FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: options.level, heuristic: CPNG_FILTER_SUM)
-                : .segmented(level: options.level)
+            fast = rawBytes < Self.smallestSegmentedImage ? .whole(level: options.level) : .segmented(level: options.level)
         }
-    }
-
-    /// The plan for `image`, in the smallest exact colour type of its pixels.
-    init(image: PixelBuffer, options: PNGEncoder.Options) throws {
-        try self.init(width: image.width, height: image.height, depth: image.depth,
-                      colorType: Self.losslessColorType(of: image), options: options)
     }
 
     /// Stored bytes from which an image is deflated by ISA-L in segments on
     /// every core; below, it is deflated whole on one (`cpng_deflate_whole`).
     static let smallestSegmentedImage = 256 << 10
 
-    /// Gray when r == g == b everywhere; alpha only when some pixel is not opaque.
-    static func losslessColorType(of image: PixelBuffer) -> PNGColorType {
-        var allGray: Int32 = 0
-        var allOpaque: Int32 = 0
+    /// The exact forms of the held `image` worth writing (SPEC §4.1), each
+    /// decoding to exactly its pixels: `direct` keeps samples — 8 bits when
+    /// every 16-bit sample is 257·k, gray when r == g == b everywhere (at 1, 2
+    /// or 4 bits when every gray value is exact there), alpha only when some
+    /// pixel is not opaque, and not even then when the transparent pixels are
+    /// fully so and share a colour no opaque pixel has (a tRNS colour key) —
+    /// and `palette`, when the image has at most 256 colours (8-bit), indexes
+    /// them at the least depth that holds the count.
+    static func exactForms(of image: PixelBuffer, options: PNGEncoder.Options) throws
+        -> (direct: EncodingPlan, palette: EncodingPlan?)
+    {
+        var found = cpng_analysis()
         image.bytes.withUnsafeBytes {
-            cpng_analyze_rgba($0.baseAddress, image.pixelCount, Int32(image.depth.rawValue), &allGray, &allOpaque)
+            cpng_analyze_rgba($0.baseAddress, image.pixelCount, Int32(image.depth.rawValue), 1, &found)
         }
-        switch (allGray != 0, allOpaque != 0) {
-        case (true, true): return .gray
-        case (true, false): return .grayAlpha
-        case (false, true): return .rgb
-        case (false, false): return .rgba
+        let depth = found.fits_8 != 0 ? 8 : image.depth.rawValue
+        let grayDepth = found.gray_depth > 0 ? Int(found.gray_depth) : depth
+        let key = found.keyed != 0 ? [found.key.0, found.key.1, found.key.2].map { UInt16($0) } : nil
+        let (colorType, bitDepth): (PNGColorType, Int) = switch (found.all_gray != 0, found.all_opaque != 0 || key != nil) {
+        case (true, true): (.gray, grayDepth)
+        case (true, false): (.grayAlpha, depth)
+        case (false, true): (.rgb, depth)
+        case (false, false): (.rgba, depth)
+        }
+        let direct = try EncodingPlan(width: image.width, height: image.height, rowDepth: image.depth,
+                                      colorType: colorType, bitDepth: bitDepth,
+                                      key: key, options: options)
+        let count = Int(found.palette_size)
+        guard count > 0 else { return (direct, nil) }
+        let entries = withUnsafeBytes(of: found.palette) { Array($0.prefix(4 * count)) }
+        let indexDepth = count <= 2 ? 1 : count <= 4 ? 2 : count <= 16 ? 4 : 8
+        return (direct, try EncodingPlan(width: image.width, height: image.height, rowDepth: image.depth,
+                                         colorType: .palette, bitDepth: indexDepth, palette: entries, options: options))
+    }
+
+    /// Bytes of one stored row (no filter byte).
+    func storedRowBytes(width: Int) -> Int {
+        withFormat { cpng_format_row_bytes($0, UInt32(width)) }
+    }
+
+    /// Calls `body` with the stored format as C sees it (the palette pinned for the call).
+    func withFormat<R>(_ body: (UnsafePointer<cpng_format>) throws -> R) rethrows -> R {
+        try palette.withUnsafeBufferPointer { entries in
+            let format = cpng_format(color_type: Int32(colorType.rawValue), bit_depth: Int32(bitDepth),
+                                     row_depth: Int32(rowDepth.rawValue),
+                                     palette: palette.isEmpty ? nil : entries.baseAddress,
+                                     palette_size: Int32(palette.count / 4), keyed: key == nil ? 0 : 1,
+                                     key: (UInt32(key?[0] ?? 0), UInt32(key?[1] ?? 0), UInt32(key?[2] ?? 0)))
+            return try withUnsafePointer(to: format) { try body($0) }
         }
     }
 }

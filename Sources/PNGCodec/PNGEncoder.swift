@@ -11,10 +11,16 @@ import CPNG
 /// whole, on one core, by libdeflate or, where that is smaller, by Huffman
 /// coding alone. Level 0 (stored) goes through libpng.
 ///
-/// The output keeps the buffer's bit depth and picks the smallest exact color
-/// type: gray when every pixel has r == g == b, an alpha channel only when
-/// some pixel is not fully opaque. Decoding the output with `PNGDecoder`
-/// gives back exactly the input buffer. Thread-safe: no shared state.
+/// The output keeps the buffer's precision in the smallest exact form of its
+/// pixels (SPEC §4.1): 8 bits when every 16-bit sample is 257·k, gray when
+/// every pixel has r == g == b (at 1, 2 or 4 bits when every gray value is
+/// exact there), an alpha channel only when some pixel is not fully opaque;
+/// and when it has at most 256 colours, a palette (PLTE, tRNS for the
+/// non-opaque entries) at 1, 2, 4 or 8 bits per index, written unfiltered,
+/// if that file is the smaller (both are made, in memory, and the smaller is
+/// kept; the palette on a tie). Decoding the output with `PNGDecoder` gives
+/// back exactly the input's samples (8-bit ones for a 16-bit input stored at
+/// 8, which expand back by ×257). Thread-safe: no shared state.
 public enum PNGEncoder {
     /// How rows are filtered before deflate.
     public enum RowFilter: Sendable, Equatable {
@@ -52,11 +58,6 @@ public enum PNGEncoder {
         case zlib
     }
 
-    /// The PNG color type `encode` will write for `image` (bit depth = the buffer's).
-    public static func outputColorType(for image: PixelBuffer) -> PNGColorType {
-        EncodingPlan.losslessColorType(of: image)
-    }
-
     /// Encodes `image` as a complete PNG stream.
     /// - Throws: `PNGError.invalidArgument` for a level outside 0...9; other
     ///   `PNGError`s only if memory runs out.
@@ -84,9 +85,35 @@ public enum PNGEncoder {
                               keep: MetadataSelection = .all, time: Int64 = 0,
                               progress: EncodeProgress? = nil) throws -> Encoded {
         let output = MemoryOutput()
-        let dropped = try encode(image, plan: EncodingPlan(image: image, options: options), metadata: metadata,
-                                 keep: keep, time: time, progress: progress, to: output)
+        let dropped = try encode(image, options: options, metadata: metadata, keep: keep, time: time,
+                                 progress: progress, to: output)
         return Encoded(bytes: output.bytes, dropped: dropped)
+    }
+
+    /// Encodes the held `image` into `output` in its smallest exact form
+    /// (``EncodingPlan/exactForms(of:options:)``); returns the chunks left out.
+    /// A palette form is made only when it keeps every chunk the direct form
+    /// keeps (a reduction never costs metadata): then both are made in memory
+    /// and the smaller is written, the palette on a tie.
+    static func encode(_ image: PixelBuffer, options: Options, metadata: PNGMetadata?, keep: MetadataSelection,
+                       time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
+        let (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
+        func kept(_ plan: EncodingPlan) -> Int {
+            metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep).chunks.count ?? 0
+        }
+        guard let palette, kept(palette) >= kept(direct) else {
+            return try encode(image, plan: direct, metadata: metadata, keep: keep, time: time, progress: progress,
+                              to: output)
+        }
+        let indexed = MemoryOutput(), samples = MemoryOutput()
+        let indexedDropped = try encode(image, plan: palette, metadata: metadata, keep: keep, time: time,
+                                        progress: nil, to: indexed)
+        let samplesDropped = try encode(image, plan: direct, metadata: metadata, keep: keep, time: time,
+                                        progress: progress, to: samples)
+        let (bytes, dropped) = indexed.bytes.count <= samples.bytes.count
+            ? (indexed.bytes, indexedDropped) : (samples.bytes, samplesDropped)
+        try bytes.withUnsafeBytes { try output.write($0) }
+        return dropped
     }
 
     /// Encodes the held `image` as `plan` says into `output`; returns the chunks left out.
@@ -100,17 +127,5 @@ public enum PNGEncoder {
         try image.bytes.withUnsafeBytes { try stream.append($0.baseAddress!, count: image.height) }
         try stream.finish(chunks: chunks.filter { $0.placement == .afterImageData }, time: 0)
         return dropped
-    }
-}
-
-extension PNGColorType {
-    /// Samples per pixel in the file.
-    var channels: Int {
-        switch self {
-        case .gray, .palette: 1
-        case .grayAlpha: 2
-        case .rgb: 3
-        case .rgba: 4
-        }
     }
 }

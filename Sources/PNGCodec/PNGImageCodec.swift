@@ -51,8 +51,9 @@ public struct PNGImageCodec: ImageCodec {
 
 /// Writes one PNG from rows (SPEC §4.1, §8). An image of up to
 /// ``heldBytes`` of canonical rows is held until ``finish(metadata:progress:)``:
-/// its colour type is then chosen from all of its pixels (gray, alpha) and it
-/// is deflated on all cores at once. A larger one, whose writer is told what
+/// it is then written in the smallest exact form of all of its pixels (8 bits
+/// for 16-bit samples 257·k, gray, no alpha or a tRNS key, a palette when that
+/// file is the smaller: ``PNGEncoder``) and deflated on all cores at once. A larger one, whose writer is told what
 /// its rows can hold (``WriteSettings/content``), streams: the header is
 /// chosen before the first row from that (gray stays gray, alpha is kept when
 /// the rows may have some), the chunks before the image data are written at
@@ -79,7 +80,11 @@ public final class PNGWriter: ImageWriter {
 
     /// The most canonical bytes a writer holds to choose the exact smallest
     /// form from the pixels (64 MiB: 16 megapixels at 8 bits, every W1
-    /// wallpaper); above, an image streams if its content is known.
+    /// wallpaper); above, an image streams if its content is known. Held, it
+    /// costs its rows and its encoded form (two for an image of at most 256
+    /// colours, the palette one about a quarter of the rows or less), which
+    /// ``PNGImageCodec/writerBytes(width:height:depth:settings:)`` counts as
+    /// the rows' size again.
     public static let heldBytes = 64 << 20
 
     /// Whether a writer of this image with `settings` streams rather than holds (more than `held` bytes of rows).
@@ -167,11 +172,10 @@ public final class PNGWriter: ImageWriter {
     private static func check(_ rows: UnsafeRawPointer, pixels: Int, depth: PixelBuffer.Depth,
                               fit colorType: PNGColorType) throws {
         guard colorType != .rgba else { return }
-        var gray: Int32 = 0
-        var opaque: Int32 = 0
-        cpng_analyze_rgba(rows, pixels, Int32(depth.rawValue), &gray, &opaque)
-        let needsColor = gray == 0 && (colorType == .gray || colorType == .grayAlpha)
-        let needsAlpha = opaque == 0 && (colorType == .gray || colorType == .rgb)
+        var found = cpng_analysis()
+        cpng_analyze_rgba(rows, pixels, Int32(depth.rawValue), 0, &found)
+        let needsColor = found.all_gray == 0 && (colorType == .gray || colorType == .grayAlpha)
+        let needsAlpha = found.all_opaque == 0 && (colorType == .gray || colorType == .rgb)
         guard !needsColor && !needsAlpha else {
             throw PNGError.invalidArgument("rows with \(needsColor ? "colour" : "transparency") reached a PNG whose "
                                            + "header, written before them, has none")
@@ -183,9 +187,8 @@ public final class PNGWriter: ImageWriter {
         switch mode {
         case .holding(let sink):
             let image = sink.image()
-            return try PNGEncoder.encode(image, plan: EncodingPlan(image: image, options: .init(level: settings.level)),
-                                         metadata: source, keep: settings.keep, time: settings.time,
-                                         progress: progress, to: output)
+            return try PNGEncoder.encode(image, options: .init(level: settings.level), metadata: source,
+                                         keep: settings.keep, time: settings.time, progress: progress, to: output)
         case .streaming(let stream, let plan):
             strip = []
             var (chunks, dropped) = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep)

@@ -141,8 +141,10 @@ extension PNGMetadata {
     /// The chunks to write for an output of `colorType` at `bitDepth`, keeping
     /// the kinds in `keep`, and those left out because they no longer hold:
     /// - sBIT, bKGD and sPLT describe the source's format: kept only when the
-    ///   output has the same colour type and bit depth; hIST needs a palette,
-    ///   which outputs never have;
+    ///   output has the same colour type and bit depth; a palette output's own
+    ///   palette is Kiln's (its colours in its own order), so bKGD (an index
+    ///   there) and hIST (a count per entry) never hold for it, and hIST needs
+    ///   a palette besides;
     /// - an ICC profile must match the output: an RGB profile cannot tag a
     ///   gray output (e.g. after `--grayscale`), nor a gray one an RGB output;
     /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
@@ -162,7 +164,12 @@ extension PNGMetadata {
             guard let kind = MetadataSelection.kind(of: chunk), keep.contains(kind) else { continue }
             switch chunk.type {
             case "hIST":
-                dropped.append(DroppedMetadata(type: chunk.type, reason: "the output has no palette", isNotable: false))
+                let reason = colorType == .palette ? "the output's palette is not the source's" : "the output has no palette"
+                dropped.append(DroppedMetadata(type: chunk.type, reason: reason, isNotable: false))
+                continue
+            case "bKGD" where colorType == .palette:
+                dropped.append(DroppedMetadata(type: chunk.type, reason: "the output's palette is not the source's",
+                                               isNotable: false))
                 continue
             case "sBIT", "bKGD", "sPLT":
                 guard sameFormat else {

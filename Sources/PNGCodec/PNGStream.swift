@@ -48,9 +48,11 @@ final class PNGStream {
         switch compressor {
         case .zlib:
             let writer = PNGChunk.withRaw(chunks) { raw in
-                cpng_zlib_writer_open(UInt32(width), UInt32(height), Int32(plan.bitDepth), Int32(plan.colorType.rawValue),
-                                      Int32(plan.level), plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
-                                      raw.baseAddress, raw.count, time, &status)
+                plan.withFormat { format in
+                    cpng_zlib_writer_open(UInt32(width), UInt32(height), format, Int32(plan.level),
+                                          plan.adaptiveFilters ? CPNG_FILTERS_ADAPTIVE : CPNG_FILTERS_NONE,
+                                          raw.baseAddress, raw.count, time, &status)
+                }
             }
             guard let writer else { throw PNGError(status: status) }
             compressor = .zlib(writer)
@@ -59,8 +61,9 @@ final class PNGStream {
             var head = cpng_buffer()
             defer { cpng_buffer_free(&head) }
             _ = PNGChunk.withRaw(chunks) { raw in
-                cpng_png_head(UInt32(width), UInt32(height), Int32(plan.bitDepth), Int32(plan.colorType.rawValue),
-                              raw.baseAddress, raw.count, time, &head, &status)
+                plan.withFormat { format in
+                    cpng_png_head(UInt32(width), UInt32(height), format, raw.baseAddress, raw.count, time, &head, &status)
+                }
             }
             guard status.code == CPNG_OK else { throw PNGError(status: status) }
             try write(head)
@@ -173,8 +176,8 @@ extension PNGStream {
             self.height = height
             self.plan = plan
             self.fast = fast
-            rowBytes = width * 4 * (plan.bitDepth / 8)
-            let filteredRow = width * (plan.bitDepth / 8) * plan.colorType.channels + 1
+            rowBytes = width * 4 * plan.rowDepth.bytesPerSample
+            let filteredRow = plan.storedRowBytes(width: width) + 1
             rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? height : max(1, Self.segmentBytes / filteredRow)
             segmentCount = (height + rowsPerSegment - 1) / rowsPerSegment
             pending = fast.zlibHeader
@@ -226,9 +229,9 @@ extension PNGStream {
                 try flush(all: false, idat: idat)
             }
             heldFirst = nextSegment < segmentCount
-                ? max(first, Int(cpng_fast_first_needed_row(UInt32(width), Int32(plan.bitDepth),
-                                                            Int32(plan.colorType.rawValue),
-                                                            UInt32(nextSegment * rowsPerSegment))))
+                ? max(first, Int(plan.withFormat { format in
+                    cpng_fast_first_needed_row(UInt32(width), format, UInt32(nextSegment * rowsPerSegment))
+                }))
                 : received
         }
 
@@ -246,9 +249,11 @@ extension PNGStream {
                 var segment = cpng_segment()
                 var status = cpng_status()
                 let start = (range.lowerBound + offset) * rowsPerSegment, end = min(height, start + rowsPerSegment)
-                _ = cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height),
-                                      Int32(plan.bitDepth), Int32(plan.colorType.rawValue), UInt32(start),
-                                      UInt32(end), fast.deflater, Int32(fast.level), fast.heuristic, &segment, &status)
+                _ = plan.withFormat { format in
+                    cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height), format,
+                                      UInt32(start), UInt32(end), fast.deflater, Int32(fast.level), fast.heuristic,
+                                      &segment, &status)
+                }
                 (slots.baseAddress! + offset).initialize(to: (segment, status))
                 progress?.segmentDone(of: count)
             }

@@ -64,7 +64,7 @@ import Testing
         let output = try Self.read(dir.join("out/twice.png"))
         let kept = PNGBytes.data(of: type, in: output)
         #expect(kept.count <= 1, "\(type) \(kept.count) times")
-        // tIME and tRNS are written anew (when it was made; from the pixels), hIST never (no palette).
+        // tIME and tRNS are written anew (when it was made; from the pixels), hIST never (an output's palette is its own).
         if !["tIME", "tRNS", "hIST"].contains(type) { #expect(kept == [first]) }
         // The first value holds: the output is the one-chunk input's output.
         #expect(PNGChunks.sameWork(output, try Self.read(dir.join("out/once.png")), tolerance: 0))

@@ -14,21 +14,21 @@ struct ReferenceImage {
 }
 
 enum ReferenceDecoder {
-    /// File name → reference image, or why the reference could not be made.
-    static let images: Result<[String: ReferenceImage], ReferenceError> = computeAll()
+    /// PngSuite's file names → reference images, or why the reference could not be made.
+    static let images: Result<[String: ReferenceImage], ReferenceError> = decode(folder: Corpus.pngSuite.path)
 
     struct ReferenceError: Error, CustomStringConvertible {
         var description: String
     }
 
-    private static func computeAll() -> Result<[String: ReferenceImage], ReferenceError> {
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kiln-pngref-\(ProcessInfo.processInfo.processIdentifier)")
+    /// The reference images of the PNGs in `folder` (all but x*.png), by file name.
+    static func decode(folder: String) -> Result<[String: ReferenceImage], ReferenceError> {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-pngref-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let script = URL(fileURLWithPath: Fixtures.repository).appendingPathComponent("Scripts/pngref.py").path
         let run: ProcessResult
         do {
-            run = try ProcessResult.run("/usr/bin/env", ["python3", script, Corpus.pngSuite.path, output.path])
+            run = try ProcessResult.run("/usr/bin/env", ["python3", script, folder, output.path])
         } catch {
             return .failure(ReferenceError(description: "cannot run python3 (\(error)); the reference decoder needs python3 with pypng"))
         }

@@ -1,3 +1,5 @@
+public import ImageCore
+
 /// Helpers to build and take apart PNG byte streams in tests.
 public enum PNGBytes {
     /// The 8-byte PNG signature.
@@ -60,6 +62,23 @@ public enum PNGBytes {
     public static func stored(width: UInt32, colorType: UInt8, rows: [[UInt8]], before: [UInt8] = []) -> [UInt8] {
         let raw: [UInt8] = rows.flatMap { [UInt8(0)] + $0 }
         return signature + ihdr(width: width, height: UInt32(rows.count), colorType: colorType) + before
+            + chunk("IDAT", zlibStored(raw)) + chunk("IEND", [])
+    }
+
+    /// `image` as a whole RGBA PNG at its depth, unfiltered, in stored deflate
+    /// blocks: the plain form of its pixels, whatever smaller one they allow.
+    public static func rgba(_ image: PixelBuffer) -> [UInt8] {
+        let samples = image.samples16
+        let rowSamples = image.width * 4
+        var raw: [UInt8] = []
+        for y in 0..<image.height {
+            raw.append(0)
+            for sample in samples[(y * rowSamples)..<((y + 1) * rowSamples)] {
+                raw += image.depth == .eight ? [UInt8(sample / 257)] : [UInt8(sample >> 8), UInt8(sample & 0xFF)]
+            }
+        }
+        return signature + ihdr(width: UInt32(image.width), height: UInt32(image.height),
+                                bitDepth: UInt8(image.depth.rawValue), colorType: 6)
             + chunk("IDAT", zlibStored(raw)) + chunk("IEND", [])
     }
 

@@ -171,11 +171,46 @@ int cpng_compress(const uint8_t *data, size_t size, cpng_buffer *output);
 #define CPNG_FILTERS_ADAPTIVE 1  /* libpng picks per row among all five filters */
 
 /*
- * Scans canonical RGBA pixels (`bit_depth` 8 or 16, host-endian) and reports
- * whether every pixel is gray (r == g == b) and whether every alpha is maximal.
+ * What an output stores: its colour type, the bit depth of its samples, the
+ * depth of the canonical rows it is made from and, for a palette, the colours.
+ * Every encoder below takes one; an output's exact form is chosen from
+ * cpng_analyze_rgba.
  */
-void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth,
-                       int *all_gray, int *all_opaque);
+typedef struct cpng_format {
+    int color_type;         /* CPNG_COLOR_* */
+    int bit_depth;          /* stored: 8 or 16; also 1, 2 or 4 for gray and a palette (at most 8) */
+    int row_depth;          /* the canonical rows': 8 or 16 (16 stored at 8 only when every sample is 257 * k) */
+    const uint8_t *palette; /* PALETTE: `palette_size` RGBA entries (8 bits), the non-opaque ones first; else NULL */
+    int palette_size;       /* PALETTE: 1 to 2^bit_depth; every colour of the rows is one of them */
+    int keyed;              /* GRAY or RGB: 1 when the pixels of colour `key` are the transparent ones (tRNS) */
+    unsigned key[3];        /* that colour, canonical (row depth): red, green, blue */
+} cpng_format;
+
+/* Bytes one row of `width` pixels takes in `format` (no filter byte). */
+size_t cpng_format_row_bytes(const cpng_format *format, uint32_t width);
+
+/* What cpng_analyze_rgba found: which exact smaller forms the pixels allow. */
+typedef struct cpng_analysis {
+    int all_gray;     /* r == g == b everywhere */
+    int all_opaque;   /* every alpha maximal */
+    /* The rest only from an exhaustive scan (else 0): */
+    int fits_8;       /* every sample is 8 bits exactly: 16-bit ones are 257 * k (1 for 8-bit rows) */
+    int gray_depth;   /* all_gray and fits_8: the least of 1, 2, 4, 8 that holds every gray value exactly */
+    int keyed;        /* some alpha is 0, every other maximal, the transparent pixels all one colour that no
+                         opaque pixel has: alpha can be a tRNS colour key, `key` (canonical RGB) */
+    unsigned key[3];
+    int palette_size; /* fits_8 and at most 256 distinct RGBA colours: how many (entries in `palette`); else 0 */
+    uint8_t palette[256 * 4]; /* the colours (8 bits): the non-opaque ones first, each group by first appearance */
+} cpng_analysis;
+
+/*
+ * Scans canonical RGBA pixels (`bit_depth` 8 or 16, host-endian) for the exact
+ * smaller forms they allow. Not `exhaustive`: gray and opaque only, stopping
+ * as soon as both are known false (a check of streamed rows); exhaustive: all
+ * of `cpng_analysis` (a held image). The palette's order depends only on the
+ * pixels, so the same pixels always give the same file.
+ */
+void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int exhaustive, cpng_analysis *out);
 
 /* Told the fraction of the rows compressed so far (every few rows, and 1 at
  * the end), so that a slow encode shows progress. The callback must return
@@ -205,11 +240,12 @@ typedef struct cpng_segment {
 #define CPNG_DEFLATER_ZLIB 2  /* zlib, levels 1-9: as ISA-L, slower, smaller (pigz's way) */
 
 /*
- * Filters rows [first_row, end_row) of canonical pixels as `color_type` at
- * `bit_depth` (8 or 16), choosing each row's filter by `heuristic`
- * (CPNG_FILTER_*), and deflates them with
+ * Filters rows [first_row, end_row) of canonical pixels packed as `format`,
+ * choosing each row's filter by `heuristic` (CPNG_FILTER_*; none for a
+ * palette or a depth under 8, as the PNG specification advises), and
+ * deflates them with
  * `deflater` at `level`. `pixels` holds rows from `pixels_row` on, which must
- * be at most cpng_fast_first_needed_row(...): with ISA-L the segment is primed
+ * be at most cpng_fast_first_needed_row(...): with ISA-L or zlib the segment is primed
  * with the 32 KiB of filtered data before first_row (rows re-filtered here),
  * so segments of one image are independent (run them on several threads) and,
  * in row order, form one deflate stream; the image's last segment (end_row ==
@@ -218,13 +254,13 @@ typedef struct cpng_segment {
  * that is smaller for noise-like rows) takes only first_row 0, end_row height.
  * Either way the same pixels always give the same bytes.
  */
-int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height, int bit_depth,
-                      int color_type, uint32_t first_row, uint32_t end_row, int deflater, int level,
+int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, uint32_t height,
+                      const cpng_format *format, uint32_t first_row, uint32_t end_row, int deflater, int level,
                       int heuristic, cpng_segment *out, cpng_status *status);
 
 /* The first row cpng_fast_segment reads for a segment starting at `first_row`
  * (the rows that prime it, and the row above them that their filters see). */
-uint32_t cpng_fast_first_needed_row(uint32_t width, int bit_depth, int color_type, uint32_t first_row);
+uint32_t cpng_fast_first_needed_row(uint32_t width, const cpng_format *format, uint32_t first_row);
 
 /* Frees a segment's data. */
 void cpng_segment_free(cpng_segment *segment);
@@ -232,12 +268,13 @@ void cpng_segment_free(cpng_segment *segment);
 /* ---- Assembling a PNG piece by piece (any encoder) --------------------- */
 
 /*
- * Appends the PNG's start to `output`: signature, IHDR (not interlaced), the
- * ancillary `chunks` located before PLTE, tIME when `time` is non-zero
- * (seconds since 1970, UTC), the chunks located before IDAT — the order libpng
- * writes them in.
+ * Appends the PNG's start to `output`: signature, IHDR of `format` (not
+ * interlaced), the ancillary `chunks` located before PLTE, a palette's PLTE
+ * and tRNS (its entries up to the last non-opaque one), tIME when `time` is
+ * non-zero (seconds since 1970, UTC), the chunks located before IDAT — the
+ * order libpng writes them in. A keyed format's tRNS stands where a palette's would.
  */
-int cpng_png_head(uint32_t width, uint32_t height, int bit_depth, int color_type, const cpng_chunk *chunks,
+int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, const cpng_chunk *chunks,
                   size_t chunk_count, int64_t time, cpng_buffer *output, cpng_status *status);
 
 /* Appends one chunk (length, type, data, CRC) to `output`; 0 when memory runs out. */
@@ -261,18 +298,19 @@ uint32_t cpng_adler32_combine(uint32_t first, uint32_t second, size_t second_siz
  */
 typedef struct cpng_zlib_writer cpng_zlib_writer;
 
-/* Starts a non-interlaced PNG of `color_type` (GRAY, GRAY_ALPHA, RGB or RGBA;
- * canonical channels not in it are dropped, gray taken from red) at `bit_depth`
- * 8 or 16, zlib `level` 0-9 and `filters`: writes the signature, IHDR, the
+/* Starts a non-interlaced PNG stored as `format` (canonical channels not in
+ * it are dropped, gray taken from red), zlib `level` 0-9 and `filters` (none
+ * for a palette or a depth under 8, whatever is asked): writes the signature,
+ * IHDR, a palette's PLTE and tRNS (or a colour key's tRNS), the
  * ancillary `chunks` located before IDAT (raw: the caller decides which are
  * still true of the output; the others go to cpng_zlib_writer_finish) and,
  * when `time` is non-zero, a tIME saying `time` (seconds since 1970, UTC).
  * NULL on failure. */
-cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, int bit_depth, int color_type, int level,
+cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, const cpng_format *format, int level,
                                         int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
                                         cpng_status *status);
 
-/* Compresses the next `count` canonical rows (8 or 16 bits, host-endian), telling
+/* Compresses the next `count` canonical rows (the format's row depth, host-endian), telling
  * `progress` (may be NULL) the fraction of the image's rows done every 16 rows. */
 int cpng_zlib_writer_rows(cpng_zlib_writer *writer, const void *pixels, uint32_t count,
                           const cpng_row_progress *progress, cpng_status *status);
