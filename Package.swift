@@ -97,7 +97,7 @@ let package = Package(
             path: "Tests/Support"
         ),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
-        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "ImageCore", "KilnTestSupport"]),
+        .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNG", "ImageCore", "KilnTestSupport"]),
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "VulkanCompute", "ImageCore", "KilnTestSupport"]),
         .testTarget(
             name: "RenderTests",

@@ -5,6 +5,7 @@
  * file to libpng from the start. */
 #include "decoder.h"
 #include "clones.h"
+#include "cpng_unfilter.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -176,36 +177,6 @@ static int inflate_exact(cpng_decoder *d, fast_decoder *f, uint8_t *out, size_t 
     return 1;
 }
 
-/* Undoes a row's filter in place; `previous` is the row above (zeros for the first). */
-VECTOR_CLONES static int unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t count, size_t bpp) {
-    switch (filter) {
-    case 0:
-        return 1;
-    case 1: /* Sub */
-        for (size_t i = bpp; i < count; i++) row[i] = (uint8_t)(row[i] + row[i - bpp]);
-        return 1;
-    case 2: /* Up */
-        for (size_t i = 0; i < count; i++) row[i] = (uint8_t)(row[i] + previous[i]);
-        return 1;
-    case 3: /* Average */
-        for (size_t i = 0; i < bpp; i++) row[i] = (uint8_t)(row[i] + (previous[i] >> 1));
-        for (size_t i = bpp; i < count; i++) row[i] = (uint8_t)(row[i] + ((row[i - bpp] + previous[i]) >> 1));
-        return 1;
-    case 4: /* Paeth */
-        for (size_t i = 0; i < bpp; i++) row[i] = (uint8_t)(row[i] + previous[i]);
-        for (size_t i = bpp; i < count; i++) {
-            int a = row[i - bpp], b = previous[i], c = previous[i - bpp];
-            int p = b - c, q = a - c;
-            int pa = abs(p), pb = abs(q), pc = abs(p + q);
-            int predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? b : c);
-            row[i] = (uint8_t)(row[i] + predictor);
-        }
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* One stored row (unfiltered) to canonical RGBA: 8-bit, or 16-bit host-endian. */
 VECTOR_CLONES static void expand(const fast_decoder *f, const uint8_t *src, uint8_t *dst) {
     uint32_t width = f->width;
@@ -276,7 +247,7 @@ int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
     size_t bpp = (size_t)f->channels * (size_t)(f->depth / 8);
     for (uint32_t y = 0; y < count; y++) {
         if (!inflate_exact(d, f, f->current, stride)) return 0;
-        if (!unfilter(f->current[0], f->current + 1, f->previous + 1, f->row_bytes, bpp)) return 0;
+        if (!cpng_unfilter_row(f->current[0], f->current + 1, f->previous + 1, f->row_bytes, bpp)) return 0;
         expand(f, f->current + 1, pixels + (size_t)y * canonical_row);
         uint8_t *swap = f->previous;
         f->previous = f->current;
