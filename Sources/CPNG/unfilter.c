@@ -4,9 +4,9 @@
  * finished. Byte by byte, a compiler cannot vectorize them, and Paeth's
  * branches follow the image's noise (on W1 the scalar loops were 17 % of the
  * job's time, Paeth and Average most rows). With SSE2 (every x86-64) one pixel
- * at a time lives in a register: its bpp bytes are added at once, and Paeth's
- * choice is made without a branch, on 16-bit lanes (libpng's contrib
- * filter_sse2_intrinsics.c and spng do the same). */
+ * at a time lives in a register, as in libpng's contrib/intel and spng: its
+ * bpp bytes are added at once, and Paeth's choice is made without a branch,
+ * on 16-bit lanes. */
 #include "cpng_unfilter.h"
 #include "clones.h"
 
@@ -52,33 +52,44 @@ static inline __attribute__((always_inline)) void average_pixels(uint8_t *row, c
     }
 }
 
-static inline __attribute__((always_inline)) __m128i abs16(__m128i x) {
-    return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x));
-}
-
-/* Bytes to 16-bit lanes, and where a mask is set, `yes`, else `no`. */
+/* Bytes to 16-bit lanes. */
 static inline __attribute__((always_inline)) __m128i widen(__m128i x) {
     return _mm_unpacklo_epi8(x, _mm_setzero_si128());
 }
 
-static inline __attribute__((always_inline)) __m128i select16(__m128i mask, __m128i yes, __m128i no) {
-    return _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
-}
-
+/* Paeth, on 16-bit lanes, with the chain from one pixel to the next kept
+ * short: the loop waits on it, pixel after pixel. With d = a − c and
+ * p = b − c, the spec's distances are pa = |p|, pb = |d|, pc = |d + p|, and
+ *   a wins (pa ≤ pb and pa ≤ pc)  ⇔  d ≥ max(p, −2p)  or  d ≤ min(p, −2p),
+ *   else b wins (pb ≤ pc)          ⇔  2d ≥ −p when p > 0,  2d ≤ −p when p < 0,
+ * thresholds on d that do not depend on a, computed off the chain; the
+ * predictor is c + (a wins ? d : b wins ? p : 0). The first version took the
+ * minimum of the three distances and compared each with it (libpng's
+ * contrib/intel way): 1.15-1.35 × the scalar loop on W1's rows, where the
+ * scalar branches predict well. */
 static inline __attribute__((always_inline)) void paeth_pixels(uint8_t *row, const uint8_t *previous,
                                                                size_t count, size_t bpp) {
-    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128(); /* 16-bit lanes */
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi16(1), low_byte = _mm_set1_epi16(0xff);
+    __m128i a = zero, c = zero;
     for (size_t i = 0; i < count; i += bpp) {
         __m128i b = widen(load_pixel(previous + i, bpp));
-        __m128i p = _mm_sub_epi16(b, c), q = _mm_sub_epi16(a, c);
-        __m128i pa = abs16(p), pb = abs16(q), pc = abs16(_mm_add_epi16(p, q));
-        __m128i smallest = _mm_min_epi16(pa, _mm_min_epi16(pb, pc));
-        /* a where pa is the smallest, else b where pb is, else c: the spec's order on ties. */
-        __m128i predictor = select16(_mm_cmpeq_epi16(pb, smallest), b, c);
-        predictor = select16(_mm_cmpeq_epi16(pa, smallest), a, predictor);
-        __m128i x = _mm_add_epi8(load_pixel(row + i, bpp), _mm_packus_epi16(predictor, predictor));
-        store_pixel(row + i, x, bpp);
-        a = widen(x);
+        __m128i p = _mm_sub_epi16(b, c), minus_twice = _mm_sub_epi16(zero, _mm_add_epi16(p, p));
+        __m128i above = _mm_sub_epi16(_mm_max_epi16(p, minus_twice), one); /* a wins where d > above */
+        __m128i below = _mm_add_epi16(_mm_min_epi16(p, minus_twice), one); /* or d < below */
+        __m128i half = _mm_srai_epi16(p, 1), minus_half = _mm_srai_epi16(_mm_sub_epi16(zero, p), 1);
+        __m128i b_above = _mm_sub_epi16(_mm_sub_epi16(zero, half), one);   /* p > 0: b wins where d > this */
+        __m128i b_below = _mm_add_epi16(minus_half, one);                  /* p < 0: b wins where d < this */
+        __m128i p_positive = _mm_and_si128(_mm_cmpgt_epi16(p, zero), p);
+        __m128i p_negative = _mm_and_si128(_mm_cmplt_epi16(p, zero), p);
+        __m128i base = _mm_add_epi16(widen(load_pixel(row + i, bpp)), c);
+        /* The chain: */
+        __m128i d = _mm_sub_epi16(a, c);
+        __m128i a_wins = _mm_or_si128(_mm_cmpgt_epi16(d, above), _mm_cmplt_epi16(d, below));
+        __m128i b_step = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi16(d, b_above), p_positive),
+                                      _mm_and_si128(_mm_cmplt_epi16(d, b_below), p_negative));
+        __m128i step = _mm_or_si128(_mm_and_si128(a_wins, d), _mm_andnot_si128(a_wins, b_step));
+        a = _mm_and_si128(_mm_add_epi16(base, step), low_byte);
+        store_pixel(row + i, _mm_packus_epi16(a, a), bpp);
         c = b;
     }
 }
@@ -102,7 +113,7 @@ static inline void average_row(uint8_t *row, const uint8_t *previous, size_t cou
     FOR_EACH_BPP(bpp, average_pixels, row, previous, count)
 }
 
-static inline void paeth_row(uint8_t *row, const uint8_t *previous, size_t count, size_t bpp) {
+static inline __attribute__((always_inline)) void paeth_row(uint8_t *row, const uint8_t *previous, size_t count, size_t bpp) {
     FOR_EACH_BPP(bpp, paeth_pixels, row, previous, count)
 }
 
