@@ -45,15 +45,7 @@ struct DesktopNotificationTests {
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         #expect(gaps.allSatisfy { $0 >= 0.95 }, "gaps between updates: \(gaps)")
         // The Cancel stopped the job as Ctrl-C does: reason cancelled, the images in flight written.
-        let events = Events(r.stdoutLines)
-        let stopping = events.named("stopping").first ?? [:]
-        #expect(stopping[string: "reason"] == "cancelled", "\(r.stdout)")
-        let stop = events.all.firstIndex { $0["event"] as? String == "stopping" } ?? events.all.endIndex
-        let inFlight = stopping["inFlight"] as? Int ?? -1
-        let finishedAfter = events.all[stop...].filter { $0["event"] as? String == "file" }
-        #expect(finishedAfter.count >= inFlight && finishedAfter.allSatisfy { $0[string: "status"] == "written" })
-        let written = events.files("written").count
-        #expect(written < LargeImages.count && LargeImages.outputs(in: out).count == written)
+        let (inFlight, written) = Events(r.stdoutLines).stoppedLikeCtrlC(out: out)
         // The last notification says how it ended, with the counts, and offers no Cancel.
         let last = notifications.last ?? [:]
         #expect(last[string: "body"].contains("\(written) written") && last[string: "body"].contains("of \(LargeImages.count)"))

@@ -77,15 +77,7 @@ struct KDEJobViewTests {
         #expect(percents == percents.sorted() && (percents.last ?? 0) >= 25, "\(percents)")
         #expect(gaps.allSatisfy { $0 >= 0.95 }, "gaps between updates: \(gaps)")
         // Stopped as Ctrl-C does: reason cancelled, the images in flight written.
-        let events = Events(r.stdoutLines)
-        let stopping = events.named("stopping").first ?? [:]
-        #expect(stopping[string: "reason"] == "cancelled", "\(r.stdout)")
-        let stop = events.all.firstIndex { $0["event"] as? String == "stopping" } ?? events.all.endIndex
-        let inFlight = stopping["inFlight"] as? Int ?? -1
-        let finishedAfter = events.all[stop...].filter { $0["event"] as? String == "file" }
-        #expect(finishedAfter.count >= inFlight && finishedAfter.allSatisfy { $0[string: "status"] == "written" })
-        let written = events.files("written").count
-        #expect(written < LargeImages.count && LargeImages.outputs(in: out).count == written)
+        let (inFlight, written) = Events(r.stdoutLines).stoppedLikeCtrlC(out: out)
         // Ended once, saying how.
         let terminations = server.calls("terminate").compactMap { arguments($0).first as? String }
         #expect(terminations.count == 1 && terminations[0].contains("\(written) written")
