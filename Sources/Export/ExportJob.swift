@@ -442,11 +442,9 @@ public final class ExportJob: Sendable {
                 defer { memory.release(needed) }
                 // Where the encoder writes: straight into the staged output file; into memory when
                 // the file is checked (in place) or compared (an unrecorded existing output) first.
-                let keptInMemory: Bool
-                if options.inPlace { keptInMemory = true } else if case .unrecorded = existing { keptInMemory = true } else {
-                    keptInMemory = false
-                }
-                var staged = keptInMemory ? nil : try output.startStaging()
+                var unrecorded = false
+                if case .unrecorded = existing { unrecorded = true }
+                var staged = options.inPlace || unrecorded ? nil : try output.startStaging()
                 defer { if var unused = staged { output.discard(&unused) } }
                 var memoryOutput = MemoryOutput()
                 let file = staged.map(StagedFile.init)

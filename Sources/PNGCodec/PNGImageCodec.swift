@@ -70,6 +70,8 @@ public final class PNGWriter: ImageWriter {
     private var leading: [PNGChunk] = []
     /// Whether ``begin(metadata:progress:)`` wrote a tIME.
     private var wroteTime = false
+    /// The rows of the strip being written (streaming).
+    private var strip: [UInt8] = []
 
     private enum Mode {
         /// Rows collected, encoded at the end.
@@ -162,9 +164,6 @@ public final class PNGWriter: ImageWriter {
             }
         }
     }
-
-    /// The rows of the strip being written (streaming).
-    private var strip: [UInt8] = []
 
     /// Refuses rows the chosen colour type would change (a colour pixel in a gray
     /// file, alpha below opaque in a file without alpha): what the rows can hold
