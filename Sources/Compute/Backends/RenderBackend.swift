@@ -20,6 +20,44 @@ public protocol RenderBackend: AnyObject, Sendable {
     var label: String { get }
     /// Vulkan or CPU.
     var kind: BackendKind { get }
+    /// What has crossed the host/device boundary so far, over every image this
+    /// backend rendered (all zero on the CPU).
+    var traffic: DeviceTraffic { get }
+}
+
+extension RenderBackend {
+    /// Nothing crosses a boundary: the CPU works in host memory.
+    public var traffic: DeviceTraffic { DeviceTraffic() }
+}
+
+/// Bytes moved between host memory and a device, and the submissions that
+/// moved them: how the Vulkan path's design is checked without a GPU
+/// (``RenderBackend/traffic``; the `--progress json` `end` event's
+/// `deviceBytesUp`, `deviceBytesDown` and `deviceSubmissions`).
+///
+/// Bytes count what the host hands the device and gets back, whether the
+/// device reads them through a copy into its own memory (a discrete GPU) or
+/// straight from shared memory (lavapipe, integrated GPUs).
+public struct DeviceTraffic: Sendable, Equatable {
+    /// Bytes handed from the host to the device.
+    public var bytesUp = 0
+    /// Bytes handed back from the device to the host.
+    public var bytesDown = 0
+    /// Command buffers submitted.
+    public var submissions = 0
+
+    /// No traffic.
+    public init(bytesUp: Int = 0, bytesDown: Int = 0, submissions: Int = 0) {
+        self.bytesUp = bytesUp
+        self.bytesDown = bytesDown
+        self.submissions = submissions
+    }
+
+    /// The traffic of `self` after `earlier` (a difference of two readings).
+    public func since(_ earlier: DeviceTraffic) -> DeviceTraffic {
+        DeviceTraffic(bytesUp: bytesUp - earlier.bytesUp, bytesDown: bytesDown - earlier.bytesDown,
+                      submissions: submissions - earlier.submissions)
+    }
 }
 
 /// What the schedule (``RenderSchedule``) asks of a backend: both of Kiln's

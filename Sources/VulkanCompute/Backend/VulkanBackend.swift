@@ -25,6 +25,8 @@ public final class VulkanBackend: PassBackend {
     private let kernels = Locked<[KernelID: ComputeKernel]>([:])
     private let builds = Atomic<Int>(0)
     private let idleSlots = Locked<[RenderSlot]>([])
+    private let bytesUp = Atomic<Int>(0)
+    private let bytesDown = Atomic<Int>(0)
     /// Pixels per binding: what one storage-buffer binding of float pixels can address.
     private let chunkPixels: Int
 
@@ -63,6 +65,11 @@ public final class VulkanBackend: PassBackend {
         // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
         // minStorageBufferOffsetAlignment).
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
+    }
+
+    public var traffic: DeviceTraffic {
+        DeviceTraffic(bytesUp: bytesUp.load(ordering: .relaxed), bytesDown: bytesDown.load(ordering: .relaxed),
+                      submissions: context.submissions)
     }
 
     /// Pipelines built so far (`unpack` and `pack` included): one per kernel used,
@@ -197,6 +204,8 @@ public final class VulkanBackend: PassBackend {
             commands.barrier(.transfer, .host)
         }
         try slot.sequence.run()
+        bytesUp.add(work.uploads.reduce(0) { $0 + $1.bytes }, ordering: .relaxed)
+        bytesDown.add(work.downloads.reduce(0) { $0 + $1.bytes }, ordering: .relaxed)
         for (download, offset) in zip(work.downloads, downOffsets) {
             download.to.copyMemory(from: mapped + offset, byteCount: download.bytes)
         }

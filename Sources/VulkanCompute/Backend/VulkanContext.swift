@@ -85,6 +85,9 @@ final class VulkanContext: @unchecked Sendable {
         functions.destroyDevice(device, nil)
     }
 
+    /// Command buffers submitted so far (the injected failures included).
+    var submissions: Int { queueState.withLock { $0.submissions } }
+
     /// Submits `commandBuffer`, signalling `fence` when done. Serialized; after a device loss
     /// (real or injected) every submission fails with `.deviceLost`.
     func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence) throws(ComputeError) {
