@@ -19,7 +19,7 @@ void main() {
     if (i >= parameters.pixelCount) {
         return;
     }
-    vec4 value = source.pixels[i];
+    vec4 value = source.pixels[parameters.first + i];
     // clamp() of NaN is undefined in SPIR-V: replace NaN explicitly.
     vec4 clamped = mix(clamp(value, 0.0, 1.0), vec4(0.0), isnan(value));
     precise vec4 scaled = clamped * parameters.scale + 0.5;

@@ -11,6 +11,8 @@ layout(push_constant) uniform Parameters {
     uint pixelCount;  // pixels in the image
     uint sixteenBit;  // 0: 8 bits per channel, 1: 16 bits per channel
     float scale;      // unpack: 1 / maxValue; pack: maxValue (computed on the host, same as the CPU kernel)
+    uint first;       // the float pixel of index 0 in the float binding: a binding's start must be aligned
+                      // (minStorageBufferOffsetAlignment), a strip's rows need not be
 } parameters;
 
 // The pixel this invocation handles; ≥ pixelCount means none.

@@ -29,5 +29,5 @@ void main() {
         uint rgba = source.words[i];
         samples = uvec4(rgba & 0xFFu, (rgba >> 8) & 0xFFu, (rgba >> 16) & 0xFFu, rgba >> 24);
     }
-    destination.pixels[i] = vec4(samples) * parameters.scale;
+    destination.pixels[parameters.first + i] = vec4(samples) * parameters.scale;
 }

@@ -97,25 +97,62 @@ struct StripTests {
         }
     }
 
-    @Test("Vulkan: strips (uploaded per pass) equal the whole image on the device, and the CPU within SPEC §4.3", .requiresVulkan)
-    func vulkanStrips() throws {
+    @Test("Vulkan: strips on the device (heights 1, 7, 64; dispatches split), and a pass at a time through host memory, equal the whole image on the device, and the CPU within SPEC §4.3",
+          .requiresVulkan, arguments: [true, false])
+    func vulkanStrips(onDevice: Bool) throws {
         let seed = TestSeed()
         try Self.withMark { mark in
-            try withVulkan { vulkan in
+            // 4096 pixels a dispatch (a blur's window of the widest image still fits one): the
+            // unpack and pack of strips of 64 rows and the passes of larger images are split.
+            try withVulkan(maxPixelsPerDispatch: onDevice ? 4096 : nil, stripsOnDevice: onDevice) { vulkan in
                 for (name, operations) in Self.cases(mark: mark) {
                     let pipeline = try RenderPipeline(operations: operations)
                     for image in Self.images(seed: seed.value).prefix(4) {
                         let whole = try pipeline.render(image, on: vulkan, mode: .whole)
                         let cpu = try pipeline.render(image, on: CPUBackend())
-                        for height in [7, 64] {
+                        for height in onDevice ? [1, 7, 64] : [7, 64] {
                             let strips = try pipeline.render(image, on: vulkan, chunking: .rows(height), mode: .strips)
                             #expect(strips == whole, "\(seed): \(name), \(TestImages.name(image)): Vulkan strips of \(height) differ from Vulkan whole")
+                            let again = try pipeline.render(image, on: vulkan, chunking: .rows(height), mode: .strips)
+                            #expect(again == strips, "\(seed): \(name): Vulkan strips of \(height) differ between runs")
                         }
                         let difference = maxDifference(whole, samples(cpu), width: cpu.width, height: cpu.height)
                         #expect(difference != nil && difference! <= bound(image.depth), "\(seed): \(name): Vulkan vs CPU \(difference ?? -1)")
                     }
                 }
             }
+        }
+    }
+
+    @Test("Vulkan strips on the device move only stored rows: bytes ≤ 1.25 × (source + output as stored), submissions ≤ strips + 2",
+          .requiresVulkan)
+    func deviceTraffic() throws {
+        var generator = SeededGenerator(seed: TestSeed().value)
+        let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: 4)), .sharpen(Sharpen(amount: 0.5)),
+                                                       .resize(Resize(width: 150, height: nil))])
+        for depth in [PixelBuffer.Depth.eight, .sixteen] {
+            let image = TestImages.image(width: 320, height: 240, depth: depth, alpha: true, using: &generator)
+            let rows = 16
+            var moved: [Bool: DeviceTraffic] = [:]
+            for onDevice in [true, false] {
+                try withVulkan(stripsOnDevice: onDevice) { vulkan in
+                    let before = vulkan.traffic
+                    let output = try pipeline.render(image, on: vulkan, chunking: .rows(rows), mode: .strips)
+                    let traffic = vulkan.traffic.since(before)
+                    moved[onDevice] = traffic
+                    guard onDevice else { return }
+                    let stored = image.bytes.count + output.bytes.count
+                    let strips = (output.height + rows - 1) / rows
+                    #expect(Double(traffic.bytesUp + traffic.bytesDown) <= 1.25 * Double(stored),
+                            "\(depth): \(traffic.bytesUp) up + \(traffic.bytesDown) down for \(stored) bytes stored")
+                    #expect(traffic.bytesDown == output.bytes.count, "\(depth): every packed output byte comes down once")
+                    #expect(traffic.submissions <= strips + 2, "\(depth): \(traffic.submissions) submissions for \(strips) strips")
+                }
+            }
+            // A pass at a time through host memory moves float windows up and down for every pass.
+            let device = moved[true]!, host = moved[false]!
+            #expect(host.bytesUp + host.bytesDown > 10 * (device.bytesUp + device.bytesDown),
+                    "\(depth): host strips moved \(host), device strips \(device)")
         }
     }
 

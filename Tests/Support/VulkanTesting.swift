@@ -14,11 +14,12 @@ public enum VulkanTesting {
     /// A backend on `vulkanDevice()` whose validation messages go to `recorder`;
     /// the other arguments are `VulkanOptions`' test hooks.
     package static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil,
-                               maxPixelsPerDispatch: Int? = nil) throws -> VulkanBackend {
+                               maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true) throws -> VulkanBackend {
         var options = VulkanOptions()
         options.validation = recorder
         options.deviceLostAtSubmission = deviceLostAt
         options.maxPixelsPerDispatch = maxPixelsPerDispatch
+        options.stripsOnDevice = stripsOnDevice
         return try VulkanBackend(device: vulkanDevice(), options: options)
     }
 
@@ -35,11 +36,13 @@ public enum VulkanTesting {
 /// Runs `body` with a Vulkan backend on the `--device vulkan` device with the
 /// validation layer on, then fails the test on any validation message. For
 /// `.requiresVulkan` tests.
-public func withVulkan(maxPixelsPerDispatch: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+public func withVulkan(maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true,
+                       sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: (VulkanBackend) throws -> Void) throws {
     let recorder = ValidationRecorder()
     do {
-        try body(try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixelsPerDispatch))
+        try body(try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixelsPerDispatch,
+                                           stripsOnDevice: stripsOnDevice))
     }
     VulkanTesting.expectNoValidationMessages(recorder, sourceLocation: sourceLocation)
 }

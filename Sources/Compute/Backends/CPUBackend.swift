@@ -17,6 +17,9 @@ public final class CPUBackend: PassBackend {
     /// Strips always: a whole float image only adds memory on the CPU.
     package var wholeGraphBytes: Int { 0 }
 
+    /// Host memory is the CPU's own.
+    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? { nil }
+
     package func renderWhole(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer {
         let size = graph.size(of: graph.result, source: (image.width, image.height))
         let sink = PixelBufferSink(width: size.width, height: size.height, depth: image.depth)

@@ -73,4 +73,10 @@ package protocol PassBackend: RenderBackend {
     /// Renders `image` through `graph` whole (unpack → passes → pack); asked
     /// only for graphs within ``wholeGraphBytes``. The output keeps the source's depth.
     func renderWhole(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer
+    /// Where strip execution of `graph` (over a source of `depth`) keeps its
+    /// rows when the backend has memory of its own to keep them in — every
+    /// pass of a strip recorded together, only stored rows crossing — or nil:
+    /// host memory, a pass at a time through ``run(_:inputs:sizes:output:)``
+    /// (``HostStrips``). Asked only for graphs that read every image forwards.
+    func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)?
 }

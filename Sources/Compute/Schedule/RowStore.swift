@@ -4,7 +4,7 @@ internal import ImageCore
 /// a window that slides down the image. New rows are appended at the end;
 /// rows no consumer needs any more are dropped from the start, and the space
 /// is reused, so the storage follows the window's height, not the image's.
-final class RowStore {
+final class RowStore: RowWindow {
     /// Pixels per row.
     let width: Int
     let depth: PixelBuffer.Depth
@@ -26,9 +26,6 @@ final class RowStore {
     }
 
     deinit { storage.deallocate() }
-
-    /// One past the last row held.
-    var end: Int { top + count }
 
     /// The rows held.
     var view: FloatRows {

@@ -2,9 +2,10 @@ package import ImageCore
 
 /// Runs a `PassGraph` over a `RowSource` in strips of rows (SPEC §8; libvips'
 /// demand-driven regions). The result is pulled a strip at a time; each image
-/// of the graph keeps, in a `RowStore`, only the rows its consumers still need,
-/// computes new rows a chunk at a time, and asks its inputs for exactly the
-/// rows that chunk reads (the pass's footprint). Float buffers follow the
+/// of the graph keeps, in a window (`RowWindow`; where it lives is the
+/// `StripPlace`'s business), only the rows its consumers still need, computes
+/// new rows a chunk at a time, and asks its inputs for exactly the rows that
+/// chunk reads (the pass's footprint). Float buffers follow the
 /// width and the operations' windows, never the area — except for an
 /// intermediate image read backwards (a rotation or flip after another
 /// operation, possible only in a recipe), which is held whole.
@@ -28,10 +29,11 @@ package final class StripExecutor {
 
     private let graph: PassGraph
     private let source: any RowSource
-    private let backend: any PassBackend
     private let chunking: Chunking
+    /// Where the windows live and the passes run.
+    private let place: any StripPlace
     /// Node 0 is the source, node i + 1 the output of pass i.
-    private let stores: [RowStore]
+    private let stores: [any RowWindow]
     private let sizes: [(width: Int, height: Int)]
     /// Nodes held whole, computed at once: read backwards by a consumer.
     private let wholeNodes: Set<Int>
@@ -39,10 +41,7 @@ package final class StripExecutor {
     private var lowWater: [[Int]]
     /// Per pass, per input: which `lowWater` entry of the input node is its.
     private let consumerSlots: [[Int]]
-    private let constants: [RowStore]
-    /// Stored rows read from the source before unpacking.
-    private var stored: UnsafeMutableRawPointer?
-    private var storedBytes = 0
+    private let constants: [any RowWindow]
     /// The source when a pass reads it backwards: then it is read through footprint
     /// rectangles (random access), not stored.
     private let rectangleSource: (any RandomAccessRowSource)?
@@ -60,19 +59,11 @@ package final class StripExecutor {
                      "a forward-only source read backwards")
         self.graph = graph
         self.source = source
-        self.backend = backend
         self.chunking = chunking
         let sourceSize = (width: source.width, height: source.height)
         var sizes = [sourceSize]
         for pass in graph.passes { sizes.append((pass.width, pass.height)) }
         self.sizes = sizes
-        stores = sizes.map { RowStore(width: $0.width, depth: source.depth) }
-        constants = graph.constants.map { constant in
-            let store = RowStore(width: constant.width, depth: constant.depth)
-            let view = store.append(constant.height)
-            constant.pixels.withUnsafeBufferPointer { view.base.update(from: $0.baseAddress!, count: $0.count) }
-            return store
-        }
         var lowWater = [[Int]](repeating: [], count: sizes.count)
         var slots: [[Int]] = []
         var whole = Set<Int>()
@@ -101,9 +92,13 @@ package final class StripExecutor {
         consumerSlots = slots
         wholeNodes = whole
         rectangleSource = byRectangle ? source as? any RandomAccessRowSource : nil
+        // Only windows that slide forward live on a device; an image held whole or read by rectangle stays on the host.
+        let device = whole.isEmpty && !byRectangle ? backend.devicePlace(for: graph, depth: source.depth) : nil
+        let place = device ?? HostStrips(backend: backend, depth: source.depth)
+        self.place = place
+        stores = sizes.map { place.window(width: $0.width) }
+        constants = graph.constants.map { place.constant($0) }
     }
-
-    deinit { stored?.deallocate() }
 
     private static func node(of image: ImageRef) -> Int? {
         switch image {
@@ -115,26 +110,29 @@ package final class StripExecutor {
 
     /// Renders the whole image, packs it at the source's depth and hands the
     /// rows to `sink` strip by strip; `progress` hears the fraction of output
-    /// rows done after each strip.
+    /// rows the sink has had after each strip.
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func render(into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
         let result = Self.node(of: graph.result)!
         let (width, height) = sizes[result]
         precondition(sink.width == width && sink.height == height && sink.depth == source.depth, "sink does not match the graph")
-        let depth = source.depth
         let chunk = chunkRows(result)
         for top in stride(from: 0, to: height, by: chunk) {
             let strip = top..<min(top + chunk, height)
+            let delivered: Int
             if graph.passes.isEmpty {
                 // No passes: pack(unpack(x)) is x exactly (the kernels' contract), so rows go straight through.
                 try sink.write(strip) { try source.read(strip, into: $0) }
+                delivered = strip.upperBound
             } else {
                 lowWater[result][lowWater[result].count - 1] = strip.lowerBound
-                let view = try rows(of: result, strip)
-                try sink.write(strip) { PackKernel.run(view.row(strip.lowerBound), count: strip.count * width, depth: depth, into: $0) }
+                try hold(result, strip)
+                delivered = try place.emit(strip, of: stores[result], into: sink)
             }
-            progress(Double(strip.upperBound) / Double(height))
+            progress(Double(delivered) / Double(height))
         }
+        try place.finish(into: sink)
+        progress(1)
     }
 
     private func chunkRows(_ node: Int) -> Int {
@@ -204,12 +202,12 @@ package final class StripExecutor {
         return floats + stored + constants + rectangles
     }
 
-    /// A view holding at least rows `need` of `node`, computing what is missing.
-    private func rows(of node: Int, _ need: Range<Int>) throws -> FloatRows {
+    /// Makes `node`'s window hold at least rows `need`, computing what is missing.
+    private func hold(_ node: Int, _ need: Range<Int>) throws {
         let store = stores[node]
         if wholeNodes.contains(node) {
             if store.count == 0 { try compute(node, 0..<sizes[node].height) }
-            return store.view
+            return
         }
         // Every consumer's requests only move down, so no row above the lowest
         // mark will be asked for again; rows below it may be, by another consumer.
@@ -218,7 +216,6 @@ package final class StripExecutor {
         if store.count == 0 || floor > store.end { store.restart(at: floor) }
         precondition(need.lowerBound >= store.top, "rows \(need) of image \(node) asked for after they were dropped")
         if need.upperBound > store.end { try compute(node, store.end..<need.upperBound) }
-        return store.view
     }
 
     /// Appends rows `rows` to `node`'s store, a chunk at a time.
@@ -227,25 +224,11 @@ package final class StripExecutor {
         for top in stride(from: rows.lowerBound, to: rows.upperBound, by: chunk) {
             let part = top..<min(top + chunk, rows.upperBound)
             if node == 0 {
-                try readSource(part)
+                try place.readSource(part, from: source, into: stores[0])
             } else {
                 try run(pass: node - 1, part)
             }
         }
-    }
-
-    /// Reads and unpacks source rows `part` onto the end of the source's store.
-    private func readSource(_ part: Range<Int>) throws {
-        let width = sizes[0].width
-        let bytes = part.count * width * 4 * source.depth.bytesPerSample
-        if bytes > storedBytes {
-            stored?.deallocate()
-            stored = .allocate(byteCount: bytes, alignment: 16)
-            storedBytes = bytes
-        }
-        try source.read(part, into: stored!)
-        let view = stores[0].append(part.count)
-        UnpackKernel.run(stored!, depth: source.depth, count: part.count * width, into: view.base)
     }
 
     /// Source pixels `rect` unpacked into a store of their own (a source read backwards).
@@ -280,28 +263,24 @@ package final class StripExecutor {
         for (slot, input) in pass.inputs.enumerated() {
             guard let inputNode = Self.node(of: input.image), !footprints[slot].isEmpty else { continue }
             if inputNode == 0 && rectangleSource != nil { continue }
-            _ = try rows(of: inputNode, footprints[slot].y..<(footprints[slot].y + footprints[slot].height))
+            try hold(inputNode, footprints[slot].y..<(footprints[slot].y + footprints[slot].height))
         }
-        let inputs = pass.inputs.enumerated().map { slot, input -> FloatRows in
+        let inputs = pass.inputs.enumerated().map { slot, input -> StripInput in
             let footprint = footprints[slot]
             switch input.image {
             case .constant(let index):
-                return constants[index].view
+                return .window(constants[index])
             case .source where rectangleSource != nil && !footprint.isEmpty:
                 let store = sourceRectangle(footprint, of: rectangleSource!)
                 rectangles.append(store)
                 let view = store.view
-                return FloatRows(base: view.base, width: view.width, left: footprint.x, top: footprint.y,
-                                 height: footprint.height, depth: view.depth)
+                return .rectangle(FloatRows(base: view.base, width: view.width, left: footprint.x, top: footprint.y,
+                                            height: footprint.height, depth: view.depth))
             default:
-                let inputNode = Self.node(of: input.image)!
-                return footprint.isEmpty ? FloatRows(base: stores[inputNode].view.base, width: sizes[inputNode].width,
-                                                     top: footprint.y, height: 0, depth: source.depth)
-                    : stores[inputNode].view
+                return .window(stores[Self.node(of: input.image)!])
             }
         }
-        let output = stores[node].append(part.count)
-        try backend.run(pass, inputs: inputs, sizes: inputSizes, output: output)
+        try place.run(pass, rows: part, inputs: inputs, footprints: footprints, sizes: inputSizes, output: stores[node])
         withExtendedLifetime(rectangles) {}
     }
 }

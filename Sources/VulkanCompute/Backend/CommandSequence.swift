@@ -66,10 +66,20 @@ final class CommandSequence: @unchecked Sendable {
 
     /// Submits the recorded work and waits until the device has finished it.
     func run() throws(ComputeError) {
+        try submit()
+        try wait()
+    }
+
+    /// Submits the recorded work; ``wait()`` waits for it.
+    func submit() throws(ComputeError) {
         var fence: VkFence? = self.fence
         try VulkanCall.check(context.functions.resetFences(context.device, 1, &fence), "vkResetFences")
         try context.submit(commandBuffer, fence: self.fence)
-        try context.wait(for: self.fence)
+    }
+
+    /// Waits until the device has finished the work submitted last.
+    func wait() throws(ComputeError) {
+        try context.wait(for: fence)
     }
 
     /// Records commands into a sequence's command buffer.
@@ -110,6 +120,17 @@ final class CommandSequence: @unchecked Sendable {
             var region = VkBufferCopy(srcOffset: VkDeviceSize(sourceOffset), dstOffset: VkDeviceSize(destinationOffset),
                                       size: VkDeviceSize(size))
             functions.cmdCopyBuffer(commandBuffer, source.handle, destination.handle, 1, &region)
+        }
+
+        /// Orders everything recorded (and submitted) before against everything after:
+        /// copies and dispatches, reads and writes.
+        func fullBarrier() {
+            var barrier = VkMemoryBarrier()
+            barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+            barrier.srcAccessMask = Stage.transfer.writeAccess | Stage.compute.writeAccess
+            barrier.dstAccessMask = Stage.transfer.readAccess | Stage.compute.readAccess | Stage.transfer.writeAccess
+            let stages = Stage.transfer.stage | Stage.compute.stage
+            functions.cmdPipelineBarrier(commandBuffer, stages, stages, 0, 1, &barrier, 0, nil, 0, nil)
         }
 
         /// Makes `source` work (writes) visible to `destination` work.

@@ -68,7 +68,7 @@ final class KernelLayout: @unchecked Sendable {
     }
 }
 
-/// The push constants of `Shaders/pixels.glsl` (std430: three 4-byte fields).
+/// The push constants of `Shaders/pixels.glsl` (std430: four 4-byte fields).
 struct KernelParameters {
     /// Pixels in the image.
     var pixelCount: UInt32
@@ -76,6 +76,8 @@ struct KernelParameters {
     var sixteenBit: UInt32
     /// The kernel's host-computed factor (see `UnpackKernel.scale`, `PackKernel.scale`).
     var scale: Float
+    /// The float pixel of index 0 within the float binding (which starts aligned, at or before it).
+    var first: UInt32 = 0
 }
 
 /// The push constants of `Shaders/pass.glsl` (std430, 128 bytes: the minimum

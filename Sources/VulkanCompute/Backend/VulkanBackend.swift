@@ -13,22 +13,28 @@ import Synchronization
 /// through one path, ``submit(_:in:)``: what goes up, the dispatches, what
 /// comes down. A small graph runs whole (``renderWhole(_:graph:)``: one
 /// upload, `unpack`, every pass and `pack` on the device, one download); a
-/// larger one a chunk of one pass at a time (``run(_:inputs:sizes:output:)``).
+/// larger one in strips with every window on the device (`DeviceStrips`,
+/// ``devicePlace(for:depth:)``), or, where an image is read backwards, a
+/// chunk of one pass at a time through host memory (``run(_:inputs:sizes:output:)``).
 public final class VulkanBackend: PassBackend {
     public let label: String
     public var kind: BackendKind { .vulkan }
 
-    private let context: VulkanContext
+    let context: VulkanContext
     private let layout: KernelLayout
-    private let unpack: ComputeKernel
-    private let pack: ComputeKernel
+    let unpack: ComputeKernel
+    let pack: ComputeKernel
     private let kernels = Locked<[KernelID: ComputeKernel]>([:])
     private let builds = Atomic<Int>(0)
     private let idleSlots = Locked<[RenderSlot]>([])
     private let bytesUp = Atomic<Int>(0)
     private let bytesDown = Atomic<Int>(0)
     /// Pixels per binding: what one storage-buffer binding of float pixels can address.
-    private let chunkPixels: Int
+    let chunkPixels: Int
+    /// Whether every memory type the device has is also the host's (lavapipe, integrated
+    /// GPUs): then shaders read and write staging directly, and no copy is recorded.
+    let sharedMemory: Bool
+    private let stripsOnDevice: Bool
 
     /// Float bytes of a graph at most that run whole on the device (one upload, one download).
     package var wholeGraphBytes: Int { 64 << 20 }
@@ -65,6 +71,31 @@ public final class VulkanBackend: PassBackend {
         // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
         // minStorageBufferOffsetAlignment).
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
+        sharedMemory = Self.hasSharedMemory(physical.memoryProperties)
+        stripsOnDevice = options.stripsOnDevice
+    }
+
+    /// Whether every heap is device-local and some memory type is both device-local and host-visible.
+    private static func hasSharedMemory(_ memory: VkPhysicalDeviceMemoryProperties) -> Bool {
+        let heaps = withUnsafeBytes(of: memory.memoryHeaps) { raw in
+            (0..<Int(memory.memoryHeapCount)).map { raw.load(fromByteOffset: $0 * MemoryLayout<VkMemoryHeap>.stride, as: VkMemoryHeap.self) }
+        }
+        let types = withUnsafeBytes(of: memory.memoryTypes) { raw in
+            (0..<Int(memory.memoryTypeCount)).map { raw.load(fromByteOffset: $0 * MemoryLayout<VkMemoryType>.stride, as: VkMemoryType.self) }
+        }
+        let local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue, visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue
+        return heaps.allSatisfy { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }
+            && types.contains { $0.propertyFlags & (local | visible) == local | visible }
+    }
+
+    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? {
+        stripsOnDevice ? DeviceStrips(backend: self, depth: depth) : nil
+    }
+
+    /// Counts bytes handed to the device and back (``traffic``).
+    func count(up: Int, down: Int) {
+        bytesUp.add(up, ordering: .relaxed)
+        bytesDown.add(down, ordering: .relaxed)
     }
 
     public var traffic: DeviceTraffic {
@@ -78,7 +109,7 @@ public final class VulkanBackend: PassBackend {
 
     /// The pipeline of `kernel`, built the first time a graph needs it and kept.
     /// Built under the lock, so threads that need the same kernel at once build it once.
-    private func pipeline(for kernel: KernelID) throws(ComputeError) -> ComputeKernel {
+    func pipeline(for kernel: KernelID) throws(ComputeError) -> ComputeKernel {
         try kernels.withLock { kernels throws(ComputeError) -> ComputeKernel in
             if let built = kernels[kernel] { return built }
             let built = try ComputeKernel(kernel, layout: layout)
@@ -120,20 +151,26 @@ public final class VulkanBackend: PassBackend {
     /// Runs `body` with an idle slot (made when none is idle). Only a slot that
     /// finished cleanly is kept for the next image; after an error it is released.
     private func withSlot(_ body: (RenderSlot) throws(ComputeError) -> Void) throws(ComputeError) {
-        let slot: RenderSlot
-        if let idle = idleSlots.withLock({ $0.popLast() }) {
-            slot = idle
-        } else {
-            slot = try RenderSlot(layout: layout)
-        }
+        let slot = try takeSlot()
         try body(slot)
+        giveBack(slot)
+    }
+
+    /// An idle slot, or a new one when none is idle.
+    func takeSlot() throws(ComputeError) -> RenderSlot {
+        if let idle = idleSlots.withLock({ $0.popLast() }) { return idle }
+        return try RenderSlot(layout: layout)
+    }
+
+    /// Keeps `slot`, which finished cleanly, for the next image.
+    func giveBack(_ slot: RenderSlot) {
         idleSlots.withLock { $0.append(slot) }
     }
 
     // MARK: - One submission
 
     /// One submission's work: what goes up, the dispatches in order, what comes down.
-    private struct Work {
+    struct Work {
         /// Host bytes copied into a device buffer before the dispatches.
         struct Upload {
             /// Writes the bytes into staging.
@@ -204,8 +241,7 @@ public final class VulkanBackend: PassBackend {
             commands.barrier(.transfer, .host)
         }
         try slot.sequence.run()
-        bytesUp.add(work.uploads.reduce(0) { $0 + $1.bytes }, ordering: .relaxed)
-        bytesDown.add(work.downloads.reduce(0) { $0 + $1.bytes }, ordering: .relaxed)
+        count(up: work.uploads.reduce(0) { $0 + $1.bytes }, down: work.downloads.reduce(0) { $0 + $1.bytes })
         for (download, offset) in zip(work.downloads, downOffsets) {
             download.to.copyMemory(from: mapped + offset, byteCount: download.bytes)
         }
@@ -297,7 +333,7 @@ public final class VulkanBackend: PassBackend {
     /// The dispatches of `region` of `pass`, in tiles that each fit one binding:
     /// each input bound from its footprint, the output from the tile, in
     /// buffers that start at pixel index `start` of their image.
-    private func tiles(of pass: RenderPass, region: PixelRect, inputSizes: [(width: Int, height: Int)],
+    func tiles(of pass: RenderPass, region: PixelRect, inputSizes: [(width: Int, height: Int)],
                        inputs: [(buffer: VulkanBuffer, start: Int)], output: (buffer: VulkanBuffer, start: Int),
                        into work: inout Work) throws(ComputeError) {
         let kernel = try pipeline(for: pass.kernel)

@@ -12,6 +12,11 @@ public struct VulkanOptions: Sendable {
     /// nil: as many as the device's `maxStorageBufferRange` allows. Tests lower it
     /// to exercise chunking on small images.
     package var maxPixelsPerDispatch: Int?
+    /// Whether strip execution keeps every window on the device (`DeviceStrips`:
+    /// stored rows up, packed rows down, one submission per strip); false runs
+    /// a pass at a time through host memory, as before (`KILN_VULKAN_STRIPS=host`,
+    /// for comparing the two).
+    package var stripsOnDevice: Bool
     /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
     public var environment: [String: String]
 
@@ -20,10 +25,11 @@ public struct VulkanOptions: Sendable {
         validation = nil
         deviceLostAtSubmission = nil
         maxPixelsPerDispatch = nil
+        stripsOnDevice = true
         environment = ProcessInfo.processInfo.environment
     }
 
-    /// Options read from `KILN_VULKAN_VALIDATION` and `KILN_FAULT_DEVICE_LOST_AT`.
+    /// Options read from `KILN_VULKAN_VALIDATION`, `KILN_FAULT_DEVICE_LOST_AT` and `KILN_VULKAN_STRIPS`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> VulkanOptions {
         var options = VulkanOptions()
         options.environment = environment
@@ -31,6 +37,7 @@ public struct VulkanOptions: Sendable {
             options.validation = ValidationRecorder(echo: true)
         }
         options.deviceLostAtSubmission = environment["KILN_FAULT_DEVICE_LOST_AT"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+        options.stripsOnDevice = environment["KILN_VULKAN_STRIPS"] != "host"
         return options
     }
 }

@@ -1,0 +1,415 @@
+internal import Compute
+internal import CVulkan
+internal import ImageCore
+
+/// Strip execution with every window on the device (the Vulkan backend's
+/// ``StripPlace``): a strip's source rows go up once, in their stored
+/// 8/16-bit form, and are unpacked there; every pass of the strip reads and
+/// writes windows in device-local memory (the rows each pass still needs, as
+/// the CPU's `RowStore`s keep them); only the packed output rows come down.
+/// One command buffer per strip records it all, with a barrier between
+/// dependent steps.
+///
+/// Two strips are in flight: strip n is submitted, then the host delivers
+/// strip n − 1's rows to the sink (the encoder) and reads and stages strip
+/// n + 1's source rows while the device computes n. Each strip has its own
+/// `RenderSlot` (command buffer, fence, descriptor pool, persistently mapped
+/// staging); the windows are shared, and each command buffer begins with a
+/// barrier that orders it after the one before on the queue. On a device
+/// whose memory is all the host's (lavapipe, integrated GPUs) the shaders
+/// read and write staging directly; elsewhere the strip's stored rows are
+/// copied into device memory and the packed rows back.
+///
+/// Measured on lavapipe (blur σ 4 + sharpen + resize of the 16000×9000
+/// photo): host/device bytes 1.0 × stored source + output, where a pass at a
+/// time through host memory moved 41 × (BENCHMARKS.md, "GPU path").
+final class DeviceStrips: StripPlace {
+    private let backend: VulkanBackend
+    private let depth: PixelBuffer.Depth
+    private let samplesPerPixel = 4
+    /// The strip being recorded, then the one in flight.
+    private var frames: [Frame] = []
+    private var recording = 0
+    /// Output rows the sink has had.
+    private var delivered = 0
+    /// Set once a frame fails: then nothing is kept for the next image.
+    private var failed = false
+
+    init(backend: VulkanBackend, depth: PixelBuffer.Depth) {
+        self.backend = backend
+        self.depth = depth
+    }
+
+    deinit {
+        // Buffers may be released only once no submitted work uses them.
+        for frame in frames where frame.inFlight {
+            try? frame.slot.sequence.wait()
+        }
+        if !failed {
+            for frame in frames { backend.giveBack(frame.slot) }
+        }
+    }
+
+    // MARK: - Windows
+
+    func window(width: Int) -> any RowWindow {
+        DeviceWindow(width: width)
+    }
+
+    func constant(_ image: FloatImage) -> any RowWindow {
+        let window = DeviceWindow(width: image.width)
+        window.pending = image
+        return window
+    }
+
+    /// Makes room for `rows` more rows at the end of `window` and returns the
+    /// buffer pixel of the first. When the buffer is full the rows still held
+    /// move (a recorded copy) to the spare buffer or a new one with room for
+    /// two more chunks; the old buffer becomes the spare.
+    private func append(_ rows: Int, to window: DeviceWindow, in frame: Frame) throws(ComputeError) -> Int {
+        let width = window.width
+        let alignment = PassTiling.alignment
+        if window.buffer == nil || (window.end + rows) * width - window.base > window.capacity {
+            let base = window.top * width / alignment * alignment
+            let needed = (window.end + rows) * width - base
+            let target: VulkanBuffer
+            if let spare = window.spare, spare.size / pixelBytes >= needed {
+                target = spare
+            } else {
+                target = try VulkanBuffer(context: backend.context, size: ((window.count + 2 * rows) * width + alignment) * pixelBytes,
+                                          placement: .deviceLocal)
+                if let spare = window.spare { frame.keepAlive.append(spare) }
+            }
+            if let old = window.buffer {
+                if window.count > 0 {
+                    frame.ops.append(.copy(from: old, fromOffset: (window.top * width - window.base) * pixelBytes,
+                                           to: target, toOffset: (window.top * width - base) * pixelBytes,
+                                           bytes: window.count * width * pixelBytes))
+                }
+                frame.keepAlive.append(old)
+            }
+            window.spare = window.buffer
+            window.buffer = target
+            window.base = base
+        }
+        let first = window.end * width - window.base
+        window.count += rows
+        return first
+    }
+
+    /// `window`'s buffer and the image pixel its pixel 0 stands for, a constant's pixels staged on first use.
+    private func placed(_ window: DeviceWindow, in frame: Frame) throws(ComputeError) -> (buffer: VulkanBuffer, start: Int) {
+        if let image = window.pending {
+            window.pending = nil
+            let bytes = image.pixels.count * pixelBytes
+            let offset = frame.stage(bytes) { to in image.pixels.withUnsafeBytes { to.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+            let buffer = try VulkanBuffer(context: backend.context, size: max(bytes, pixelBytes), placement: .deviceLocal)
+            frame.ops.append(.constant(uploaded: offset, bytes: bytes, to: buffer))
+            window.buffer = buffer
+            window.count = image.height
+        }
+        if window.buffer == nil {
+            // Never filled and not read (an empty footprint): a binding still needs a buffer.
+            window.buffer = try VulkanBuffer(context: backend.context, size: PassTiling.alignment * pixelBytes, placement: .deviceLocal)
+        }
+        return (window.buffer!, window.base)
+    }
+
+    // MARK: - Recording a strip
+
+    func readSource(_ rows: Range<Int>, from source: any RowSource, into window: any RowWindow) throws {
+        let frame = try currentFrame()
+        let window = Self.device(window)
+        let pixels = rows.count * source.width
+        let bytesPerPixel = samplesPerPixel * depth.bytesPerSample
+        var readError: (any Error)?
+        let offset = frame.stage(pixels * bytesPerPixel) { to in
+            do { try source.read(rows, into: to) } catch { readError = error }
+        }
+        if let readError { throw readError }
+        let first = try append(rows.count, to: window, in: frame)
+        for (start, count, binding) in chunks(pixels, at: first, of: window.buffer!) {
+            frame.ops.append(.unpack(uploaded: offset + start * bytesPerPixel, bytes: count * bytesPerPixel, into: binding.binding,
+                                     KernelParameters(pixelCount: UInt32(count), sixteenBit: depth == .sixteen ? 1 : 0,
+                                                      scale: UnpackKernel.scale(for: depth), first: UInt32(binding.skip))))
+        }
+        frame.ops.append(.barrier)
+    }
+
+    func run(_ pass: RenderPass, rows: Range<Int>, inputs: [StripInput], footprints: [PixelRect],
+             sizes: [(width: Int, height: Int)], output: any RowWindow) throws {
+        let frame = try currentFrame()
+        let placedInputs = try inputs.map { input throws(ComputeError) -> (buffer: VulkanBuffer, start: Int) in
+            guard case .window(let window) = input else { preconditionFailure("a source read by rectangle on the device") }
+            return try placed(Self.device(window), in: frame)
+        }
+        let output = Self.device(output)
+        _ = try append(rows.count, to: output, in: frame)
+        var work = VulkanBackend.Work()
+        try backend.tiles(of: pass, region: PixelRect(x: 0, y: rows.lowerBound, width: pass.width, height: rows.count),
+                          inputSizes: sizes, inputs: placedInputs, output: (output.buffer!, output.base), into: &work)
+        frame.ops.append(contentsOf: work.steps.map { .step($0) })
+        frame.ops.append(.barrier)
+    }
+
+    func emit(_ strip: Range<Int>, of window: any RowWindow, into sink: any RowSink) throws -> Int {
+        let frame = try currentFrame()
+        let window = Self.device(window)
+        let bytesPerPixel = samplesPerPixel * depth.bytesPerSample
+        let pixels = strip.count * window.width
+        let offset = frame.download(strip, bytes: pixels * bytesPerPixel)
+        for (start, count, binding) in chunks(pixels, at: strip.lowerBound * window.width - window.base, of: window.buffer!) {
+            frame.ops.append(.pack(binding.binding, downloaded: offset + start * bytesPerPixel, bytes: count * bytesPerPixel,
+                                   KernelParameters(pixelCount: UInt32(count), sixteenBit: depth == .sixteen ? 1 : 0,
+                                                    scale: PackKernel.scale(for: depth), first: UInt32(binding.skip))))
+        }
+        try submit(frame)
+        // While the device computes this strip, hand the one before to the sink and record the next.
+        recording = 1 - recording
+        if recording < frames.count { try deliver(frames[recording], into: sink) }
+        return delivered
+    }
+
+    func finish(into sink: any RowSink) throws {
+        // The strip submitted last.
+        if 1 - recording < frames.count { try deliver(frames[1 - recording], into: sink) }
+    }
+
+    /// `pixels` float pixels from buffer pixel `first` on, in pieces one
+    /// dispatch can bind: each piece's start in the run, its count, and its
+    /// binding (aligned at or before its first pixel, `skip` pixels before it).
+    private func chunks(_ pixels: Int, at first: Int, of buffer: VulkanBuffer)
+        -> [(start: Int, count: Int, binding: (binding: RenderSlot.Binding, skip: Int))] {
+        let alignment = PassTiling.alignment
+        // Room for the skip within a binding; a multiple of 64 pixels keeps every piece's
+        // stored bytes 256-aligned (the largest minStorageBufferOffsetAlignment allowed).
+        let most = max(64, (backend.chunkPixels - alignment) / 64 * 64)
+        return stride(from: 0, to: pixels, by: most).map { start in
+            let count = min(most, pixels - start)
+            let aligned = (first + start) / alignment * alignment
+            let skip = first + start - aligned
+            return (start, count, (RenderSlot.Binding(buffer: buffer, offset: aligned * pixelBytes, size: (skip + count) * pixelBytes), skip))
+        }
+    }
+
+    // MARK: - Frames
+
+    /// The frame recording now; its slot is taken on first use.
+    private func currentFrame() throws(ComputeError) -> Frame {
+        while frames.count <= recording {
+            frames.append(Frame(slot: try backend.takeSlot()))
+        }
+        return frames[recording]
+    }
+
+    /// Stages `frame`'s source rows, binds and records its steps, and submits it.
+    private func submit(_ frame: Frame) throws(ComputeError) {
+        do throws(ComputeError) {
+            let slot = frame.slot
+            let uploadBytes = Frame.aligned(frame.uploadBytes)
+            try slot.reserveStaging(uploadBytes + frame.downloadBytes)
+            guard let staging = slot.staging, let mapped = staging.mapped else { throw ComputeError.setupFailed("staging buffer missing") }
+            mapped.copyMemory(from: frame.host, byteCount: frame.uploadBytes)
+            let shared = backend.sharedMemory
+            // Where the shaders find the stored rows and leave the packed ones.
+            let samples = shared ? staging : try slot.samples(bytes: uploadBytes + frame.downloadBytes)
+            var bindings: [[RenderSlot.Binding]] = []
+            for op in frame.ops {
+                switch op {
+                case .step(.pixels(_, let list, _)), .step(.tile(_, let list, _)): bindings.append(list)
+                case .unpack(let offset, let bytes, let into, _):
+                    bindings.append([RenderSlot.Binding(buffer: samples, offset: offset, size: bytes), into])
+                case .pack(let from, let offset, let bytes, _):
+                    bindings.append([from, RenderSlot.Binding(buffer: samples, offset: uploadBytes + offset, size: bytes)])
+                case .step(.barrier), .barrier, .copy, .constant: break
+                }
+            }
+            let sets = try slot.makeSets(bindings)
+            let unpack = backend.unpack, pack = backend.pack
+            try slot.sequence.record { commands in
+                // After the strip before on the queue, whose windows this one reads and overwrites.
+                commands.fullBarrier()
+                if !shared && frame.uploadBytes > 0 {
+                    commands.copy(from: staging, to: samples, size: frame.uploadBytes)
+                    commands.barrier(.transfer, .compute)
+                }
+                var nextSet = sets.makeIterator()
+                for op in frame.ops {
+                    switch op {
+                    case .step(.pixels(let kernel, _, let parameters)):
+                        commands.dispatch(kernel, set: nextSet.next()!, parameters: parameters)
+                    case .step(.tile(let kernel, _, let constants)):
+                        commands.dispatch(kernel, set: nextSet.next()!, constants: constants)
+                    case .step(.barrier(let source, let destination)):
+                        commands.barrier(source, destination)
+                    case .unpack(_, _, _, let parameters):
+                        commands.dispatch(unpack, set: nextSet.next()!, parameters: parameters)
+                    case .pack(_, _, _, let parameters):
+                        commands.dispatch(pack, set: nextSet.next()!, parameters: parameters)
+                    case .barrier:
+                        commands.barrier(.compute, .compute)
+                    case .copy(let from, let fromOffset, let to, let toOffset, let bytes):
+                        commands.barrier(.compute, .transfer)
+                        commands.copy(from: from, offset: fromOffset, to: to, offset: toOffset, size: bytes)
+                        commands.barrier(.transfer, .compute)
+                    case .constant(let offset, let bytes, let to):
+                        commands.copy(from: samples, offset: offset, to: to, size: bytes)
+                        commands.barrier(.transfer, .compute)
+                    }
+                }
+                if shared {
+                    commands.barrier(.compute, .host)
+                } else if frame.downloadBytes > 0 {
+                    commands.barrier(.compute, .transfer)
+                    commands.copy(from: samples, offset: uploadBytes, to: staging, offset: uploadBytes, size: frame.downloadBytes)
+                    commands.barrier(.transfer, .host)
+                }
+            }
+            try slot.sequence.submit()
+            frame.inFlight = true
+            backend.count(up: frame.uploadBytes, down: frame.downloads.reduce(0) { $0 + $1.bytes })
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+
+    /// Waits for `frame` if it is in flight and hands its rows to `sink`; the frame is then free.
+    private func deliver(_ frame: Frame, into sink: any RowSink) throws {
+        guard frame.inFlight else { return }
+        do {
+            try frame.slot.sequence.wait()
+        } catch {
+            failed = true
+            throw error
+        }
+        frame.inFlight = false
+        let uploadBytes = Frame.aligned(frame.uploadBytes)
+        let mapped = frame.slot.staging!.mapped!
+        for download in frame.downloads {
+            try sink.write(download.strip) { $0.copyMemory(from: mapped + uploadBytes + download.offset, byteCount: download.bytes) }
+            delivered = download.strip.upperBound
+        }
+        frame.reset()
+    }
+
+    private var pixelBytes: Int { MemoryLayout<SIMD4<Float>>.size }
+
+    private static func device(_ window: any RowWindow) -> DeviceWindow {
+        guard let window = window as? DeviceWindow else { preconditionFailure("a window of another place") }
+        return window
+    }
+}
+
+/// One image's window of float rows in a device buffer (``DeviceStrips``).
+private final class DeviceWindow: RowWindow {
+    let width: Int
+    private(set) var top = 0
+    var count = 0
+    /// The rows, row `top` at buffer pixel `top × width − base`.
+    var buffer: VulkanBuffer?
+    /// The buffer before the last move, reused by the next when large enough.
+    var spare: VulkanBuffer?
+    /// The image pixel that buffer pixel 0 stands for: a multiple of
+    /// `PassTiling.alignment`, so bindings of any row start aligned.
+    var base = 0
+    /// A constant's pixels, until they go up with the first strip that reads them.
+    var pending: FloatImage?
+
+    init(width: Int) {
+        self.width = width
+    }
+
+    /// Float pixels the buffer holds.
+    var capacity: Int { (buffer?.size ?? 0) / MemoryLayout<SIMD4<Float>>.size }
+
+    func drop(below row: Int) {
+        let gone = min(max(0, row - top), count)
+        top += gone
+        count -= gone
+    }
+
+    func restart(at row: Int) {
+        top = row
+        count = 0
+        base = row * width / PassTiling.alignment * PassTiling.alignment
+    }
+}
+
+/// A strip's work while it is recorded and in flight: its slot, the source
+/// rows staged in host memory, the steps, and the buffers its steps use that
+/// no window holds any more.
+private final class Frame {
+    /// A step of a strip; bound and recorded when the strip is submitted.
+    enum Op {
+        /// A pass's tile (or a barrier within one).
+        case step(VulkanBackend.Work.Step)
+        /// `unpack` of stored rows at `uploaded` in the strip's stored bytes into float pixels.
+        case unpack(uploaded: Int, bytes: Int, into: RenderSlot.Binding, KernelParameters)
+        /// `pack` of float pixels into the strip's packed bytes at `downloaded`.
+        case pack(RenderSlot.Binding, downloaded: Int, bytes: Int, KernelParameters)
+        /// A window's rows moved to another buffer.
+        case copy(from: VulkanBuffer, fromOffset: Int, to: VulkanBuffer, toOffset: Int, bytes: Int)
+        /// A constant's float pixels, staged at `uploaded`, copied into its buffer.
+        case constant(uploaded: Int, bytes: Int, to: VulkanBuffer)
+        /// Orders the dispatches before against those after.
+        case barrier
+    }
+
+    let slot: RenderSlot
+    var ops: [Op] = []
+    /// The strip's stored bytes, in host memory until submission copies them into staging at once.
+    private(set) var host: UnsafeMutableRawPointer
+    private var hostCapacity = 0
+    private(set) var uploadBytes = 0
+    /// Output rows packed into the strip's download area.
+    private(set) var downloads: [(strip: Range<Int>, offset: Int, bytes: Int)] = []
+    private(set) var downloadBytes = 0
+    var keepAlive: [VulkanBuffer] = []
+    var inFlight = false
+
+    init(slot: RenderSlot) {
+        self.slot = slot
+        host = .allocate(byteCount: 16, alignment: 256)
+        hostCapacity = 16
+    }
+
+    deinit { host.deallocate() }
+
+    /// `bytes` rounded up so every binding offset in staging is aligned (256: the largest
+    /// `minStorageBufferOffsetAlignment` the specification allows).
+    static func aligned(_ bytes: Int) -> Int { (bytes + 255) / 256 * 256 }
+
+    /// Makes room for `bytes` more stored bytes, lets `fill` write them, and returns their offset.
+    func stage(_ bytes: Int, fill: (UnsafeMutableRawPointer) -> Void) -> Int {
+        let offset = Self.aligned(uploadBytes)
+        if offset + bytes > hostCapacity {
+            let capacity = max(offset + bytes, 2 * hostCapacity)
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 256)
+            grown.copyMemory(from: host, byteCount: uploadBytes)
+            host.deallocate()
+            host = grown
+            hostCapacity = capacity
+        }
+        fill(host + offset)
+        uploadBytes = offset + bytes
+        return offset
+    }
+
+    /// Reserves `bytes` of the download area for rows `strip` and returns their offset in it.
+    func download(_ strip: Range<Int>, bytes: Int) -> Int {
+        let offset = Self.aligned(downloadBytes)
+        downloads.append((strip, offset, bytes))
+        downloadBytes = offset + bytes
+        return offset
+    }
+
+    /// Forgets the strip once it is delivered.
+    func reset() {
+        ops.removeAll(keepingCapacity: true)
+        uploadBytes = 0
+        downloads.removeAll(keepingCapacity: true)
+        downloadBytes = 0
+        keepAlive.removeAll()
+    }
+}
