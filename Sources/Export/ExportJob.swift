@@ -1,8 +1,9 @@
 import Color
+import Compute
 import Foundation
 import ImageCore
-import Render
 import Locking
+import Render
 import Synchronization
 
 /// Runs a planned batch: for each item, decode → render → encode → atomic
@@ -26,6 +27,9 @@ public final class ExportJob: Sendable {
     /// Where outputs go.
     public let output: OutputDirectory
     private let renderer: Renderer
+
+    /// What crossed the host/device boundary for this job so far (``Renderer/traffic``).
+    public var deviceTraffic: DeviceTraffic { renderer.traffic }
     /// Converts outputs to the plan's colour profile, when it names one.
     private let colorConverter: ColorConverter?
     /// Converts to sRGB the images whose profile the metadata choice drops

@@ -16,6 +16,8 @@ public final class Renderer: Sendable {
     /// The pipeline with each EXIF orientation's operations first (2–8), made when first needed.
     private let oriented = Locked<[Int: RenderPipeline]>([:])
     private let current: Locked<any PassBackend>
+    /// The backend the job started on: its traffic stays counted after a fallback.
+    private let started: any RenderBackend
     private let fallback: @Sendable () -> any PassBackend
     private let allowFallback: Bool
     private let warn: @Sendable (String) -> Void
@@ -31,6 +33,7 @@ public final class Renderer: Sendable {
         }
         // Both of Kiln's backends run passes; anything else renders on the CPU.
         current = Locked(backend as? any PassBackend ?? CPUBackend())
+        started = backend
         fallback = { CPUBackend() }
         self.allowFallback = allowFallback
         self.warn = warn
@@ -38,6 +41,10 @@ public final class Renderer: Sendable {
 
     /// The backend in use now, e.g. for the progress display.
     public var label: String { current.withLock { $0.label } }
+
+    /// What crossed the host/device boundary for this job's images so far
+    /// (`--progress json`'s `end` event): zero on the CPU.
+    public var traffic: DeviceTraffic { started.traffic }
 
     /// The size of the output of an image of `header`.
     /// - Throws: `RenderError` when the operations do not apply to the image.

@@ -34,7 +34,8 @@ final class ClosingStream: Sendable {
             guard !closed else { return false }
             closed = true
             if let error { reporter.error(error) }
-            reporter.end(job.counts, earlier: job.earlier, total: job.items.count, exitCode: code.rawValue)
+            reporter.end(job.counts, earlier: job.earlier, total: job.items.count, exitCode: code.rawValue,
+                         traffic: job.deviceTraffic)
             return true
         }
         if first {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Compute
 import Export
 
 /// Shows a running export to a person or a script. Called from several threads.
@@ -21,15 +22,16 @@ protocol ExportReporter: Sendable {
     func stopping(reason: String, inFlight: Int, grace: Double)
     /// Why the job cannot start or go on (bad output folder, no GPU, …); `end` follows.
     func error(_ message: String)
-    /// The job ended with this exit code; `earlier` is what earlier runs of a resumed job had done.
-    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32)
+    /// The job ended with this exit code; `earlier` is what earlier runs of a resumed job had done;
+    /// `traffic` is what this run moved between host and device.
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32, traffic: DeviceTraffic)
 }
 
 extension ExportReporter {
     /// Reports why a job cannot start, ends the stream, and returns `code` for the caller to throw.
     func refusal(_ message: String, _ code: ExitCode) -> ExitCode {
         error(message)
-        end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue)
+        end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue, traffic: DeviceTraffic())
         return code
     }
 }

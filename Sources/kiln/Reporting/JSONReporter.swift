@@ -1,3 +1,4 @@
+import Compute
 import Export
 import Foundation
 import Locking
@@ -89,7 +90,7 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32) {
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32, traffic: DeviceTraffic) {
         // What this run did; a resume adds how many items earlier runs had finished.
         let now = counts.since(earlier)
         var line = JSONLine(event: "end")
@@ -99,6 +100,10 @@ final class JSONReporter: ExportReporter {
         line.add("conflicts", .int(now.conflicts))
         line.add("earlier", .int(earlier.completed))
         line.add("exitCode", .int(Int(exitCode)))
+        // Bytes handed to the render device and back, and command buffers submitted (0 on the CPU).
+        line.add("deviceBytesUp", .int(traffic.bytesUp))
+        line.add("deviceBytesDown", .int(traffic.bytesDown))
+        line.add("deviceSubmissions", .int(traffic.submissions))
         emit(line)
     }
 

@@ -1,3 +1,4 @@
+import Compute
 import Export
 import Foundation
 import Locking
@@ -87,7 +88,7 @@ final class TextReporter: ExportReporter {
         if showBar { redraw(force: false) }
     }
 
-    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32) {
+    func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32, traffic: DeviceTraffic) {
         let (elapsed, started) = state.withLock { s -> (Duration?, Bool) in
             erase(&s)
             return (s.last?.elapsed, s.started)

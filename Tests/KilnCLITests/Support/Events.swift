@@ -57,4 +57,6 @@ func pngcheckFailures(_ files: [String]) throws -> [String] {
 extension Dictionary where Key == String, Value == Any {
     /// The string value at `key`, or "" (keeps `#expect` expressions simple).
     subscript(string key: String) -> String { self[key] as? String ?? "" }
+    /// The integer value at `key`, or -1 (keeps `#expect` expressions simple).
+    subscript(int key: String) -> Int { self[key] as? Int ?? -1 }
 }
