@@ -116,7 +116,13 @@ package final class StripExecutor {
         let result = Self.node(of: graph.result)!
         let (width, height) = sizes[result]
         precondition(sink.width == width && sink.height == height && sink.depth == source.depth, "sink does not match the graph")
-        let chunk = chunkRows(result)
+        var chunk = chunkRows(result)
+        if let budget = place.storedBytesPerStrip, !graph.passes.isEmpty {
+            // Source rows per output row (a shrink reads many), each stored at the source's width.
+            let sourceRows = max(1, Double(sizes[0].height) / Double(height))
+            let rowBytes = Double(sizes[0].width * 4 * source.depth.bytesPerSample)
+            chunk = max(1, min(chunk, Int(Double(budget) / (sourceRows * rowBytes))))
+        }
         for top in stride(from: 0, to: height, by: chunk) {
             let strip = top..<min(top + chunk, height)
             let delivered: Int

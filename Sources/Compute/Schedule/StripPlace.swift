@@ -36,6 +36,11 @@ package enum StripInput {
 ///
 /// A place serves one image, from one thread.
 package protocol StripPlace: AnyObject {
+    /// About the most stored source bytes one output strip should read, or nil
+    /// for no bound: a place that stages a strip's source rows at once (a
+    /// device) bounds them, so a strong shrink gets more, lower strips rather
+    /// than a staging area the height of the source.
+    var storedBytesPerStrip: Int? { get }
     /// An empty window for an image `width` pixels wide.
     func window(width: Int) -> any RowWindow
     /// A window holding every row of `image` (a constant input, e.g. a watermark).
@@ -76,6 +81,9 @@ package final class HostStrips: StripPlace {
     }
 
     deinit { stored?.deallocate() }
+
+    /// Source rows are read a chunk at a time into one reused buffer: no bound needed.
+    package var storedBytesPerStrip: Int? { nil }
 
     package func window(width: Int) -> any RowWindow {
         RowStore(width: width, depth: depth)

@@ -20,9 +20,10 @@ internal import ImageCore
 /// read and write staging directly; elsewhere the strip's stored rows are
 /// copied into device memory and the packed rows back.
 ///
-/// Measured on lavapipe (blur σ 4 + sharpen + resize of the 16000×9000
-/// photo): host/device bytes 1.0 × stored source + output, where a pass at a
-/// time through host memory moved 41 × (BENCHMARKS.md, "GPU path").
+/// Measured on lavapipe (blur σ 4 + sharpen + resize to 1920 of the
+/// 16000×9000 photo): 584 MB across the boundary, exactly the stored source
+/// and output, in 35 submissions; a pass at a time through host memory moved
+/// 3,315 MB (5.7 ×) in 351 (BENCHMARKS.md, "GPU path").
 final class DeviceStrips: StripPlace {
     private let backend: VulkanBackend
     private let depth: PixelBuffer.Depth
@@ -49,6 +50,12 @@ final class DeviceStrips: StripPlace {
             for frame in frames { backend.giveBack(frame.slot) }
         }
     }
+
+    /// 16 MiB: a strip's stored rows are staged twice (host, then mapped staging) in
+    /// each of two frames, so about 64 MiB of host memory at most. The 16000×9000
+    /// photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak RSS
+    /// 849 MB on lavapipe, where a pass at a time through host memory peaked at 243 MB).
+    var storedBytesPerStrip: Int? { 16 << 20 }
 
     // MARK: - Windows
 
@@ -227,12 +234,14 @@ final class DeviceStrips: StripPlace {
             let sets = try slot.makeSets(bindings)
             let unpack = backend.unpack, pack = backend.pack
             try slot.sequence.record { commands in
-                // After the strip before on the queue, whose windows this one reads and overwrites.
-                commands.fullBarrier()
+                // The upload touches only this frame's buffers: recorded before the barrier, it may
+                // run while the strip before still computes.
                 if !shared && frame.uploadBytes > 0 {
                     commands.copy(from: staging, to: samples, size: frame.uploadBytes)
-                    commands.barrier(.transfer, .compute)
                 }
+                // After the strip before on the queue, whose windows this one reads and overwrites
+                // (and after the upload).
+                commands.fullBarrier()
                 var nextSet = sets.makeIterator()
                 for op in frame.ops {
                     switch op {
