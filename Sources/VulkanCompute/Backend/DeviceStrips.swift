@@ -71,32 +71,36 @@ final class DeviceStrips: StripPlace {
 
     /// Makes room for `rows` more rows at the end of `window` and returns the
     /// buffer pixel of the first. When the buffer is full the rows still held
-    /// move (a recorded copy) to the spare buffer or a new one with room for
-    /// two more chunks; the old buffer becomes the spare.
+    /// move to its start (a recorded copy) where the two places do not
+    /// overlap, else to a new buffer with room for twice the rows held and two
+    /// more chunks — enough that the next move stays in place. (A spare buffer
+    /// to move into, ping-pong, held every window twice: 174 MB of lavapipe's
+    /// peak RSS for the 400 MPix blur, where the CPU's whole run peaks at 72 MB.)
     private func append(_ rows: Int, to window: DeviceWindow, in frame: Frame) throws(ComputeError) -> Int {
         let width = window.width
         let alignment = PassTiling.alignment
         if window.buffer == nil || (window.end + rows) * width - window.base > window.capacity {
             let base = window.top * width / alignment * alignment
-            let needed = (window.end + rows) * width - base
-            let target: VulkanBuffer
-            if let spare = window.spare, spare.size / pixelBytes >= needed {
-                target = spare
-            } else {
-                target = try VulkanBuffer(context: backend.context, size: ((window.count + 2 * rows) * width + alignment) * pixelBytes,
-                                          placement: .deviceLocal)
-                if let spare = window.spare { frame.keepAlive.append(spare) }
-            }
-            if let old = window.buffer {
-                if window.count > 0 {
-                    frame.ops.append(.copy(from: old, fromOffset: (window.top * width - window.base) * pixelBytes,
-                                           to: target, toOffset: (window.top * width - base) * pixelBytes,
-                                           bytes: window.count * width * pixelBytes))
+            let held = window.count * width
+            let from = window.top * width - window.base, to = window.top * width - base
+            if let buffer = window.buffer, (window.end + rows) * width - base <= window.capacity, from >= to + held {
+                if held > 0 {
+                    frame.ops.append(.copy(from: buffer, fromOffset: from * pixelBytes, to: buffer, toOffset: to * pixelBytes,
+                                           bytes: held * pixelBytes))
                 }
-                frame.keepAlive.append(old)
+            } else {
+                let grown = try VulkanBuffer(context: backend.context, size: ((2 * window.count + 2 * rows) * width + alignment) * pixelBytes,
+                                             placement: .deviceLocal)
+                if let old = window.buffer {
+                    if held > 0 {
+                        frame.ops.append(.copy(from: old, fromOffset: from * pixelBytes, to: grown, toOffset: to * pixelBytes,
+                                               bytes: held * pixelBytes))
+                    }
+                    // Steps recorded (or in flight) may still read it.
+                    frame.keepAlive.append(old)
+                }
+                window.buffer = grown
             }
-            window.spare = window.buffer
-            window.buffer = target
             window.base = base
         }
         let first = window.end * width - window.base
@@ -258,7 +262,8 @@ final class DeviceStrips: StripPlace {
                     case .barrier:
                         commands.barrier(.compute, .compute)
                     case .copy(let from, let fromOffset, let to, let toOffset, let bytes):
-                        commands.barrier(.compute, .transfer)
+                        // After every write of the rows it moves, by a dispatch or an earlier move.
+                        commands.fullBarrier()
                         commands.copy(from: from, offset: fromOffset, to: to, offset: toOffset, size: bytes)
                         commands.barrier(.transfer, .compute)
                     case .constant(let offset, let bytes, let to):
@@ -317,8 +322,6 @@ private final class DeviceWindow: RowWindow {
     var count = 0
     /// The rows, row `top` at buffer pixel `top × width − base`.
     var buffer: VulkanBuffer?
-    /// The buffer before the last move, reused by the next when large enough.
-    var spare: VulkanBuffer?
     /// The image pixel that buffer pixel 0 stands for: a multiple of
     /// `PassTiling.alignment`, so bindings of any row start aligned.
     var base = 0
