@@ -1,9 +1,21 @@
 // kiln-bench — times the render stage alone (decoded pixels in, pixels out),
-// for Scripts/bench. Decoding happens before the clock starts.
+// for Scripts/bench and Scripts/gpu-check. Decoding happens before the clock starts.
 //
 //   kiln-bench synthesize WIDTH HEIGHT OUT.png     deterministic RGBA test image
-//   kiln-bench time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS
-//       prints "seconds: t1 t2 …" (one warm-up render first, not timed)
+//   kiln-bench gradient WIDTH HEIGHT OUT.png
+//       the gradient of Scripts/make-giants (vips): R follows x, G follows y,
+//       B their mean, 8-bit RGB; the same pixels as vips makes, without vips
+//   kiln-bench time IN.png OPERATIONS cpu|gpu|vulkan|auto RUNS
+//       OPERATIONS: comma-separated, applied in the order given, each NAME or
+//       NAME:VALUE[:VALUE…]: resize:W[:H] (Lanczos-3, fit inside), blur:SIGMA,
+//       sharpen:AMOUNT[:SIGMA[:THRESHOLD]], brightness:B, contrast:C,
+//       saturation:S, exposure:E, gamma:G (adjacent ones make one adjust, as
+//       the flags do), grayscale; e.g. blur:2,sharpen:0.5,brightness:0.1,resize:1920.
+//       The device is chosen as `kiln export --device` chooses it. Prints, after
+//       one warm-up render that is not timed:
+//         seconds: t1 t2 …
+//         traffic: up BYTES down BYTES submissions N    (over the first timed render; 0 on the CPU)
+//         stored: source BYTES output BYTES              (the pixel buffers: width × height × 4 × bytes per sample)
 //   kiln-bench codec DIR RUNS
 //       decode-only and encode-only throughput on DIR's PNGs, fast path vs
 //       libpng+zlib (level 6), median of RUNS: prints MPix/s per core and bytes
@@ -124,6 +136,87 @@ func codec(_ directory: String, runs: Int) throws {
                  megapixels / encodeFast, fastBytes, megapixels / encodeZlib, zlibBytes, encodeZlib / encodeFast))
 }
 
+/// The operations of `kiln-bench time` (see the header), in the order given.
+func operations(_ text: String) -> [Render.Operation] {
+    var operations: [Render.Operation] = []
+    var adjustKeys: Set<String> = []  // the keys of the adjust being built (the last operation), if any
+    for item in text.split(separator: ",").map(String.init) {
+        let parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0]
+        let values = parts.dropFirst().map { text -> Double in
+            guard let value = Double(text) else { fail("\(item): '\(text)' is not a number") }
+            return value
+        }
+        func expect(_ count: ClosedRange<Int>) {
+            guard count.contains(values.count) else { fail("\(item): \(name) takes \(count.lowerBound)…\(count.upperBound) values") }
+        }
+        if ["brightness", "contrast", "saturation", "exposure", "gamma"].contains(name) {
+            expect(1...1)
+            var adjust = Adjust()
+            if case .adjust(let last)? = operations.last, !adjustKeys.contains(name) {
+                adjust = last
+                operations.removeLast()
+            } else {
+                adjustKeys = []
+            }
+            switch name {
+            case "brightness": adjust.brightness = values[0]
+            case "contrast": adjust.contrast = values[0]
+            case "saturation": adjust.saturation = values[0]
+            case "exposure": adjust.exposure = values[0]
+            default: adjust.gamma = values[0]
+            }
+            adjustKeys.insert(name)
+            operations.append(.adjust(adjust))
+            continue
+        }
+        switch name {
+        case "resize":
+            expect(1...2)
+            operations.append(.resize(Resize(width: Int(values[0]), height: values.count > 1 ? Int(values[1]) : nil)))
+        case "blur":
+            expect(1...1)
+            operations.append(.blur(Blur(sigma: values[0])))
+        case "sharpen":
+            expect(1...3)
+            operations.append(.sharpen(Sharpen(amount: values[0], sigma: values.count > 1 ? values[1] : 1,
+                                               threshold: values.count > 2 ? values[2] : 0)))
+        case "grayscale":
+            expect(0...0)
+            operations.append(.grayscale)
+        default:
+            fail("unknown operation '\(name)' (resize, blur, sharpen, brightness, contrast, saturation, exposure, gamma, grayscale)")
+        }
+    }
+    if operations.isEmpty { fail("no operations in '\(text)'") }
+    return operations
+}
+
+/// Scripts/make-giants' gradient, the same pixels as its vips commands give:
+/// `linear 0.01275 --uchar` truncates x·0.01275 (R) and y·0.01275 (G), and
+/// `bandmean` rounds their mean half up (B); opaque, so it is stored as RGB.
+func gradient(width: Int, height: Int) -> PixelBuffer {
+    func ramp(_ i: Int) -> UInt8 { UInt8(min(255, Double(i) * 0.01275)) }
+    let red = (0..<width).map(ramp)
+    var bytes = [UInt8](repeating: 255, count: width * height * 4)
+    bytes.withUnsafeMutableBufferPointer { pixels in
+        for y in 0..<height {
+            let green = ramp(y)
+            var i = y * width * 4
+            for x in 0..<width {
+                pixels[i] = red[x]
+                pixels[i + 1] = green
+                pixels[i + 2] = UInt8((Int(red[x]) + Int(green) + 1) / 2)
+                i += 4
+            }
+        }
+    }
+    return PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes)
+}
+
+/// Bytes of a decoded image as held: 4 samples a pixel.
+func storedBytes(_ image: PixelBuffer) -> Int { image.width * image.height * 4 * image.depth.bytesPerSample }
+
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "synthesize":
@@ -133,30 +226,36 @@ case "synthesize":
     let image = synthesize(width: width, height: height)
     let png = try PNGEncoder.encode(image, options: .init(level: 1))
     try Data(png).write(to: URL(fileURLWithPath: arguments[4]))
+case "gradient":
+    guard arguments.count == 4, let width = Int(arguments[2]), let height = Int(arguments[3]), width > 0, height > 0 else {
+        fail("usage: kiln-bench gradient WIDTH HEIGHT OUT.png")
+    }
+    let png = try PNGEncoder.encode(gradient(width: width, height: height), options: .init(level: 6))
+    try Data(png).write(to: URL(fileURLWithPath: arguments[4]))
 case "time":
-    guard arguments.count == 6, let value = Double(arguments[4]), let runs = Int(arguments[6]) else {
-        fail("usage: kiln-bench time IN.png resize WIDTH|blur SIGMA cpu|vulkan RUNS")
+    guard arguments.count == 5, let runs = Int(arguments[5]), runs >= 1 else {
+        fail("usage: kiln-bench time IN.png OPERATIONS cpu|gpu|vulkan|auto RUNS (e.g. blur:2,sharpen:0.5,brightness:0.1,resize:1920)")
     }
     let image = try PNGDecoder.decode(contentsOf: arguments[2], limits: .init())
-    let operation: Render.Operation = switch arguments[3] {
-    case "resize": .resize(Resize(width: Int(value), height: nil))
-    case "blur": .blur(Blur(sigma: value))
-    default: fail("unknown operation \(arguments[3])")
-    }
-    guard let preference = DevicePreference(rawValue: arguments[5]) else { fail("unknown device \(arguments[5])") }
+    guard let preference = DevicePreference(rawValue: arguments[4]) else { fail("unknown device \(arguments[4])") }
     let backend = try BackendSelector.choose(preference).passBackend
-    let pipeline = try RenderPipeline(operations: [operation]) { path, limits in
+    let pipeline = try RenderPipeline(operations: operations(arguments[3])) { path, limits in
         try PNGDecoder.decode(contentsOf: path, limits: limits)
     }
-    _ = try pipeline.render(image, on: backend)
+    let output = try pipeline.render(image, on: backend)
     var seconds: [Double] = []
-    for _ in 0..<runs {
+    var traffic = DeviceTraffic()
+    for run in 0..<runs {
+        let before = backend.traffic
         let start = ContinuousClock.now
         _ = try pipeline.render(image, on: backend)
         let elapsed = ContinuousClock.now - start
+        if run == 0 { traffic = backend.traffic.since(before) }
         seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
     print("seconds: " + seconds.map { String(format: "%.4f", $0) }.joined(separator: " "))
+    print("traffic: up \(traffic.bytesUp) down \(traffic.bytesDown) submissions \(traffic.submissions)")
+    print("stored: source \(storedBytes(image)) output \(storedBytes(output))")
 case "codec":
     guard arguments.count == 3, let runs = Int(arguments[3]) else { fail("usage: kiln-bench codec DIR RUNS") }
     try codec(arguments[2], runs: runs)
@@ -164,5 +263,5 @@ case "compare":
     guard arguments.count == 3 else { fail("usage: kiln-bench compare DIR_A DIR_B") }
     exit(compare(arguments[2], arguments[3]))
 default:
-    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | time IN.png (resize W | blur SIGMA) cpu|vulkan RUNS | codec DIR RUNS | compare DIR_A DIR_B")
+    fail("usage: kiln-bench synthesize WIDTH HEIGHT OUT.png | gradient WIDTH HEIGHT OUT.png | time IN.png OPERATIONS cpu|gpu|vulkan|auto RUNS | codec DIR RUNS | compare DIR_A DIR_B")
 }
