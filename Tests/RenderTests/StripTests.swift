@@ -97,14 +97,23 @@ struct StripTests {
         }
     }
 
-    @Test("Vulkan: strips on the device (heights 1, 7, 64; dispatches split), and a pass at a time through host memory, equal the whole image on the device, and the CPU within SPEC §4.3",
-          .requiresVulkan, arguments: [true, false])
-    func vulkanStrips(onDevice: Bool) throws {
+    /// Where strip execution runs on Vulkan: on the device (stored rows read by the shaders from
+    /// shared memory, as on lavapipe, or copied through staging, as on a discrete GPU), or a
+    /// pass at a time through host memory.
+    enum VulkanStrips: CaseIterable {
+        case onDeviceShared, onDeviceCopied, throughHost
+    }
+
+    @Test("Vulkan: strips on the device (heights 1, 7, 64; dispatches split; memory shared or copied), and a pass at a time through host memory, equal the whole image on the device, and the CPU within SPEC §4.3",
+          .requiresVulkan, arguments: VulkanStrips.allCases)
+    func vulkanStrips(_ strips: VulkanStrips) throws {
         let seed = TestSeed()
+        let onDevice = strips != .throughHost
         try Self.withMark { mark in
             // 4096 pixels a dispatch (a blur's window of the widest image still fits one): the
             // unpack and pack of strips of 64 rows and the passes of larger images are split.
-            try withVulkan(maxPixelsPerDispatch: onDevice ? 4096 : nil, stripsOnDevice: onDevice) { vulkan in
+            try withVulkan(maxPixelsPerDispatch: onDevice ? 4096 : nil, stripsOnDevice: onDevice,
+                           copiesThroughStaging: strips == .onDeviceCopied) { vulkan in
                 for (name, operations) in Self.cases(mark: mark) {
                     let pipeline = try RenderPipeline(operations: operations)
                     for image in Self.images(seed: seed.value).prefix(4) {

@@ -14,12 +14,14 @@ public enum VulkanTesting {
     /// A backend on `vulkanDevice()` whose validation messages go to `recorder`;
     /// the other arguments are `VulkanOptions`' test hooks.
     package static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil,
-                               maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true) throws -> VulkanBackend {
+                               maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true,
+                               copiesThroughStaging: Bool = false) throws -> VulkanBackend {
         var options = VulkanOptions()
         options.validation = recorder
         options.deviceLostAtSubmission = deviceLostAt
         options.maxPixelsPerDispatch = maxPixelsPerDispatch
         options.stripsOnDevice = stripsOnDevice
+        options.copiesThroughStaging = copiesThroughStaging
         return try VulkanBackend(device: vulkanDevice(), options: options)
     }
 
@@ -36,13 +38,13 @@ public enum VulkanTesting {
 /// Runs `body` with a Vulkan backend on the `--device vulkan` device with the
 /// validation layer on, then fails the test on any validation message. For
 /// `.requiresVulkan` tests.
-public func withVulkan(maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true,
+public func withVulkan(maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true, copiesThroughStaging: Bool = false,
                        sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: (VulkanBackend) throws -> Void) throws {
     let recorder = ValidationRecorder()
     do {
         try body(try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixelsPerDispatch,
-                                           stripsOnDevice: stripsOnDevice))
+                                           stripsOnDevice: stripsOnDevice, copiesThroughStaging: copiesThroughStaging))
     }
     VulkanTesting.expectNoValidationMessages(recorder, sourceLocation: sourceLocation)
 }

@@ -71,7 +71,7 @@ public final class VulkanBackend: PassBackend {
         // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
         // minStorageBufferOffsetAlignment).
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
-        sharedMemory = Self.hasSharedMemory(physical.memoryProperties)
+        sharedMemory = !options.copiesThroughStaging && Self.hasSharedMemory(physical.memoryProperties)
         stripsOnDevice = options.stripsOnDevice
     }
 

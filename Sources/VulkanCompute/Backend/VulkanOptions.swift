@@ -17,6 +17,10 @@ public struct VulkanOptions: Sendable {
     /// a pass at a time through host memory, as before (`KILN_VULKAN_STRIPS=host`,
     /// for comparing the two).
     package var stripsOnDevice: Bool
+    /// Treats the device's memory as its own even where the host shares it, so
+    /// device strips copy stored rows through staging as on a discrete GPU
+    /// (tests run that path on lavapipe).
+    package var copiesThroughStaging: Bool
     /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
     public var environment: [String: String]
 
@@ -26,6 +30,7 @@ public struct VulkanOptions: Sendable {
         deviceLostAtSubmission = nil
         maxPixelsPerDispatch = nil
         stripsOnDevice = true
+        copiesThroughStaging = false
         environment = ProcessInfo.processInfo.environment
     }
 
