@@ -51,11 +51,17 @@ final class DeviceStrips: StripPlace {
         }
     }
 
-    /// 16 MiB: a strip's stored rows are staged twice (host, then mapped staging) in
-    /// each of two frames, so about 64 MiB of host memory at most. The 16000×9000
+    /// 16 MiB: a strip's stored rows are read straight into its frame's mapped staging,
+    /// so two frames hold about 48 MiB of host memory at most (growth by halves included). The 16000×9000
     /// photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak RSS
     /// 849 MB on lavapipe, where a pass at a time through host memory peaked at 243 MB).
     var storedBytesPerStrip: Int? { 16 << 20 }
+
+    /// 64 MiB where the windows sit in the device's own memory (a discrete GPU): on the
+    /// H200, the 8 MiB chunks of host memory made 46 strips of the 24 MP blur σ 8 and
+    /// 770 of the 400 MPix blur σ 4, each strip paying a submission and a wait. Where the
+    /// device's memory is the host's, the schedule's chunking stands (its estimate counts it).
+    var chunkBytes: Int? { backend.sharedMemory ? nil : 64 << 20 }
 
     // MARK: - Windows
 
@@ -113,7 +119,7 @@ final class DeviceStrips: StripPlace {
         if let image = window.pending {
             window.pending = nil
             let bytes = image.pixels.count * pixelBytes
-            let offset = frame.stage(bytes) { to in image.pixels.withUnsafeBytes { to.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+            let offset = try frame.stage(bytes) { to in image.pixels.withUnsafeBytes { to.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
             let buffer = try VulkanBuffer(context: backend.context, size: max(bytes, pixelBytes), placement: .deviceLocal)
             frame.ops.append(.constant(uploaded: offset, bytes: bytes, to: buffer))
             window.buffer = buffer
@@ -134,7 +140,7 @@ final class DeviceStrips: StripPlace {
         let pixels = rows.count * source.width
         let bytesPerPixel = samplesPerPixel * depth.bytesPerSample
         var readError: (any Error)?
-        let offset = frame.stage(pixels * bytesPerPixel) { to in
+        let offset = try frame.stage(pixels * bytesPerPixel) { to in
             do { try source.read(rows, into: to) } catch { readError = error }
         }
         if let readError { throw readError }
@@ -218,9 +224,8 @@ final class DeviceStrips: StripPlace {
         do throws(ComputeError) {
             let slot = frame.slot
             let uploadBytes = Frame.aligned(frame.uploadBytes)
-            try slot.reserveStaging(uploadBytes + frame.downloadBytes)
-            guard let staging = slot.staging, let mapped = staging.mapped else { throw ComputeError.setupFailed("staging buffer missing") }
-            mapped.copyMemory(from: frame.host, byteCount: frame.uploadBytes)
+            try slot.reserveStaging(uploadBytes + frame.downloadBytes, preserving: frame.uploadBytes)
+            guard let staging = slot.staging else { throw .setupFailed("staging buffer missing") }
             let shared = backend.sharedMemory
             // Where the shaders find the stored rows and leave the packed ones.
             let samples = shared ? staging : try slot.samples(bytes: uploadBytes + frame.downloadBytes)
@@ -349,8 +354,9 @@ private final class DeviceWindow: RowWindow {
 }
 
 /// A strip's work while it is recorded and in flight: its slot, the source
-/// rows staged in host memory, the steps, and the buffers its steps use that
-/// no window holds any more.
+/// rows staged (read straight into the slot's mapped staging, which grows
+/// keeping them), the steps, and the buffers its steps use that no window
+/// holds any more.
 private final class Frame {
     /// A step of a strip; bound and recorded when the strip is submitted.
     enum Op {
@@ -370,9 +376,7 @@ private final class Frame {
 
     let slot: RenderSlot
     var ops: [Op] = []
-    /// The strip's stored bytes, in host memory until submission copies them into staging at once.
-    private(set) var host: UnsafeMutableRawPointer
-    private var hostCapacity = 0
+    /// Bytes staged for upload, from the start of staging.
     private(set) var uploadBytes = 0
     /// Output rows packed into the strip's download area.
     private(set) var downloads: [(strip: Range<Int>, offset: Int, bytes: Int)] = []
@@ -382,28 +386,21 @@ private final class Frame {
 
     init(slot: RenderSlot) {
         self.slot = slot
-        host = .allocate(byteCount: 16, alignment: 256)
-        hostCapacity = 16
     }
-
-    deinit { host.deallocate() }
 
     /// `bytes` rounded up so every binding offset in staging is aligned (256: the largest
     /// `minStorageBufferOffsetAlignment` the specification allows).
     static func aligned(_ bytes: Int) -> Int { (bytes + 255) / 256 * 256 }
 
-    /// Makes room for `bytes` more stored bytes, lets `fill` write them, and returns their offset.
-    func stage(_ bytes: Int, fill: (UnsafeMutableRawPointer) -> Void) -> Int {
+    /// Makes room in staging for `bytes` more stored bytes (growing by at least half, so
+    /// a strip's rows are copied a few times at most), lets `fill` write them, and returns their offset.
+    func stage(_ bytes: Int, fill: (UnsafeMutableRawPointer) -> Void) throws(ComputeError) -> Int {
         let offset = Self.aligned(uploadBytes)
-        if offset + bytes > hostCapacity {
-            let capacity = max(offset + bytes, 2 * hostCapacity)
-            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 256)
-            grown.copyMemory(from: host, byteCount: uploadBytes)
-            host.deallocate()
-            host = grown
-            hostCapacity = capacity
+        if offset + bytes > slot.staging?.size ?? 0 {
+            try slot.reserveStaging(max(offset + bytes, (slot.staging?.size ?? 0) * 3 / 2), preserving: uploadBytes)
         }
-        fill(host + offset)
+        guard let mapped = slot.staging?.mapped else { throw .setupFailed("staging buffer missing") }
+        fill(mapped + offset)
         uploadBytes = offset + bytes
         return offset
     }

@@ -44,9 +44,14 @@ final class RenderSlot: @unchecked Sendable {
         }
     }
 
-    /// Makes the staging buffer hold at least `bytes` bytes.
-    func reserveStaging(_ bytes: Int) throws(ComputeError) {
+    /// Makes the staging buffer hold at least `bytes` bytes, keeping its first
+    /// `preserving` bytes when it grows (a buffer in use by submitted work must not grow).
+    func reserveStaging(_ bytes: Int, preserving: Int = 0) throws(ComputeError) {
+        let old = staging
         staging = try Self.grown(staging, to: bytes, placement: .staging, context: context)
+        if preserving > 0, let old, old !== staging, let from = old.mapped, let to = staging?.mapped {
+            to.copyMemory(from: from, byteCount: min(preserving, old.size))
+        }
     }
 
     /// The sample buffer, holding at least `bytes` bytes.
