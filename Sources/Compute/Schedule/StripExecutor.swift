@@ -29,7 +29,7 @@ package final class StripExecutor {
 
     private let graph: PassGraph
     private let source: any RowSource
-    private var chunking: Chunking
+    private let chunking: Chunking
     /// Where the windows live and the passes run.
     private let place: any StripPlace
     /// Node 0 is the source, node i + 1 the output of pass i.
@@ -96,8 +96,6 @@ package final class StripExecutor {
         let device = whole.isEmpty && !byRectangle ? backend.devicePlace(for: graph, depth: source.depth) : nil
         let place = device ?? HostStrips(backend: backend, depth: source.depth)
         self.place = place
-        // Windows kept in a device's own memory may be larger: fewer strips, fewer submissions.
-        if let bytes = place.chunkBytes, chunking.rows == nil { self.chunking.bytes = max(chunking.bytes, bytes) }
         stores = sizes.map { place.window(width: $0.width) }
         constants = graph.constants.map { place.constant($0) }
     }

@@ -41,9 +41,6 @@ package protocol StripPlace: AnyObject {
     /// device) bounds them, so a strong shrink gets more, lower strips rather
     /// than a staging area the height of the source.
     var storedBytesPerStrip: Int? { get }
-    /// Float bytes a chunk of one image should aim at when more than the
-    /// schedule's (windows in a device's own memory, not the host's), or nil.
-    var chunkBytes: Int? { get }
     /// An empty window for an image `width` pixels wide.
     func window(width: Int) -> any RowWindow
     /// A window holding every row of `image` (a constant input, e.g. a watermark).
@@ -87,9 +84,6 @@ package final class HostStrips: StripPlace {
 
     /// Source rows are read a chunk at a time into one reused buffer: no bound needed.
     package var storedBytesPerStrip: Int? { nil }
-
-    /// Host windows follow the schedule's chunking (its memory estimate counts them).
-    package var chunkBytes: Int? { nil }
 
     package func window(width: Int) -> any RowWindow {
         RowStore(width: width, depth: depth)

@@ -51,17 +51,19 @@ final class DeviceStrips: StripPlace {
         }
     }
 
-    /// 16 MiB: a strip's stored rows are read straight into its frame's mapped staging,
-    /// so two frames hold about 48 MiB of host memory at most (growth by halves included). The 16000×9000
-    /// photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak RSS
-    /// 849 MB on lavapipe, where a pass at a time through host memory peaked at 243 MB).
+    /// 16 MiB: a strip's stored rows are read straight into its frame's mapped
+    /// staging, so two frames hold about 48 MiB of host memory at most (growth by
+    /// halves included). Unbounded, the 16000×9000 photo shrunk to 1920 staged its
+    /// source in 4 strips of 144 MB each (peak RSS 849 MB on lavapipe, where a pass
+    /// at a time through host memory peaked at 243 MB).
+    ///
+    /// Strips follow the schedule's chunking (8 MiB of floats a chunk) on every device.
+    /// Tried and rejected on the H200 (2026-11-27, Scripts/gpu-check): 64 MiB chunks where
+    /// the windows sit in device memory made 6 strips of a 24 MP image instead of 10–46 and
+    /// 96 of the 400 MPix blur instead of 770, yet only the resize got faster (0.055 → 0.026 s);
+    /// the chain and the 400 MPix blur got slower (0.051 → 0.066 s, 1.27 → 1.57 s: fewer
+    /// strips overlap less with the host's work) and the blur's peak RSS grew from 162 to 245 MB.
     var storedBytesPerStrip: Int? { 16 << 20 }
-
-    /// 64 MiB where the windows sit in the device's own memory (a discrete GPU): on the
-    /// H200, the 8 MiB chunks of host memory made 46 strips of the 24 MP blur σ 8 and
-    /// 770 of the 400 MPix blur σ 4, each strip paying a submission and a wait. Where the
-    /// device's memory is the host's, the schedule's chunking stands (its estimate counts it).
-    var chunkBytes: Int? { backend.sharedMemory ? nil : 64 << 20 }
 
     // MARK: - Windows
 
