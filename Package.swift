@@ -36,6 +36,7 @@ let package = Package(
         // Every libpng call and every setjmp lives in this C target (SPEC §1).
         .target(
             name: "CPNG",
+            dependencies: ["CKernels"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
         .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
@@ -48,6 +49,8 @@ let package = Package(
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
+        // The CPU kernels' inner loops in C, built for AVX2 and plain x86-64 (no library); its clones header serves CPNG too.
+        .target(name: "CKernels"),
         // Passes, the schedule (whole image or strips, chunking, threads) and the CPU backend; no codec, no Vulkan.
         .target(name: "Compute", dependencies: ["ImageCore"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
@@ -59,7 +62,7 @@ let package = Package(
         // The Vulkan backend: device discovery and classification (SPEC §3), the context, and the
         // kernels passes name, mapped to their SPIR-V.
         .target(name: "VulkanCompute", dependencies: ["Compute", "ImageCore", "CVulkan", "SPIRV", "Locking"]),
-        .target(name: "Render", dependencies: ["Compute", "ImageCore", "Locking"]),
+        .target(name: "Render", dependencies: ["Compute", "ImageCore", "Locking", "CKernels"]),
         // zlib's header, for the journal's CRC-32.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(name: "Export",

@@ -4,7 +4,7 @@
  * are checked, and anything it does not take or does not expect sends the
  * file to libpng from the start. */
 #include "decoder.h"
-#include "clones.h"
+#include <kiln_clones.h>
 #include "cpng_unfilter.h"
 
 #include <isa-l/crc.h>

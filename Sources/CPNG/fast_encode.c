@@ -4,7 +4,7 @@
  * several cores, or, for a small image, whole in one call (whole_deflate.c),
  * then assembled into one zlib stream and a PNG by hand. */
 #include "cpng.h"
-#include "clones.h"
+#include <kiln_clones.h>
 #include "rows.h"
 #include "status.h"
 #include "whole_deflate.h"

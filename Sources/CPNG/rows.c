@@ -1,7 +1,7 @@
 /* Packing canonical rows into a PNG's stored layout, and the scan that finds
  * the exact smaller layouts an image allows (see rows.h, cpng.h). */
 #include "rows.h"
-#include "clones.h"
+#include <kiln_clones.h>
 
 #include <string.h>
 

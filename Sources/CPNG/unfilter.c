@@ -8,7 +8,7 @@
  * bpp bytes are added at once, and Paeth's choice is made without a branch,
  * on 16-bit lanes. */
 #include "cpng_unfilter.h"
-#include "clones.h"
+#include <kiln_clones.h>
 
 #include <stdlib.h>
 #include <string.h>

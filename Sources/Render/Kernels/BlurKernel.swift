@@ -1,4 +1,5 @@
 internal import Compute
+internal import CKernels
 import Foundation
 
 /// blur — a separable Gaussian: weights `exp(−k²/2σ²)` for `|k| ≤ radius =
@@ -100,7 +101,7 @@ enum BlurKernel {
         /// The source row's columns the strip reads, premultiplied, edges repeated.
         let padded: UnsafeMutablePointer<SIMD4<Float>>
         /// The ring's rows in the order an output row reads them.
-        let window: UnsafeMutablePointer<UnsafePointer<SIMD4<Float>>>
+        let window: UnsafeMutablePointer<UnsafeRawPointer?>
 
         init(weights: UnsafePointer<Float>, radius: Int, strip: Int, source: FloatRows, width: Int,
              height: Int, output: FloatRows, premultiply: Bool, unpremultiply: Bool) {
@@ -148,7 +149,7 @@ enum BlurKernel {
             for row in (rows.lowerBound - radius)..<(rows.lowerBound + radius) { fill(row) }
             for y in rows {
                 fill(y + radius)
-                for k in 0..<count { window[k] = UnsafePointer(slot(y - radius + k)) }
+                for k in 0..<count { window[k] = UnsafeRawPointer(slot(y - radius + k)) }
                 blurColumns(columns.count, into: output.row(y) + columns.lowerBound)
             }
         }
@@ -162,73 +163,12 @@ enum BlurKernel {
             } else {
                 for i in 0..<n { padded[i] = line[min(max(first + i, 0), width - 1)] }
             }
-            let r = radius
-            var x = 0
-            // Four output pixels at a time, as one SIMD16 (four registers): the
-            // four pixels of a tap are adjacent in `padded`.
-            while x + 4 <= columns.count {
-                let p = UnsafeRawPointer(padded + x)
-                var sum = SIMD16(repeating: weights[r]) * load4(p, r)
-                // The taps at ±k share a weight: one multiply for both.
-                var k = 0
-                while k < r {
-                    sum += SIMD16(repeating: weights[k]) * (load4(p, k) + load4(p, 2 * r - k))
-                    k += 1
-                }
-                UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD16<Float>.self)
-                x += 4
-            }
-            while x < columns.count {
-                let p = padded + x
-                var sum = weights[r] * p[r]
-                var k = 0
-                while k < r {
-                    sum += weights[k] * (p[k] + p[2 * r - k])
-                    k += 1
-                }
-                out[x] = sum
-                x += 1
-            }
+            kiln_blur_row(padded, columns.count, weights, radius, out)
         }
 
         /// The vertical blur of the ring's rows (`window`) into `n` output pixels at `out`.
         private func blurColumns(_ n: Int, into out: UnsafeMutablePointer<SIMD4<Float>>) {
-            let r = radius, center = window[r]
-            var x = 0
-            while x + 4 <= n {
-                var sum = SIMD16(repeating: weights[r]) * load4(UnsafeRawPointer(center + x), 0)
-                var k = 1
-                while k <= r {
-                    let above = UnsafeRawPointer(window[r - k] + x), below = UnsafeRawPointer(window[r + k] + x)
-                    sum += SIMD16(repeating: weights[r - k]) * (load4(above, 0) + load4(below, 0))
-                    k += 1
-                }
-                if unpremultiply {
-                    out[x] = Alpha.unpremultiply(sum.lowHalf.lowHalf)
-                    out[x + 1] = Alpha.unpremultiply(sum.lowHalf.highHalf)
-                    out[x + 2] = Alpha.unpremultiply(sum.highHalf.lowHalf)
-                    out[x + 3] = Alpha.unpremultiply(sum.highHalf.highHalf)
-                } else {
-                    UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD16<Float>.self)
-                }
-                x += 4
-            }
-            while x < n {
-                var sum = weights[r] * center[x]
-                var k = 1
-                while k <= r {
-                    sum += weights[r - k] * (window[r - k][x] + window[r + k][x])
-                    k += 1
-                }
-                out[x] = unpremultiply ? Alpha.unpremultiply(sum) : sum
-                x += 1
-            }
-        }
-
-        /// Four adjacent pixels from `pixel` pixels past `base`.
-        @inline(__always)
-        private func load4(_ base: UnsafeRawPointer, _ pixel: Int) -> SIMD16<Float> {
-            base.loadUnaligned(fromByteOffset: pixel * MemoryLayout<SIMD4<Float>>.stride, as: SIMD16<Float>.self)
+            kiln_blur_columns(window, n, weights, radius, unpremultiply ? 1 : 0, out)
         }
     }
 }
