@@ -11,6 +11,15 @@
 #pragma STDC FP_CONTRACT OFF
 
 VECTOR_CLONES
+void kiln_premultiply(const void *source, intptr_t count, void *destination) {
+    const float *s = source;
+    float *d = destination;
+    intptr_t i = 0;
+    for (; i + 2 <= count; i += 2) store8(d + 4 * i, premultiply8(load8(s + 4 * i)));
+    if (i < count) store4(d + 4 * i, premultiply4(load4(s + 4 * i)));
+}
+
+VECTOR_CLONES
 void kiln_blur_row(const void *padded, intptr_t count, const float *weights, intptr_t radius, void *out) {
     const float *p = padded;
     float *o = out;

@@ -14,6 +14,10 @@
 
 #include <stdint.h>
 
+/* Straight → premultiplied alpha, `count` pixels from `source` to
+ * `destination`: c · (a, a, a, 1), as Alpha.premultiply. */
+void kiln_premultiply(const void *source, intptr_t count, void *destination);
+
 /* Blur, horizontal: for i < count,
  *   out[i] = w[r]·p[i+r] + Σ_{k=0}^{r−1} w[k]·(p[i+k] + p[i+2r−k])
  * added in order of k; `padded` holds count + 2·radius pixels. */

@@ -20,10 +20,13 @@ public final class CPUBackend: PassBackend {
     /// Host memory is the CPU's own.
     package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? { nil }
 
+    /// Without the passes whose CPU twin only forwards its input.
+    package func prepared(_ graph: PassGraph) -> PassGraph { graph.withoutCPUForwards }
+
     package func renderWhole(_ image: PixelBuffer, graph: PassGraph) throws -> PixelBuffer {
         let size = graph.size(of: graph.result, source: (image.width, image.height))
         let sink = PixelBufferSink(width: size.width, height: size.height, depth: image.depth)
-        try StripExecutor(graph: graph, source: image, backend: self).render(into: sink)
+        try StripExecutor(graph: prepared(graph), source: image, backend: self).render(into: sink)
         return sink.image()
     }
 }

@@ -79,4 +79,12 @@ package protocol PassBackend: RenderBackend {
     /// host memory, a pass at a time through ``run(_:inputs:sizes:output:)``
     /// (``HostStrips``). Asked only for graphs that read every image forwards.
     func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)?
+    /// The graph this backend runs in place of `graph`, computing the same
+    /// pixels (the CPU leaves out the passes it would only copy).
+    func prepared(_ graph: PassGraph) -> PassGraph
+}
+
+extension PassBackend {
+    /// `graph` itself: a device runs every pass it was given.
+    package func prepared(_ graph: PassGraph) -> PassGraph { graph }
 }

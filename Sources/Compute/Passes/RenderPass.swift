@@ -48,11 +48,17 @@ package struct RenderPass: Sendable {
     /// A pure copy of input pixels (remap): both backends run it on the host in
     /// strip execution, where a device would only add transfers.
     package let isCopy: Bool
+    /// The CPU twin is the identity of the one input, of this pass's size (a
+    /// GPU pass whose work the next pass's CPU kernel does, fused: blur_x).
+    /// The CPU runs the graph without it (``PassGraph/withoutCPUForwards``).
+    package let forwardsOnCPU: Bool
 
     /// A pass; see the properties.
     package init(kernel: KernelID, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
-                 isCopy: Bool = false, cpu: @escaping @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void) {
+                 isCopy: Bool = false, forwardsOnCPU: Bool = false,
+                 cpu: @escaping @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
+        precondition(!forwardsOnCPU || inputs.count == 1, "a pass forwards its one input")
         self.kernel = kernel
         self.width = width
         self.height = height
@@ -60,6 +66,14 @@ package struct RenderPass: Sendable {
         self.ints = ints
         self.floats = floats
         self.isCopy = isCopy
+        self.forwardsOnCPU = forwardsOnCPU
         self.cpu = cpu
+    }
+
+    /// This pass reading `image(i)` where it read image i.
+    func reading(_ image: (ImageRef) -> ImageRef) -> RenderPass {
+        RenderPass(kernel: kernel, width: width, height: height,
+                   inputs: inputs.map { PassInput(image($0.image), isForward: $0.isForward, footprint: $0.footprint) },
+                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpu: cpu)
     }
 }

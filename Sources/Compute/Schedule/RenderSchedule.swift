@@ -40,6 +40,7 @@ package struct RenderSchedule: Sendable {
     /// compare both), nil lets the backend's ``PassBackend/wholeGraphBytes`` decide.
     package init(graph: PassGraph, source: Source, backend: any PassBackend,
                  chunking: StripExecutor.Chunking = .standard, mode: Mode? = nil) {
+        let graph = backend.prepared(graph)
         self.graph = graph
         self.backend = backend
         self.chunking = chunking

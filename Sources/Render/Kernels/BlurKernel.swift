@@ -38,10 +38,11 @@ enum BlurKernel {
         let radius = radius(sigma: sigma)
         let weights = weights(sigma: sigma)
         let floats = [Float(sigma)]
-        // The CPU twin of blur_x is the identity: blur_y's CPU kernel does both axes.
+        // The CPU twin of blur_x is the identity (the CPU leaves it out): blur_y's CPU kernel does both axes.
         let rows = builder.add(RenderPass(kernel: horizontal, width: width, height: height,
                                           inputs: [PassInput(input) { $0.expanded(dx: radius, dy: 0) }],
-                                          ints: [0, Int32(radius), premultiplyInput ? 1 : 0, 0], floats: floats) { inputs, output in
+                                          ints: [0, Int32(radius), premultiplyInput ? 1 : 0, 0], floats: floats,
+                                          forwardsOnCPU: true) { inputs, output in
             for y in output.rows { output.row(y).update(from: inputs[0].row(y), count: width) }
         })
         return builder.add(RenderPass(kernel: vertical, width: width, height: height,
@@ -158,11 +159,15 @@ enum BlurKernel {
         private func blurRow(_ row: Int, columns: Range<Int>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
             let line = source.row(row)
             let first = columns.lowerBound - radius, n = columns.count + 2 * radius
+            // Entries [inside) of `padded` are source columns; those before and after repeat the edges.
+            let inside = max(0, -first)..<min(n, width - first)
             if premultiply {
-                for i in 0..<n { padded[i] = Alpha.premultiply(line[min(max(first + i, 0), width - 1)]) }
+                kiln_premultiply(line + first + inside.lowerBound, inside.count, padded + inside.lowerBound)
             } else {
-                for i in 0..<n { padded[i] = line[min(max(first + i, 0), width - 1)] }
+                (padded + inside.lowerBound).update(from: line + first + inside.lowerBound, count: inside.count)
             }
+            for i in 0..<inside.lowerBound { padded[i] = padded[inside.lowerBound] }
+            for i in inside.upperBound..<n { padded[i] = padded[inside.upperBound - 1] }
             kiln_blur_row(padded, columns.count, weights, radius, out)
         }
 

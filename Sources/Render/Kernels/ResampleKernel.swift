@@ -144,7 +144,7 @@ enum ResampleKernel {
                         let line = source.row(top + j)
                         if premultiply {
                             let copy = copies + j * span
-                            for x in columns { copy[x - columns.lowerBound] = Alpha.premultiply(line[x]) }
+                            kiln_premultiply(line + columns.lowerBound, columns.count, copy)
                             sources[j] = UnsafeRawPointer(copy)
                         } else {
                             sources[j] = UnsafeRawPointer(line + columns.lowerBound)
