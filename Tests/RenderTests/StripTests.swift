@@ -75,6 +75,24 @@ struct StripTests {
         }
     }
 
+    @Test("the CPU leaves out the passes it would only copy (blur_x), never the last, and renames what reads them")
+    func cpuLeavesOutForwardingPasses() throws {
+        let graph = try RenderPipeline(operations: [.blur(Blur(sigma: 1)), .blur(Blur(sigma: 2))]).graph(width: 40, height: 30)
+        #expect(graph.passes.map(\.kernel.name) == ["blur_x", "blur_y", "blur_x", "blur_y"])
+        let cpu = CPUBackend().prepared(graph)
+        #expect(cpu.passes.map(\.kernel.name) == ["blur_y", "blur_y"])
+        #expect(cpu.passes.map { $0.inputs.map(\.image) } == [[.source], [.pass(0)]])
+        #expect(cpu.passes.map(\.floats) == [graph.passes[1].floats, graph.passes[3].floats])
+        // A forwarding pass that is the result stays: it is what gets packed.
+        let last = RenderPass(kernel: KernelID("copy"), width: 40, height: 30, inputs: [.pointwise(.pass(3))],
+                              forwardsOnCPU: true) { inputs, output in
+            for y in output.rows { output.row(y).update(from: inputs[0].row(y), count: 40) }
+        }
+        let ending = PassGraph(constants: [], passes: graph.passes + [last])
+        #expect(CPUBackend().prepared(ending).passes.map(\.kernel.name) == ["blur_y", "blur_y", "copy"])
+        #expect(CPUBackend().prepared(ending).passes.last?.inputs.map(\.image) == [.pass(1)])
+    }
+
     @Test("a forward-only decoder as the source gives the bytes of the decoded buffer")
     func streamingSource() throws {
         let seed = TestSeed()
