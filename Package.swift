@@ -49,10 +49,11 @@ let package = Package(
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
-        // The CPU kernels' inner loops in C, built for AVX2 and plain x86-64 (no library); its clones header serves CPNG too.
+        // The CPU kernels' inner loops in C (Render's and Compute's), built for AVX2 and plain x86-64 (no library);
+        // its clones header serves CPNG too.
         .target(name: "CKernels"),
         // Passes, the schedule (whole image or strips, chunking, threads) and the CPU backend; no codec, no Vulkan.
-        .target(name: "Compute", dependencies: ["ImageCore"]),
+        .target(name: "Compute", dependencies: ["ImageCore", "CKernels"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
         // The few libdbus-1 calls of desktop notifications: the library is dlopen'ed at run time, never linked.

@@ -14,6 +14,17 @@
 
 #include <stdint.h>
 
+/* Pack (PackKernel.swift): `channels` floats to samples of 8 or 16 bits
+ * (native byte order, any alignment): NaN → 0, else
+ * floor(clamp(f, 0, 1)·scale + ½), the multiply and the add rounded apart. */
+void kiln_pack8(const void *pixels, intptr_t channels, float scale, void *samples);
+void kiln_pack16(const void *pixels, intptr_t channels, float scale, void *samples);
+
+/* Unpack (UnpackKernel.swift): `channels` samples of 8 or 16 bits (native
+ * byte order, any alignment) to floats, each times `scale`. */
+void kiln_unpack8(const void *samples, intptr_t channels, float scale, void *pixels);
+void kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pixels);
+
 /* Straight → premultiplied alpha, `count` pixels from `source` to
  * `destination`: c · (a, a, a, 1), as Alpha.premultiply. */
 void kiln_premultiply(const void *source, intptr_t count, void *destination);
