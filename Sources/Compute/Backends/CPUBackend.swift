@@ -1,6 +1,7 @@
 package import ImageCore
 
-/// The CPU path: the render stage as Swift kernels over all cores, in strips
+/// The CPU path: the render stage as the passes' CPU kernels (Swift, their
+/// innermost loops in C: `CKernels`) over all cores, in strips
 /// (`StripExecutor`). Never touches Vulkan. Its outputs are the reference the
 /// Vulkan backend must match.
 public final class CPUBackend: PassBackend {
