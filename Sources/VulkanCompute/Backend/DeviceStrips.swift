@@ -31,7 +31,6 @@ internal import ImageCore
 final class DeviceStrips: StripPlace {
     private let backend: VulkanBackend
     private let depth: PixelBuffer.Depth
-    private let samplesPerPixel = 4
     /// The strip being recorded, then the one in flight.
     private var frames: [Frame] = []
     private var recording = 0
@@ -140,11 +139,18 @@ final class DeviceStrips: StripPlace {
 
     // MARK: - Recording a strip
 
+    /// Stored bytes per pixel (four samples).
+    private var bytesPerPixel: Int { 4 * depth.bytesPerSample }
+
+    /// The parameters of unpack or pack (by `scale`) over `count` pixels from pixel `skip` of their binding.
+    private func samples(_ count: Int, skip: Int, scale: Float) -> KernelParameters {
+        KernelParameters(pixelCount: UInt32(count), sixteenBit: depth == .sixteen ? 1 : 0, scale: scale, first: UInt32(skip))
+    }
+
     func readSource(_ rows: Range<Int>, from source: any RowSource, into window: any RowWindow) throws {
         let frame = try currentFrame()
         let window = Self.device(window)
         let pixels = rows.count * source.width
-        let bytesPerPixel = samplesPerPixel * depth.bytesPerSample
         var readError: (any Error)?
         let offset = try frame.stage(pixels * bytesPerPixel) { to in
             do { try source.read(rows, into: to) } catch { readError = error }
@@ -153,8 +159,7 @@ final class DeviceStrips: StripPlace {
         let first = try append(rows.count, to: window, in: frame)
         for (start, count, binding) in chunks(pixels, at: first, of: window.buffer!) {
             frame.ops.append(.unpack(uploaded: offset + start * bytesPerPixel, bytes: count * bytesPerPixel, into: binding.binding,
-                                     KernelParameters(pixelCount: UInt32(count), sixteenBit: depth == .sixteen ? 1 : 0,
-                                                      scale: UnpackKernel.scale(for: depth), first: UInt32(binding.skip))))
+                                     samples(count, skip: binding.skip, scale: UnpackKernel.scale(for: depth))))
         }
         frame.ops.append(.barrier)
     }
@@ -178,13 +183,11 @@ final class DeviceStrips: StripPlace {
     func emit(_ strip: Range<Int>, of window: any RowWindow, into sink: any RowSink) throws -> Int {
         let frame = try currentFrame()
         let window = Self.device(window)
-        let bytesPerPixel = samplesPerPixel * depth.bytesPerSample
         let pixels = strip.count * window.width
         let offset = frame.download(strip, bytes: pixels * bytesPerPixel)
         for (start, count, binding) in chunks(pixels, at: strip.lowerBound * window.width - window.base, of: window.buffer!) {
             frame.ops.append(.pack(binding.binding, downloaded: offset + start * bytesPerPixel, bytes: count * bytesPerPixel,
-                                   KernelParameters(pixelCount: UInt32(count), sixteenBit: depth == .sixteen ? 1 : 0,
-                                                    scale: PackKernel.scale(for: depth), first: UInt32(binding.skip))))
+                                   samples(count, skip: binding.skip, scale: PackKernel.scale(for: depth))))
         }
         try submit(frame)
         // While the device computes this strip, hand the one before to the sink and record the next.
