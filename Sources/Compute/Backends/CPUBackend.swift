@@ -11,8 +11,9 @@ public final class CPUBackend: PassBackend {
     /// A CPU backend; it holds no resources.
     public init() {}
 
-    package func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws {
-        pass.cpu(inputs, output)
+    package func run(_ pass: RenderPass, cpu: RenderPass.CPUKernel, inputs: [FloatRows],
+                     sizes: [(width: Int, height: Int)], output: FloatRows) throws {
+        cpu(inputs, output)
     }
 
     /// Strips always: a whole float image only adds memory on the CPU.

@@ -65,8 +65,10 @@ public struct DeviceTraffic: Sendable, Equatable {
 package protocol PassBackend: RenderBackend {
     /// Runs one chunk of one pass in strip execution: fills `output` (whole
     /// rows) from views of the inputs (whole images of `sizes`) holding their
-    /// footprints. Errors as above.
-    func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws
+    /// footprints; `cpu` is the pass's CPU kernel for this run, for whatever
+    /// runs on the host. Errors as above.
+    func run(_ pass: RenderPass, cpu: RenderPass.CPUKernel, inputs: [FloatRows], sizes: [(width: Int, height: Int)],
+             output: FloatRows) throws
     /// The most float bytes a graph (all its images at once) may hold for
     /// this backend to run it whole, in one go, rather than in strips; 0: never.
     var wholeGraphBytes: Int { get }

@@ -42,9 +42,16 @@ package struct RenderPass: Sendable {
     package let ints: [Int32]
     /// The shader's float parameters (at most 12).
     package let floats: [Float]
-    /// The CPU kernel: fills `output` (whole rows of this pass's output) from
+    /// A CPU kernel: fills `output` (whole rows of this pass's output) from
     /// views of the inputs that hold at least the footprint of those rows.
-    package let cpu: @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void
+    package typealias CPUKernel = @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void
+    /// The CPU kernel.
+    package let cpu: CPUKernel
+    /// For a CPU kernel that carries work from one chunk of an image to the
+    /// next (the fused blur's rows already blurred across): makes the kernel
+    /// one run — one image, its chunks from the top down — uses in place of
+    /// `cpu`. nil: `cpu` for every run.
+    package let cpuRun: (@Sendable () -> CPUKernel)?
     /// A pure copy of input pixels (remap): both backends run it on the host in
     /// strip execution, where a device would only add transfers.
     package let isCopy: Bool
@@ -55,8 +62,8 @@ package struct RenderPass: Sendable {
 
     /// A pass; see the properties.
     package init(kernel: KernelID, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
-                 isCopy: Bool = false, forwardsOnCPU: Bool = false,
-                 cpu: @escaping @Sendable (_ inputs: [FloatRows], _ output: FloatRows) -> Void) {
+                 isCopy: Bool = false, forwardsOnCPU: Bool = false, cpuRun: (@Sendable () -> CPUKernel)? = nil,
+                 cpu: @escaping CPUKernel) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
         precondition(!forwardsOnCPU || inputs.count == 1, "a pass forwards its one input")
         self.kernel = kernel
@@ -67,13 +74,19 @@ package struct RenderPass: Sendable {
         self.floats = floats
         self.isCopy = isCopy
         self.forwardsOnCPU = forwardsOnCPU
+        self.cpuRun = cpuRun
         self.cpu = cpu
+    }
+
+    /// The CPU kernel for a new run (see ``cpuRun``).
+    package func cpuKernelForRun() -> CPUKernel {
+        cpuRun?() ?? cpu
     }
 
     /// This pass reading `image(i)` where it read image i.
     func reading(_ image: (ImageRef) -> ImageRef) -> RenderPass {
         RenderPass(kernel: kernel, width: width, height: height,
                    inputs: inputs.map { PassInput(image($0.image), isForward: $0.isForward, footprint: $0.footprint) },
-                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpu: cpu)
+                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpuRun: cpuRun, cpu: cpu)
     }
 }

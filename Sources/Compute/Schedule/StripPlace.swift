@@ -70,6 +70,8 @@ package protocol StripPlace: AnyObject {
 package final class HostStrips: StripPlace {
     private let backend: any PassBackend
     private let depth: PixelBuffer.Depth
+    /// Each pass's CPU kernel for this run (``RenderPass/cpuRun``), by its output window.
+    private var kernels: [ObjectIdentifier: RenderPass.CPUKernel] = [:]
     /// Stored rows read from the source before unpacking, reused.
     private var stored: UnsafeMutableRawPointer?
     private var storedBytes = 0
@@ -122,7 +124,11 @@ package final class HostStrips: StripPlace {
                     ? FloatRows(base: view.base, width: view.width, top: footprint.y, height: 0, depth: view.depth) : view
             }
         }
-        try backend.run(pass, inputs: views, sizes: sizes, output: Self.store(output).append(rows.count))
+        // Each pass's output window is its own, so it names the pass in this run.
+        let key = ObjectIdentifier(Self.store(output))
+        let cpu = kernels[key] ?? pass.cpuKernelForRun()
+        kernels[key] = cpu
+        try backend.run(pass, cpu: cpu, inputs: views, sizes: sizes, output: Self.store(output).append(rows.count))
     }
 
     package func emit(_ strip: Range<Int>, of window: any RowWindow, into sink: any RowSink) throws -> Int {

@@ -140,9 +140,10 @@ public final class VulkanBackend: PassBackend {
         return PixelBuffer(width: resultSize.width, height: resultSize.height, depth: image.depth, bytes: bytes)
     }
 
-    package func run(_ pass: RenderPass, inputs: [FloatRows], sizes: [(width: Int, height: Int)], output: FloatRows) throws {
+    package func run(_ pass: RenderPass, cpu: RenderPass.CPUKernel, inputs: [FloatRows],
+                     sizes: [(width: Int, height: Int)], output: FloatRows) throws {
         // A pure copy (remap) runs on the host: on a device it would only add transfers.
-        guard !pass.isCopy else { return pass.cpu(inputs, output) }
+        guard !pass.isCopy else { return cpu(inputs, output) }
         try withSlot { slot throws(ComputeError) in
             try submit(stripWork(pass, inputs: inputs, inputSizes: sizes, output: output, in: slot), in: slot)
         }
