@@ -65,8 +65,20 @@ VECTOR_CLONES static uint32_t signed_sum(const uint8_t *bytes, size_t count) {
 /* The bits an order-0 entropy coder would spend on the bytes: count·log2(count)
  * − Σ c·log2(c) over the byte values' counts c. */
 static double entropy_bits(const uint8_t *bytes, size_t count) {
-    uint32_t histogram[256] = {0};
-    for (size_t i = 0; i < count; i++) histogram[bytes[i]]++;
+    /* Four histograms, one per byte position mod 4, added up: a filtered row repeats
+     * few values (mostly 0), and one histogram made each increment wait for the last
+     * one's store (the single loop took 18 % of W1's CPU at level 2). */
+    uint32_t partial[4][256] = {{0}};
+    size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        partial[0][bytes[i]]++;
+        partial[1][bytes[i + 1]]++;
+        partial[2][bytes[i + 2]]++;
+        partial[3][bytes[i + 3]]++;
+    }
+    for (; i < count; i++) partial[0][bytes[i]]++;
+    uint32_t histogram[256];
+    for (int v = 0; v < 256; v++) histogram[v] = partial[0][v] + partial[1][v] + partial[2][v] + partial[3][v];
     double sum = 0;
     for (int v = 0; v < 256; v++) {
         if (histogram[v] > 1) sum += histogram[v] * log2((double)histogram[v]);

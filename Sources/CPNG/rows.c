@@ -193,6 +193,24 @@ VECTOR_CLONES static void scan_gray_opaque(const uint8_t *p, size_t pixel_count,
     *all_opaque = opaque;
 }
 
+/* How many of the first `pixel_count` pixels are opaque, counted in whole blocks
+ * (vectorized): a count short of `pixel_count` ends before the block holding the
+ * first pixel that is not. */
+VECTOR_CLONES static size_t opaque_prefix(const uint8_t *p, size_t pixel_count, int wide) {
+    size_t step = wide ? 8 : 4, block = 1024, start = 0;
+    for (; start < pixel_count; start += block) {
+        size_t end = pixel_count - start < block ? pixel_count : start + block;
+        unsigned transparent = 0;
+        if (wide) {
+            for (size_t i = start; i < end; i++) transparent |= (unsigned)(cpng_load16(p + i * step + 6) ^ 0xffff);
+        } else {
+            for (size_t i = start; i < end; i++) transparent |= (unsigned)(p[i * step + 3] ^ 0xff);
+        }
+        if (transparent != 0) break;
+    }
+    return start < pixel_count ? start : pixel_count;
+}
+
 void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, int exhaustive, cpng_analysis *out) {
     const uint8_t *p = pixels;
     int wide = bit_depth == 16;
@@ -220,6 +238,15 @@ void cpng_analyze_rgba(const void *pixels, size_t pixel_count, int bit_depth, in
     int key_state = 0; /* 0: no transparent pixel yet, 1: a key so far, -1: none can be */
     unsigned key[3] = {0, 0, 0};
     for (size_t i = 0; i < pixel_count; i++, p += step) {
+        /* Once all that is left to learn is whether some pixel is not opaque (a colour
+         * image of more than 256 colours, no transparent pixel yet), opaque pixels change
+         * nothing: skipped a block at a time (they took 9 % of W1's CPU at level 1, one at a time). */
+        if (colors < 0 && !gray && opaque && key_state == 0 && !(wide && fits)) {
+            size_t skip = opaque_prefix(p, pixel_count - i, wide);
+            i += skip;
+            p += skip * step;
+            if (i == pixel_count) break;
+        }
         unsigned s[4];
         for (int c = 0; c < 4; c++) {
             if (wide) {

@@ -58,6 +58,10 @@ static struct libdeflate_compressor *thread_compressor(int level) {
     return compressors[level];
 }
 
+/* Filtered bytes below which Huffman coding alone is tried (the bound under which
+ * images were deflated whole before larger held ones were too: their bytes stand). */
+#define SMALL_IMAGE_BYTES (256 << 10)
+
 /* Bytes of the probe that decides whether matches are worth searching for. */
 #define PROBE_BYTES 512
 
@@ -72,8 +76,13 @@ static int matches_pay(struct libdeflate_compressor *fastest, const uint8_t *raw
 int cpng_deflate_whole(const uint8_t *raw, size_t raw_size, int level, cpng_buffer *out) {
     memset(out, 0, sizeof *out);
     if (level < 1 || level > CPNG_WHOLE_MAX_LEVEL) return 0;
+    /* Huffman coding alone is for small images: above SMALL_IMAGE_BYTES the probe
+     * (the start of the first row) says little about the rest, and on W1's outputs it
+     * chose Huffman coding alone for 13 of 29 wallpapers, two of them then larger than
+     * ISA-L's level 1; libdeflate alone compresses those. */
+    int small = raw_size < SMALL_IMAGE_BYTES;
     /* Probe only where it is a small part of the work. */
-    if (raw_size >= 4 * PROBE_BYTES) {
+    if (small && raw_size >= 4 * PROBE_BYTES) {
         struct libdeflate_compressor *fastest = thread_compressor(1);
         if (fastest == NULL) return 0;
         if (!matches_pay(fastest, raw)) return cpng_huffman_block(raw, raw_size, SIZE_MAX, out);
@@ -90,7 +99,7 @@ int cpng_deflate_whole(const uint8_t *raw, size_t raw_size, int level, cpng_buff
         return 0;
     }
     /* Huffman coding alone spends at least a bit a byte: no use trying below that. */
-    if (out->size <= raw_size / 8) return 1;
+    if (!small || out->size <= raw_size / 8) return 1;
     cpng_buffer literals;
     if (!cpng_huffman_block(raw, raw_size, out->size, &literals)) {
         cpng_buffer_free(out);

@@ -18,8 +18,11 @@ import Foundation
 /// keep a `mv` over the input from being read, but not a `cp` (the same inode,
 /// rewritten), so the check after decoding is needed anyway, and it covers both.
 struct InputFile {
-    /// Files up to this size are read whole (a few images per worker at most).
-    static let wholeReadLimit = 8 << 20
+    /// Files up to this size are read whole (a few images per worker at most): 1 MiB,
+    /// which keeps small files to one read each; at 8 MiB, W1's 3840×2160 wallpapers
+    /// (up to 7.6 MB) were held whole beside the render: W1 fit to 1920 with 2 jobs
+    /// peaked at 130 MB, 116 MB with 1 MiB (BENCHMARKS.md).
+    static let wholeReadLimit = 1 << 20
 
     /// The path it was read from.
     let path: String

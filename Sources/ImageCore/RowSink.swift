@@ -38,7 +38,11 @@ public final class PixelBufferSink: RowSink {
         self.width = width
         self.height = height
         self.depth = depth
-        bytes = [UInt8](repeating: 0, count: width * height * 4 * depth.bytesPerSample)
+        // Not zeroed: every row is written before ``image()`` hands them on (it checks), and
+        // pages untouched until their rows come are not resident while the render runs
+        // (zeroing a held W1 output's 8 MB up front put it all in RSS at the render's peak).
+        let count = width * height * 4 * depth.bytesPerSample
+        bytes = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {

@@ -18,8 +18,10 @@ struct EncodingPlan {
     var level: Int
     var adaptiveFilters: Bool
     /// The fast path's deflater, level and filter heuristic, or nil for libpng
-    /// and zlib. Levels 1-9 take it: images of at least 256 KiB in segments on
-    /// every core (``FastDeflate/segmented(level:)``), smaller ones whole on
+    /// and zlib. Levels 1-9 take it: images of at least 256 KiB up to
+    /// ``largestWholeImage`` as ``FastDeflate/held(level:)`` says (libdeflate
+    /// whole at 2-9), larger ones in segments on every core
+    /// (``FastDeflate/segmented(level:)``), smaller ones whole on
     /// one core: libdeflate at the requested level, or Huffman coding alone
     /// where that is smaller (noise-like rows); on S1's 32×32 outputs a third
     /// of zlib's time, for files no larger. Level 0 (stored) and an explicit
@@ -33,7 +35,8 @@ struct EncodingPlan {
         /// How each row's filter is chosen (`CPNG_FILTER_*`).
         var heuristic: Int32
 
-        /// What `--level` 1-9 means for an image deflated in segments, so that each
+        /// What `--level` 1-9 means for an image deflated in segments (one streamed: over
+        /// ``EncodingPlan/largestWholeImage``), so that each
         /// level is smaller and slower than the one before (W1 fit to 1920, BENCHMARKS.md):
         /// 1, ISA-L's level 1 with libpng's least-sum filter choice (the fastest);
         /// 2, the same with the least-entropy choice (1.3 % smaller); 3-9, zlib
@@ -47,6 +50,48 @@ struct EncodingPlan {
         /// larger than their input at level 9 against 149 through libpng).
         static func whole(level: Int) -> FastDeflate {
             FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: level <= 6 ? level : level + 3, heuristic: CPNG_FILTER_SUM)
+        }
+
+        /// What `--level` 1-9 means for an image of at least 256 KiB of stored rows that
+        /// a writer holds anyway (at most ``EncodingPlan/largestWholeImage`` canonical bytes:
+        /// every W1 output): 1, ISA-L's level 1 in segments, least sum (the fastest, as for
+        /// segments); 2-3, libdeflate's level 1 on the whole image, least sum; 4-5, its
+        /// level 2, 6 its 3, least sum; 7, its 6 with the least-entropy filter choice; 8-9,
+        /// zlib at that level in segments, least entropy, as for a streamed image. libdeflate cannot prime a segment with the window
+        /// before it nor sync-flush, so it deflates whole, on one core per image; a batch
+        /// runs two images at a time, so the cores stay busy without segments.
+        ///
+        /// Measured (W1 fit to 1920, 2 jobs, CPU time beside ISA-L's level 1, bytes ÷ `vips
+        /// thumbnail`'s; BENCHMARKS.md "Levels: libdeflate whole for held images"): ISA-L 1
+        /// 0.899; libdeflate 1 +10 % time, 0.853; 2 +22 %, 0.830; 3 +31 %, 0.815; 4 +32 %,
+        /// 0.806; with least entropy libdeflate 1 +23 %, 0.841 and 2 +38 %, 0.818: the entropy
+        /// choice (five histograms a row) costs more than the next libdeflate level and
+        /// saves less, so the levels up to 6 keep the least sum. The default, 6, is the
+        /// cheapest setting within issue 26's 0.85 × vips' bytes that is also smaller than
+        /// level 1 on RoundTripTests' noisy 700×500 photos: libdeflate's 2 was larger than
+        /// ISA-L's 1 on the one with alpha (444,832 and 444,667 bytes), its 3 smaller
+        /// (424,106). No setting lies between ISA-L's 1 and libdeflate's 2 in both time and
+        /// bytes but libdeflate's 1, so 2-3 and 4-5 share one each (bytes never grow, time
+        /// never falls from one level to the next). Rejected: zlib in segments at 3-9 (pigz's way, the design before): zlib's
+        /// 6 took 2.6 × libdeflate's 6 for the same bytes (36.26 and 36.25 MB of W1's
+        /// filtered rows, 11.0 and 4.2 s on one core), and its 9 more than libdeflate's 12
+        /// for 9 % more bytes (W1: 34.17 MB through zlib's 9 in segments, 31.28 MB of filtered
+        /// rows through libdeflate's 12) — but one libdeflate call tells no progress until it
+        /// ends, and its 12 spent seconds on a 3000×2000 photo, long enough for `--stall-timeout`
+        /// to expire honest work (ProgressTruthTests), where zlib's segments each report, so
+        /// 8-9 keep zlib's segments; libdeflate's 9 and 12 for 8-9 are for a design that can
+        /// report within one call. Huffman coding alone is not tried on these sizes
+        /// (whole_deflate.c): its probe chose it for 13 of W1's 29 outputs, two then larger
+        /// than ISA-L's level 1.
+        static func held(level: Int) -> FastDeflate {
+            switch level {
+            case ...1: segmented(level: 1)
+            case 2...3: FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: 1, heuristic: CPNG_FILTER_SUM)
+            case 4...5: FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: 2, heuristic: CPNG_FILTER_SUM)
+            case 6: FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: 3, heuristic: CPNG_FILTER_SUM)
+            case 7: FastDeflate(deflater: CPNG_DEFLATER_WHOLE, level: 6, heuristic: CPNG_FILTER_ENTROPY)
+            default: segmented(level: level)
+            }
         }
 
         static func segmented(level: Int) -> FastDeflate {
@@ -100,14 +145,24 @@ struct EncodingPlan {
         // Both deflaters give the same bytes for the same pixels every time,
         // which resume's byte identity relies on.
         let rawBytes = height * storedRowBytes(width: width)
+        let canonicalRow = width * 4 * rowDepth.bytesPerSample
+        let held = height <= Self.largestWholeImage / max(1, canonicalRow)
         if (1...9).contains(options.level) && adaptiveFilters && options.deflater == .automatic {
-            fast = rawBytes < Self.smallestSegmentedImage ? .whole(level: options.level) : .segmented(level: options.level)
+            fast = rawBytes < Self.smallestSegmentedImage ? .whole(level: options.level)
+                : held ? .held(level: options.level) : .segmented(level: options.level)
         }
     }
 
     /// Stored bytes from which an image is deflated by ISA-L in segments on
     /// every core; below, it is deflated whole on one (`cpng_deflate_whole`).
     static let smallestSegmentedImage = 256 << 10
+
+    /// Canonical bytes up to which an image is deflated whole at levels 3-9
+    /// (``FastDeflate/held(level:)``): ``PNGWriter/heldBytes``, so that every image a
+    /// writer holds anyway qualifies and every image it streams is deflated in segments.
+    /// A bound on the image's size alone: the same image and options give the same bytes
+    /// whichever writer path it takes and whatever the load.
+    static let largestWholeImage = PNGWriter.heldBytes
 
     /// The exact forms of the held `image` worth writing (SPEC §4.1), each
     /// decoding to exactly its pixels: `direct` keeps samples — 8 bits when
@@ -161,3 +216,4 @@ struct EncodingPlan {
         }
     }
 }
+

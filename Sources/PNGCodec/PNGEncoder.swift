@@ -5,11 +5,12 @@ import CPNG
 /// encoder as ``PNGWriter`` (``PNGStream``).
 ///
 /// Levels 1-9 take the fast path: rows filtered with a per-row choice and,
-/// when the image has at least 256 KiB of rows, deflated in independent
-/// segments on every core (joined into one zlib stream, each primed with the
-/// 32 KiB before it) by ISA-L (levels 1-2) or zlib (3-9); a smaller image
-/// whole, on one core, by libdeflate or, where that is smaller, by Huffman
-/// coding alone. Level 0 (stored) goes through libpng.
+/// when the image has at least 256 KiB of rows, deflated by ISA-L at level 1
+/// in independent segments on every core (joined into one zlib stream, each
+/// primed with the 32 KiB before it) or, at 2-9, whole by libdeflate while
+/// it has at most 64 MiB of canonical rows (above, in segments: ISA-L at 2,
+/// zlib at 3-9); a smaller image whole, on one core, by libdeflate or, where
+/// that is smaller, by Huffman coding alone. Level 0 (stored) goes through libpng.
 ///
 /// The output keeps the buffer's precision in the smallest exact form of its
 /// pixels (SPEC §4.1): 8 bits when every 16-bit sample is 257·k, gray when
@@ -51,8 +52,9 @@ public enum PNGEncoder {
 
     /// The deflate implementation (level 0 always uses libpng and zlib).
     public enum Deflater: Sendable, Equatable {
-        /// For levels 1-9, ISA-L or zlib in segments on every core; for images
-        /// under 256 KiB of rows, libdeflate or Huffman coding alone, whole.
+        /// For levels 1-9, ISA-L in segments, libdeflate whole (up to 64 MiB of
+        /// rows) or zlib in segments (larger); for images under 256 KiB of rows,
+        /// libdeflate or Huffman coding alone, whole.
         case automatic
         /// libpng and zlib at the requested level (the reference, for benchmarks).
         case zlib
