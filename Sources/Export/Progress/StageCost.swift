@@ -49,7 +49,8 @@ public struct StageCost: Sendable, Equatable {
                 render += pixels * Rates.resizeIn + output * Rates.resizeOut
                 pixels = output
             case .blur(let blur): render += pixels * (Rates.blurBase + Rates.blurPerSigma * blur.sigma)
-            case .sharpen(let sharpen): render += pixels * (Rates.blurBase + Rates.blurPerSigma * sharpen.sigma)
+            case .sharpen(let sharpen):
+                render += pixels * (Rates.blurBase + Rates.blurPerSigma * sharpen.sigma + Rates.sharpenCombine)
             case .crop, .rotate, .flip: pixels = min(pixels, output)
             case .adjust, .grayscale, .watermark: render += pixels * Rates.pointOperation
             }
@@ -62,13 +63,18 @@ public struct StageCost: Sendable, Equatable {
             return StageCost(render: render, encode: output * (plan.output.lossless ? Rates.webpLossless : Rates.webpLossy))
         default:
             let level = min(max(plan.level, 0), 9)
-            // zlib's cost (levels 3-9) grows with the content: the input's bytes per pixel stand for it.
-            let perPixel = level >= 3
-                ? Rates.encode[1] * deep + Rates.zlibPerStoredByte[level - 3] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
-                : Rates.encode[level] * deep
             // An output too large to hold is compressed as the render hands its rows on (unless a
             // colour conversion must see the whole image first): part of the render stage.
             let streams = plan.color == nil && outputPixels * 4 * header.depth.bytesPerSample > PNGWriter.heldBytes
+            // A held output at levels 2-7 is deflated whole by libdeflate; zlib's cost (levels 3-9
+            // in segments) grows with the content: the input's bytes per pixel stand for it.
+            let perPixel = if !streams && (2...7).contains(level) {
+                (Rates.encode[1] + Rates.heldLibdeflate[level - 2]) * deep
+            } else if level >= 3 {
+                Rates.encode[1] * deep + Rates.zlibPerStoredByte[level - 3] * min(max(Double(fileBytes) / max(input, 1), 0.02), 8)
+            } else {
+                Rates.encode[level] * deep
+            }
             return streams ? StageCost(render: render + output * perPixel, encode: 0)
                 : StageCost(render: render, encode: output * perPixel)
         }
@@ -76,28 +82,36 @@ public struct StageCost: Sendable, Equatable {
 
     /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job), in nanoseconds: CPU
     /// time (user + system, GNU `time`) of `kiln export` less that of the export without the stage.
-    /// On the 16000×9000 photo, per pixel: fit to 64×64 17 (decode 14, resize 3); full size at
-    /// level 1 20.5 (ISA-L in segments: 4.5), level 0 43 (libpng stored, whole-image page faults:
-    /// 25); `--brightness` +13, `--sharpen 1` +33, `--blur 4` +46 (a Gaussian's cost grows with σ).
+    /// On the 16000×9000 photo, per pixel, after the kernels' loops went to CKernels (2026-11-27):
+    /// fit to 64×64 11.6 (decode 8, resize 3); full size at level 1 11.3 with no operation (rows
+    /// straight through; ISA-L in segments: 4.5); level 0 43 (libpng stored, whole-image page
+    /// faults: 25); `--brightness` +17.6, `--sharpen 1` +25.5 (its blur, plus the combine: 8),
+    /// `--blur 4` +25 (a Gaussian's cost grows with σ), each with its unpack and pack.
     /// Levels 2-9 (issue 26: level 2 is ISA-L with the least-entropy filter choice, 3-9 zlib in
     /// segments) from `Scripts/bench-levels` on W1 fit to 1920×1920 (63.4 MPix out), CPU time
     /// over level 1's: level 2 +26 ns per output pixel; zlib's varies twentyfold with the content
     /// (at level 9, 213 to 4,842 ns per output pixel on W1), so levels 3-9 are per output pixel
     /// and input byte per input pixel (bytes the input file holds for each of its pixels: Σ 31.5 M
     /// over W1's outputs), which predicted level 9 within 0.56–3.1× per image where one figure
-    /// per pixel gave 0.42–9.6×. JPEG and WebP: from the whole-export figures of issue 27
+    /// per pixel gave 0.42–9.6×. A held output at levels 2-7 (since the default level moved to
+    /// libdeflate, BENCHMARKS.md) costs libdeflate's CPU over level 1's, W1 fit to 1920 (63.4 MPix
+    /// out): its level 1 (levels 2-3) 1.10 ×, 2 (4-5) 1.22 ×, 3 (6) 1.31 × of level 1's 4.06 s,
+    /// its 6 with least entropy (7) 9.70 s: +6.4, +14, +20 and +89 ns per output pixel. JPEG and WebP: from the whole-export figures of issue 27
     /// (BENCHMARKS.md: J1, the 400 MPix JPEG, J1's WebPs), not measured stage by stage.
     enum Rates {
         static let perImage = 200_000.0
-        static let decode = 14.0
+        static let decode = 8.0
         static let sixteenBits = 2.0
         static let resizeIn = 3.0
         static let resizeOut = 20.0
-        static let blurBase = 28.0
-        static let blurPerSigma = 4.5
-        static let pointOperation = 13.0
+        static let blurBase = 15.0
+        static let blurPerSigma = 2.5
+        static let sharpenCombine = 8.0
+        static let pointOperation = 17.6
         /// Per output pixel, levels 0-2 (3-9: level 1's and zlib's below).
         static let encode: [Double] = [25, 4.5, 30]
+        /// Per output pixel over level 1's, a held output at levels 2-7 (libdeflate whole).
+        static let heldLibdeflate: [Double] = [6.4, 6.4, 14, 14, 20, 89]
         /// Per output pixel and input byte per input pixel, levels 3-9, over level 1's.
         static let zlibPerStoredByte: [Double] = [146, 150, 197, 368, 594, 2_115, 3_971]
         /// JPEG: per input pixel (Huffman decoding), per decoded pixel, per output pixel.
