@@ -52,6 +52,10 @@ package struct RenderPass: Sendable {
     /// one run — one image, its chunks from the top down — uses in place of
     /// `cpu`. nil: `cpu` for every run.
     package let cpuRun: (@Sendable () -> CPUKernel)?
+    /// The fewest rows a chunk of this pass's output should have (1: any), for
+    /// a kernel whose start-up costs rows (the fused blur's ring: 2·radius + 1);
+    /// granted up to 4 × the chunk's bytes (`StripExecutor`).
+    package let minimumChunkRows: Int
     /// A pure copy of input pixels (remap): both backends run it on the host in
     /// strip execution, where a device would only add transfers.
     package let isCopy: Bool
@@ -63,7 +67,7 @@ package struct RenderPass: Sendable {
     /// A pass; see the properties.
     package init(kernel: KernelID, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
                  isCopy: Bool = false, forwardsOnCPU: Bool = false, cpuRun: (@Sendable () -> CPUKernel)? = nil,
-                 cpu: @escaping CPUKernel) {
+                 minimumChunkRows: Int = 1, cpu: @escaping CPUKernel) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
         precondition(!forwardsOnCPU || inputs.count == 1, "a pass forwards its one input")
         self.kernel = kernel
@@ -75,6 +79,7 @@ package struct RenderPass: Sendable {
         self.isCopy = isCopy
         self.forwardsOnCPU = forwardsOnCPU
         self.cpuRun = cpuRun
+        self.minimumChunkRows = minimumChunkRows
         self.cpu = cpu
     }
 
@@ -87,6 +92,7 @@ package struct RenderPass: Sendable {
     func reading(_ image: (ImageRef) -> ImageRef) -> RenderPass {
         RenderPass(kernel: kernel, width: width, height: height,
                    inputs: inputs.map { PassInput(image($0.image), isForward: $0.isForward, footprint: $0.footprint) },
-                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpuRun: cpuRun, cpu: cpu)
+                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpuRun: cpuRun,
+                   minimumChunkRows: minimumChunkRows, cpu: cpu)
     }
 }

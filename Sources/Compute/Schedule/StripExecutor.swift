@@ -20,9 +20,12 @@ package final class StripExecutor {
         /// A fixed number of rows per chunk instead (tests: 1, 7, 64, …).
         package var rows: Int?
 
-        /// The default: 8 MiB, the fastest of 1–32 MiB measured (smaller chunks wake the
-        /// threads more often; larger ones add memory and no speed).
-        package static let standard = Chunking(bytes: 8 << 20, rows: nil)
+        /// The default: 4 MiB. On W1 fit to 1920 with 2 jobs (2026-11-27, the kernels' loops in
+        /// CKernels) as fast as 8 MiB or faster (2.81–2.89 s against 3.01–3.06) with a peak RSS
+        /// of 81–83 MB against 115; 2 MiB: 70 MB, no faster. (8 MiB had been the fastest of
+        /// 1–32 MiB with the Swift loops; smaller chunks wake the threads more often.) A pass
+        /// may ask for taller chunks (``RenderPass/minimumChunkRows``).
+        package static let standard = Chunking(bytes: 4 << 20, rows: nil)
         /// Chunks of exactly `rows` rows.
         package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: standard.bytes, rows: max(1, rows)) }
     }
@@ -59,7 +62,7 @@ package final class StripExecutor {
                      "a forward-only source read backwards")
         self.graph = graph
         self.source = source
-        self.chunking = chunking
+        var chunking = chunking
         let sourceSize = (width: source.width, height: source.height)
         var sizes = [sourceSize]
         for pass in graph.passes { sizes.append((pass.width, pass.height)) }
@@ -96,6 +99,8 @@ package final class StripExecutor {
         let device = whole.isEmpty && !byRectangle ? backend.devicePlace(for: graph, depth: source.depth) : nil
         let place = device ?? HostStrips(backend: backend, depth: source.depth)
         self.place = place
+        if let bytes = place.chunkBytes, chunking.rows == nil { chunking.bytes = bytes }
+        self.chunking = chunking
         stores = sizes.map { place.window(width: $0.width) }
         constants = graph.constants.map { place.constant($0) }
     }
@@ -154,11 +159,14 @@ package final class StripExecutor {
         let rowBytes = sizes[node].width * MemoryLayout<SIMD4<Float>>.stride
         var rows = max(1, chunking.bytes / rowBytes)
         guard node > 0 else { return rows }
+        // A pass that needs taller chunks gets them, up to 4 × the chunk's bytes.
+        let least = min(graph.passes[node - 1].minimumChunkRows, max(1, 4 * chunking.bytes / rowBytes))
+        rows = max(rows, least)
         func inputBytes(_ rows: Int) -> Int {
             inputRows(of: node, chunk: rows, graph: graph, sizes: sizes)
                 .map { $0.rows * sizes[$0.node].width * MemoryLayout<SIMD4<Float>>.stride }.max() ?? 0
         }
-        while rows > 1, inputBytes(rows) > 2 * chunking.bytes { rows /= 2 }
+        while rows > least, inputBytes(rows) > 2 * chunking.bytes { rows = max(least, rows / 2) }
         return rows
     }
 

@@ -41,6 +41,9 @@ package protocol StripPlace: AnyObject {
     /// device) bounds them, so a strong shrink gets more, lower strips rather
     /// than a staging area the height of the source.
     var storedBytesPerStrip: Int? { get }
+    /// Float bytes a chunk aims at on this place, in place of the schedule's
+    /// standard chunking (nil: the standard).
+    var chunkBytes: Int? { get }
     /// An empty window for an image `width` pixels wide.
     func window(width: Int) -> any RowWindow
     /// A window holding every row of `image` (a constant input, e.g. a watermark).
@@ -86,6 +89,7 @@ package final class HostStrips: StripPlace {
 
     /// Source rows are read a chunk at a time into one reused buffer: no bound needed.
     package var storedBytesPerStrip: Int? { nil }
+    package var chunkBytes: Int? { nil }
 
     package func window(width: Int) -> any RowWindow {
         RowStore(width: width, depth: depth)

@@ -54,7 +54,7 @@ enum BlurKernel {
                 run(inputs[0], height: height, weights: weights, premultiplyInput: premultiplyInput,
                     unpremultiplyOutput: unpremultiplyOutput, output: output, rings: rings)
             }
-        }) { inputs, output in
+        }, minimumChunkRows: 2 * radius + 1) { inputs, output in
             run(inputs[0], height: height, weights: weights, premultiplyInput: premultiplyInput,
                 unpremultiplyOutput: unpremultiplyOutput, output: output, rings: nil)
         })
@@ -72,7 +72,8 @@ enum BlurKernel {
     /// instead of blurring 2·radius rows across again: with 8 MiB chunks (32 rows
     /// of the 16000×9000 photo, radius 12 at σ 4) that start-up had been 75 % more
     /// horizontal work. Kept only while a ring (2·radius + 1 rows) is no taller
-    /// than the chunk, so they hold at most a chunk's rows more than a run without.
+    /// than the chunk, so they hold at most a chunk's rows more than a run without;
+    /// the pass asks for chunks that tall (`minimumChunkRows`).
     final class Rings: @unchecked Sendable {
         // Unchecked: `prepare` replaces the tiles only between calls (one thread); during a
         // call each tile is read and written by the one thread that runs it.

@@ -60,13 +60,17 @@ final class DeviceStrips: StripPlace {
     /// source in 4 strips of 144 MB each (peak RSS 849 MB on lavapipe, where a pass
     /// at a time through host memory peaked at 243 MB).
     ///
-    /// Strips follow the schedule's chunking (8 MiB of floats a chunk) on every device.
-    /// Tried and rejected on the H200 (2026-11-27, Scripts/gpu-check): 64 MiB chunks where
+    /// Strips are chunks of 8 MiB of floats (``chunkBytes``) on every device: each is a
+    /// submission and a fence wait. Tried and rejected on the H200 (2026-11-27, Scripts/gpu-check): 64 MiB chunks where
     /// the windows sit in device memory made 6 strips of a 24 MP image instead of 10–46 and
     /// 96 of the 400 MPix blur instead of 770, yet only the resize got faster (0.055 → 0.026 s);
     /// the chain and the 400 MPix blur got slower (0.051 → 0.066 s, 1.27 → 1.57 s: fewer
     /// strips overlap less with the host's work) and the blur's peak RSS grew from 162 to 245 MB.
     var storedBytesPerStrip: Int? { 16 << 20 }
+
+    /// 8 MiB, what the H200 figures of BENCHMARKS.md were taken with; the CPU's 4 MiB
+    /// (`StripExecutor.Chunking.standard`) would double the submissions, not measured on a GPU.
+    var chunkBytes: Int? { 8 << 20 }
 
     // MARK: - Windows
 
