@@ -132,7 +132,7 @@ func codec(_ directory: String, runs: Int) throws {
     print(String(format: "images: %d, %.1f MPix; fast path decoded %d", images.count, megapixels, fastFiles))
     print(String(format: "decode: fast %.1f MPix/s, libpng+zlib %.1f MPix/s (%.2fx)", megapixels / decodeFast,
                  megapixels / decodeLibpng, decodeLibpng / decodeFast))
-    print(String(format: "encode level 6: fast path (zlib in segments) %.1f MPix/s (%d bytes), libpng+zlib %.1f MPix/s (%d bytes) (%.2fx)",
+    print(String(format: "encode level 6: fast path (libdeflate 3 whole up to 64 MiB of rows, else zlib in segments) %.1f MPix/s (%d bytes), libpng+zlib %.1f MPix/s (%d bytes) (%.2fx)",
                  megapixels / encodeFast, fastBytes, megapixels / encodeZlib, zlibBytes, encodeZlib / encodeFast))
 }
 
