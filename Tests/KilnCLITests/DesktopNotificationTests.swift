@@ -118,7 +118,12 @@ struct DesktopNotificationTests {
                                        "KILN_TEST_STALL_RELEASE": release]) { $1 })
         #expect(child.waitUntil { !bus.notifications.isEmpty })
         bus.killBus()
-        #expect(child.waitUntil(timeout: .seconds(60)) { child.stderrSoFar.contains("desktop notifications stopped") })
+        // The kill can land between the server recording the first notification and kiln reading
+        // the reply (seen with two CPU hogs beside the suite): kiln cannot know it was shown, and
+        // says "no desktop notifications" rather than "… stopped". Either way: one warning.
+        #expect(child.waitUntil(timeout: .seconds(60)) {
+            child.stderrSoFar.contains("desktop notifications stopped") || child.stderrSoFar.contains("no desktop notifications")
+        }, "\(child.stderrSoFar)")
         _ = FileManager.default.createFile(atPath: release, contents: Data())
         let r = try child.wait(timeout: .seconds(300))
         #expect(r.status == 0, "\(r.stderr)")
