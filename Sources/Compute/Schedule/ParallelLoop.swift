@@ -25,6 +25,12 @@ package enum ParallelLoop {
     /// was most of the system calls of a small image (issue "Many small images").
     private static let cores = ProcessInfo.processInfo.activeProcessorCount
 
+    /// Whether fewer images are being rendered than there are cores (one image
+    /// on two cores): its decoder may then run on a thread of its own (``ReadAhead``).
+    package static var hasSpareCore: Bool {
+        cores > imagesInFlight.load(ordering: .relaxed)
+    }
+
     /// The threads one kernel call may use now.
     package static var threads: Int {
         max(1, cores / max(1, imagesInFlight.load(ordering: .relaxed)))

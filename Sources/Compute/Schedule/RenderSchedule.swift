@@ -12,7 +12,9 @@ package import ImageCore
 /// - **Strips** otherwise (SPEC §8, `StripExecutor`): rows pulled a chunk at a
 ///   time, memory following the width. The source is read whole first, in
 ///   its stored 8/16-bit form, only when it decodes whole (Adam7) or a pass
-///   reads it backwards (rotate, flip v as the first operation).
+///   reads it backwards (rotate, flip v as the first operation). A decoder
+///   streamed on the CPU reads ahead on a thread of its own while a core is
+///   spare (``ReadAhead``).
 package struct RenderSchedule: Sendable {
     /// How the graph runs.
     package enum Mode: Sendable, Equatable {
@@ -26,6 +28,12 @@ package struct RenderSchedule: Sendable {
     package let mode: Mode
     /// Whether the source is read whole (in its stored form) before rendering.
     package let readsSourceWhole: Bool
+    /// Whether a forward-only source streamed into strips on the CPU is
+    /// decoded on a thread of its own (``ReadAhead``) when a core is spare as
+    /// the image starts. Not on a device, whose strips read rows straight into
+    /// mapped staging (measured on the H200 without it). Counted in
+    /// ``estimatedBytes`` whether or not a core is spare.
+    package let readsAhead: Bool
     /// Strip height (strips only; the output does not depend on it).
     package let chunking: StripExecutor.Chunking
     /// About the most bytes the run holds: float strips or images, the
@@ -50,13 +58,16 @@ package struct RenderSchedule: Sendable {
         if let floats, (mode ?? (fits ? .whole : .strips)) == .whole {
             self.mode = .whole
             readsSourceWhole = true
+            readsAhead = false
             estimatedBytes = stored + floats
         } else {
             self.mode = .strips
             readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
+            readsAhead = !readsSourceWhole && backend.kind == .cpu
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: chunking)
                 + (readsSourceWhole ? stored : 0)
+                + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
         }
     }
 
@@ -83,8 +94,19 @@ package struct RenderSchedule: Sendable {
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
         guard readsSourceWhole else {
-            return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)
-                .render(into: sink, progress: progress)
+            guard readsAhead, !(source is any RandomAccessRowSource), ParallelLoop.hasSpareCore else {
+                return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)
+                    .render(into: sink, progress: progress)
+            }
+            let ahead = ReadAhead.start(source)
+            do {
+                try StripExecutor(graph: graph, source: ahead, backend: backend, chunking: chunking)
+                    .render(into: sink, progress: progress)
+            } catch {
+                try? ahead.stop()
+                throw error
+            }
+            return try ahead.stop()
         }
         // In its stored 8/16-bit form: what a rotation reads rectangles of, or what goes up to the device.
         let image = try source as? PixelBuffer ?? source.readAll()
