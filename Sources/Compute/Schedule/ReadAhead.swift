@@ -34,6 +34,7 @@ package final class ReadAhead: RowSource, @unchecked Sendable {
     private let blockRows: Int
     /// Block b holds rows b·blockRows ..< (b+1)·blockRows in slot b mod slotCount.
     private let slots: [UnsafeMutableRawPointer]
+    // NSCondition, not Locked: both threads wait on it (the consumer for a block, the producer for a slot).
     private let condition = NSCondition()
     /// Under `condition`: blocks read so far, the first block the consumer may still read, the
     /// producer's error, whether the consumer gave up, whether the producer ended.
