@@ -367,13 +367,15 @@ static void put_be32(uint8_t *p, uint32_t v) {
 }
 
 /* Appends one chunk: length, type, data, CRC. */
+uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length) {
+    return length > 0 ? crc32_gzip_refl(crc, (unsigned char *)data, length) : crc;
+}
+
 static int put_chunk(cpng_buffer *out, const char type[4], const uint8_t *data, size_t length) {
     uint8_t head[8], tail[4];
     put_be32(head, (uint32_t)length);
     memcpy(head + 4, type, 4);
-    uint32_t crc = crc32_gzip_refl(0, head + 4, 4);
-    if (length > 0) crc = crc32_gzip_refl(crc, (unsigned char *)data, length);
-    put_be32(tail, crc);
+    put_be32(tail, cpng_crc32(cpng_crc32(0, (const uint8_t *)type, 4), data, length));
     return append(out, head, 8) && append(out, data, length) && append(out, tail, 4);
 }
 
@@ -383,10 +385,6 @@ static int put_chunks(cpng_buffer *out, const cpng_chunk *chunks, size_t count, 
         if (chunks[i].location == location && !put_chunk(out, chunks[i].name, chunks[i].data, chunks[i].size)) return 0;
     }
     return 1;
-}
-
-int cpng_put_chunk(cpng_buffer *out, const char type[4], const uint8_t *data, size_t length) {
-    return put_chunk(out, type, data, length);
 }
 
 uint32_t cpng_adler32_combine(uint32_t first, uint32_t second, size_t second_size) {

@@ -277,8 +277,8 @@ void cpng_segment_free(cpng_segment *segment);
 int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, const cpng_chunk *chunks,
                   size_t chunk_count, int64_t time, cpng_buffer *output, cpng_status *status);
 
-/* Appends one chunk (length, type, data, CRC) to `output`; 0 when memory runs out. */
-int cpng_put_chunk(cpng_buffer *output, const char type[4], const uint8_t *data, size_t length);
+/* PNG's CRC-32 (ISA-L's) of `crc`'s bytes followed by `data`: 0 to start, then chunk type, then its data. */
+uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length);
 
 /* Appends a tIME saying `time` when it is non-zero (one the head did not
  * write), the ancillary `chunks` located after IDAT, then IEND. */
