@@ -82,4 +82,24 @@ import Testing
         job.finish(first)
         #expect(job.secondsLeftInHand(rate: 0.01, workers: 2) == 0)
     }
+
+    @Test func anEncodeLeftAloneIsExpectedToGoAsFastAsTheCoresAllowIt() {
+        // Two images encoding side by side (their segments share the cores); then one ends.
+        let job = JobProgress(root: Progress(totalUnitCount: 1),
+                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0)
+        let first = job.begin(0), second = job.begin(1)
+        for item in [first, second] {
+            job.advance(item, rendering: 1)
+            job.advance(item, encoding: 0.001)
+        }
+        usleep(1_100_000)
+        job.advance(first, encoding: 1.0 / 3)
+        job.advance(second, encoding: 0.9)
+        let shared = job.secondsLeftInHand(rate: 0.01, workers: 2)
+        job.finish(second)
+        // Alone, the first image's pace so far counts twice (it had half the cores): half the time
+        // left, however long the test took (the pace is the same one, up to the moment between calls).
+        let alone = job.secondsLeftInHand(rate: 0.01, workers: 2)
+        #expect(alone >= shared / 2 * 0.999 && alone < shared * 0.75, "shared: \(shared) s, alone: \(alone) s")
+    }
 }

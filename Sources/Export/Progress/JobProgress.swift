@@ -42,10 +42,21 @@ public final class JobProgress: @unchecked Sendable {
         }
     }
 
-    /// An image in flight: the cost of its stages done, and when its encode began and where.
+    /// An image in flight: the cost of its stages done; since when its encode's
+    /// pace is measured, and from where (its start, or the last time the number
+    /// of images in flight changed); its pace before that, scaled to the cores
+    /// it now shares.
     private struct InFlight {
         var reached = 0.0
         var encodeStart: (at: UInt64, reached: Double)?
+        var earlierPace: Double?
+
+        /// Cost per second since `encodeStart`, once a second of it has passed.
+        func pace(at now: UInt64) -> Double? {
+            guard let start = encodeStart, case let seconds = Double(now - start.at) / 1e9, seconds >= 1,
+                  reached > start.reached else { return nil }
+            return (reached - start.reached) / seconds
+        }
     }
 
     private let root: Progress
@@ -87,10 +98,28 @@ public final class JobProgress: @unchecked Sendable {
     /// Starts image `index` of the costs.
     public func begin(_ index: Int) -> Item {
         state.withLock { state in
+            Self.share(&state, among: state.inFlight.count + 1)
             state.inFlight[index] = InFlight()
             state.begun += 1
         }
         return Item(index: index)
+    }
+
+    /// The images in flight are about to be `count`: each encode's pace so far
+    /// is kept, scaled by how many images shared the cores to how many will
+    /// (its segments run on every core: an image left alone goes about twice
+    /// as fast on two), and measured afresh from now.
+    private static func share(_ state: inout State, among count: Int) {
+        let before = state.inFlight.count
+        guard count != before, count > 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        for (index, var image) in state.inFlight where image.encodeStart != nil {
+            if let pace = image.pace(at: now) ?? image.earlierPace {
+                image.earlierPace = pace * Double(before) / Double(count)
+            }
+            image.encodeStart = (now, image.reached)
+            state.inFlight[index] = image
+        }
     }
 
     /// Marks `fraction` (0…1) of `item`'s render stage done (strips packed so far).
@@ -108,6 +137,8 @@ public final class JobProgress: @unchecked Sendable {
     /// Completes `item` whatever stage it reached (a failed or skipped image counts as done).
     public func finish(_ item: Item) {
         state.withLock { state in
+            guard state.inFlight[item.index] != nil else { return }
+            Self.share(&state, among: state.inFlight.count - 1)
             guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
             state.inFlightDone -= image.reached
             state.done += costs[item.index].total
@@ -121,23 +152,28 @@ public final class JobProgress: @unchecked Sendable {
     }
 
     /// Once every image has begun, the seconds the slowest image in flight still needs: at its own
-    /// pace once its encode has run for a second (zlib's rows go at a steady rate, whatever the
-    /// cost model guessed for this content), else at one of `workers`' share of `rate` (the job's
-    /// fraction per second). 0 while images wait their turn (they keep every worker busy). The
-    /// job cannot end sooner: the tail of a batch, where workers fall idle one by one.
+    /// pace once its encode has run for a second since it began or the images in flight last
+    /// changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
+    /// content), else at its pace before that change, scaled to the cores it now shares, else
+    /// at its share of `rate` (the job's fraction per second) among `workers`, or among the
+    /// images in flight when fewer are left. 0 while images wait
+    /// their turn (they keep every worker busy). The job cannot end sooner: the tail of a batch,
+    /// where workers fall idle one by one.
+    ///
+    /// Measured from the encode's start alone, the last image of W1 at level 9 kept the pace it
+    /// had beside another for seconds after it was left alone on two cores: estimates 40-60 %
+    /// high 4-6 s before the end.
     public func secondsLeftInHand(rate: Double, workers: Int) -> Double {
         let now = DispatchTime.now().uptimeNanoseconds
         return state.withLock { state in
             guard state.begun >= costs.count, state.total > 0, rate > 0 else { return 0 }
-            // The job's rate in cost per second, and one worker's share of it.
-            let perWorker = rate / max(1 - state.base, 1e-9) * state.total / Double(max(workers, 1))
+            // The job's rate in cost per second, and one image's share of it: one worker's, or more
+            // when fewer images are left than workers (their kernels and segments take every core).
+            let perWorker = rate / max(1 - state.base, 1e-9) * state.total
+                / Double(max(min(workers, state.inFlight.count), 1))
             return state.inFlight.map { index, image in
                 let left = costs[index].total - image.reached
-                if let start = image.encodeStart, case let seconds = Double(now - start.at) / 1e9, seconds >= 1,
-                   image.reached > start.reached {
-                    return left / ((image.reached - start.reached) / seconds)
-                }
-                return left / perWorker
+                return left / (image.pace(at: now) ?? image.earlierPace ?? perWorker)
             }.max() ?? 0
         }
     }
