@@ -136,8 +136,7 @@ final class PNGStream {
             crc = cpng_crc32(crc, piece.baseAddress?.assumingMemoryBound(to: UInt8.self), piece.count)
         }
         try output.write(withUnsafeBytes(of: UInt32(first.count + second.count).bigEndian, Array.init) + type)
-        try output.write(first)
-        try output.write(second)
+        for piece in [first, second] where !piece.isEmpty { try output.write(piece) }
         try output.write(withUnsafeBytes(of: crc.bigEndian, Array.init))
     }
 }

@@ -18,6 +18,8 @@ final class StagedFile: EncodedOutput {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
+        // Nothing to add (zlib's crc32_z of no buffer is 0: it would restart the checksum).
+        guard !bytes.isEmpty else { return }
         var offset = 0
         while offset < bytes.count {
             let n = pwrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset, off_t(size + offset))
