@@ -199,11 +199,11 @@ public final class ExportJob: Sendable {
         tracker.withLock { $0.map { Double($0.pixels) / max($0.share, 1e-9) } } ?? 0
     }
 
-    /// The seconds the slowest image in hand still needs once every image has begun, the job's
-    /// fraction moving by `rate` a second (``JobProgress/secondsLeftInHand(rate:workers:)``): the
+    /// The seconds the images in hand still need once every image has begun, the job's
+    /// fraction moving by `rate` a second (``JobProgress/secondsLeftInHand(rate:)``): the
     /// ETA's critical path.
     public func secondsLeftInHand(rate: Double) -> Double {
-        tracker.withLock { $0.map { $0.secondsLeftInHand(rate: rate, workers: min(options.jobs, $0.images)) } } ?? 0
+        tracker.withLock { $0.map { $0.secondsLeftInHand(rate: rate) } } ?? 0
     }
 
     /// The inputs of the images being decoded, rendered or encoded now (not those waiting for their commit).

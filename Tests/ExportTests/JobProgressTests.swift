@@ -59,13 +59,14 @@ import Testing
     @Test func theLastImagesInHandAreTheCriticalPath() {
         let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0)
         let first = job.begin(0), second = job.begin(1)
-        // The job moves 0.01 of itself a second (1.52 cost units), so each of two workers 0.76.
-        #expect(job.secondsLeftInHand(rate: 0.01, workers: 2) == 0, "an image waits its turn: every worker stays busy")
+        // The job moves 0.01 of itself a second: 1.52 cost units.
+        #expect(job.secondsLeftInHand(rate: 0.01) == 0, "an image waits its turn: every worker stays busy")
         job.finish(second)
         let third = job.begin(2)
         job.advance(first, rendering: 1)
-        // All begun: image 0 has 90 left, image 2 its 50: 90 at one worker's pace.
-        #expect(abs(job.secondsLeftInHand(rate: 0.01, workers: 2) - 90 / 0.76) < 1e-6)
+        // All begun: image 0 has 90 left, image 2 its 50. Sharing the cores, image 2 ends first,
+        // then image 0 has them all: 140 at the job's rate.
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - 140 / 1.52) < 1e-6)
         // Once its encode has run a second, image 0 (alone now) goes at its own pace: 30 of 90 in about 1.1 s.
         job.finish(third)
         let clock = ContinuousClock(), began = clock.now
@@ -73,14 +74,14 @@ import Testing
         job.advance(first, encoding: 0.001)
         usleep(1_100_000)
         job.advance(first, encoding: 1.0 / 3)
-        let own = job.secondsLeftInHand(rate: 0.01, workers: 2)
+        let own = job.secondsLeftInHand(rate: 0.01)
         // 30 done in the encode's time so far, 60 left: twice that time, however loaded the machine
         // (at least the 1.1 s slept, at most what this test measured around it).
         let (whole, atto) = (clock.now - began).components
         let measured = Double(whole) + Double(atto) * 1e-18
         #expect(own >= 2 * 1.1 * 0.99 && own <= 2 * measured * 1.01, "60 left after 30 in \(measured) s: \(own)")
         job.finish(first)
-        #expect(job.secondsLeftInHand(rate: 0.01, workers: 2) == 0)
+        #expect(job.secondsLeftInHand(rate: 0.01) == 0)
     }
 
     @Test func anEncodeLeftAloneIsExpectedToGoAsFastAsTheCoresAllowIt() {
@@ -88,6 +89,7 @@ import Testing
         let job = JobProgress(root: Progress(totalUnitCount: 1),
                               costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0)
         let first = job.begin(0), second = job.begin(1)
+        let clock = ContinuousClock(), began = clock.now
         for item in [first, second] {
             job.advance(item, rendering: 1)
             job.advance(item, encoding: 0.001)
@@ -95,11 +97,18 @@ import Testing
         usleep(1_100_000)
         job.advance(first, encoding: 1.0 / 3)
         job.advance(second, encoding: 0.9)
-        let shared = job.secondsLeftInHand(rate: 0.01, workers: 2)
+        let shared = job.secondsLeftInHand(rate: 0.01)
         job.finish(second)
-        // Alone, the first image's pace so far counts twice (it had half the cores): half the time
-        // left, however long the test took (the pace is the same one, up to the moment between calls).
-        let alone = job.secondsLeftInHand(rate: 0.01, workers: 2)
-        #expect(alone >= shared / 2 * 0.999 && alone < shared * 0.75, "shared: \(shared) s, alone: \(alone) s")
+        let alone = job.secondsLeftInHand(rate: 0.01)
+        let (whole, atto) = (clock.now - began).components
+        let measured = Double(whole) + Double(atto) * 1e-18
+        // The first image did 30 in the time so far beside another: alone, it goes speedUp(2 → 1)
+        // faster, so the 60 left take twice that time over the speed-up; with the second's 9 left,
+        // a little more.
+        let faster = JobProgress.speedUp(sharing: 2, to: 1)
+        #expect(faster > 1.5 && faster < 2)
+        #expect(alone >= 2 * 1.1 * 0.99 / faster && alone <= 2 * measured * 1.01 / faster,
+                "60 left after 30 in \(measured) s: \(alone)")
+        #expect(shared > alone, "shared: \(shared) s, alone: \(alone) s")
     }
 }

@@ -42,20 +42,21 @@ public final class JobProgress: @unchecked Sendable {
         }
     }
 
-    /// An image in flight: the cost of its stages done; since when its encode's
-    /// pace is measured, and from where (its start, or the last time the number
-    /// of images in flight changed); its pace before that, scaled to the cores
-    /// it now shares.
+    /// An image in flight: the cost of its stages done; its encode's first and
+    /// last steps since it began or the images in flight last changed (the
+    /// encode moves in steps, a segment at a time: its pace is measured from
+    /// step to step, and counts down between them); its pace before that change,
+    /// scaled to the cores it now shares.
     private struct InFlight {
         var reached = 0.0
-        var encodeStart: (at: UInt64, reached: Double)?
+        var firstStep: (at: UInt64, reached: Double)?
+        var lastStep: (at: UInt64, reached: Double)?
         var earlierPace: Double?
 
-        /// Cost per second since `encodeStart`, once a second of it has passed.
-        func pace(at now: UInt64) -> Double? {
-            guard let start = encodeStart, case let seconds = Double(now - start.at) / 1e9, seconds >= 1,
-                  reached > start.reached else { return nil }
-            return (reached - start.reached) / seconds
+        /// Cost per second from the first step to the last, once they are a second apart.
+        var pace: Double? {
+            guard let first = firstStep, let last = lastStep, last.at >= first.at + 1_000_000_000 else { return nil }
+            return (last.reached - first.reached) / (Double(last.at - first.at) / 1e9)
         }
     }
 
@@ -105,19 +106,25 @@ public final class JobProgress: @unchecked Sendable {
         return Item(index: index)
     }
 
+    /// How much faster an image goes when the images sharing the cores go from
+    /// `before` to `after`: `(before / after)^0.7`. Its segments run in batches
+    /// on every core, each batch as slow as its slowest segment: on W1 at level
+    /// 9 (2 cores), the last image, left alone, went 1.65 × its pace beside
+    /// another, not 2 × (with 2 ×, estimates ran 25-37 % short in the last seconds).
+    public static func speedUp(sharing before: Int, to after: Int) -> Double {
+        pow(Double(before) / Double(max(after, 1)), 0.7)
+    }
+
     /// The images in flight are about to be `count`: each encode's pace so far
-    /// is kept, scaled by how many images shared the cores to how many will
-    /// (its segments run on every core: an image left alone goes about twice
-    /// as fast on two), and measured afresh from now.
+    /// is kept, scaled by ``speedUp(sharing:to:)``, and measured afresh from now.
     private static func share(_ state: inout State, among count: Int) {
         let before = state.inFlight.count
         guard count != before, count > 0 else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        for (index, var image) in state.inFlight where image.encodeStart != nil {
-            if let pace = image.pace(at: now) ?? image.earlierPace {
-                image.earlierPace = pace * Double(before) / Double(count)
+        for (index, var image) in state.inFlight where image.lastStep != nil {
+            if let pace = image.pace ?? image.earlierPace {
+                image.earlierPace = pace * speedUp(sharing: before, to: count)
             }
-            image.encodeStart = (now, image.reached)
+            image.firstStep = nil
             state.inFlight[index] = image
         }
     }
@@ -151,30 +158,38 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { $0.fraction }
     }
 
-    /// Once every image has begun, the seconds the slowest image in flight still needs: at its own
-    /// pace once its encode has run for a second since it began or the images in flight last
+    /// Once every image has begun, the seconds until the last image in flight is done, the images
+    /// sharing the cores (processor sharing: each image's work at the speed it would have alone,
+    /// summed, as the shorter ones end first and leave their cores to the rest). An image's speed
+    /// alone is its own pace times ``speedUp(sharing:to:)`` from the images sharing the cores to
+    /// one, once its encode's steps span a second since it began or the images in flight last
     /// changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
-    /// content), else at its pace before that change, scaled to the cores it now shares, else
-    /// at its share of `rate` (the job's fraction per second) among `workers`, or among the
-    /// images in flight when fewer are left. 0 while images wait
-    /// their turn (they keep every worker busy). The job cannot end sooner: the tail of a batch,
-    /// where workers fall idle one by one.
+    /// content), counted down from its last step, else its pace before that change,
+    /// else `rate` (the job's fraction per second): its kernels and segments take every core. 0
+    /// while images wait their turn (they keep every worker busy). The job cannot end sooner:
+    /// the tail of a batch.
     ///
-    /// Measured from the encode's start alone, the last image of W1 at level 9 kept the pace it
-    /// had beside another for seconds after it was left alone on two cores: estimates 40-60 %
-    /// high 4-6 s before the end.
-    public func secondsLeftInHand(rate: Double, workers: Int) -> Double {
+    /// Rejected on W1 at level 9: the slowest image's own time at the pace it had beside
+    /// another (estimates 40-60 % high 4-6 s before the end, once it was left alone); at one
+    /// worker's share of the rate before its encode had a pace (one estimate 43 % high when the
+    /// image beside it had a tenth of a second left); a pace measured up to now rather than from
+    /// step to step (it jumped at each step of a segment batch, about a second apart: estimates
+    /// 35-39 % short 3 s before the end).
+    public func secondsLeftInHand(rate: Double) -> Double {
         let now = DispatchTime.now().uptimeNanoseconds
         return state.withLock { state in
             guard state.begun >= costs.count, state.total > 0, rate > 0 else { return 0 }
-            // The job's rate in cost per second, and one image's share of it: one worker's, or more
-            // when fewer images are left than workers (their kernels and segments take every core).
-            let perWorker = rate / max(1 - state.base, 1e-9) * state.total
-                / Double(max(min(workers, state.inFlight.count), 1))
-            return state.inFlight.map { index, image in
-                let left = costs[index].total - image.reached
-                return left / (image.pace(at: now) ?? image.earlierPace ?? perWorker)
-            }.max() ?? 0
+            // The job's rate in cost per second.
+            let whole = rate / max(1 - state.base, 1e-9) * state.total
+            let sharing = Self.speedUp(sharing: state.inFlight.count, to: 1)
+            return state.inFlight.reduce(0) { seconds, entry in
+                let image = entry.value, left = max(costs[entry.key].total - image.reached, 0)
+                guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
+                    return seconds + left / whole
+                }
+                // Counted from its last step.
+                return seconds + max(0, left / (pace * sharing) - Double(now - min(now, last.at)) / 1e9)
+            }
         }
     }
 
@@ -187,7 +202,11 @@ public final class JobProgress: @unchecked Sendable {
     private func move(_ item: Item, to done: Double, encoding: Bool = false) {
         state.withLock { state in
             guard var image = state.inFlight[item.index], done > image.reached else { return }
-            if encoding && image.encodeStart == nil { image.encodeStart = (DispatchTime.now().uptimeNanoseconds, image.reached) }
+            if encoding {
+                let step = (at: DispatchTime.now().uptimeNanoseconds, reached: done)
+                if image.firstStep == nil { image.firstStep = step }
+                image.lastStep = step
+            }
             state.inFlightDone += done - image.reached
             image.reached = done
             state.inFlight[item.index] = image

@@ -41,7 +41,7 @@ public struct RemainingTimeEstimator: Sendable {
 
     /// Feeds the fraction done at `elapsed` seconds; returns the estimated seconds left, or nil while
     /// unstable. The work cannot end before `atLeast` seconds, given the smoothed rate (the
-    /// slowest image in hand: ``JobProgress/secondsLeftInHand(rate:workers:)``).
+    /// images in hand: ``JobProgress/secondsLeftInHand(rate:)``).
     public mutating func update(fraction: Double, elapsed: Double, atLeast: (Double) -> Double = { _ in 0 }) -> Double? {
         guard let step = lastStep else {
             lastStep = (fraction, elapsed)
