@@ -29,6 +29,10 @@ void kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pi
  * `destination`: c · (a, a, a, 1), as Alpha.premultiply. */
 void kiln_premultiply(const void *source, intptr_t count, void *destination);
 
+/* Whether every one of `count` pixels has alpha exactly 1: premultiplying
+ * them would change no bit (c · 1 = c), so a kernel reads them as they are. */
+int kiln_is_opaque(const void *pixels, intptr_t count);
+
 /* Blur, horizontal: for i < count,
  *   out[i] = w[r]·p[i+r] + Σ_{k=0}^{r−1} w[k]·(p[i+k] + p[i+2r−k])
  * added in order of k; `padded` holds count + 2·radius pixels. */

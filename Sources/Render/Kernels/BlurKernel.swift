@@ -230,10 +230,16 @@ enum BlurKernel {
             let first = columns.lowerBound - radius, n = columns.count + 2 * radius
             // Entries [inside) of `padded` are source columns; those before and after repeat the edges.
             let inside = max(0, -first)..<min(n, width - first)
-            if premultiply {
-                kiln_premultiply(line + first + inside.lowerBound, inside.count, padded + inside.lowerBound)
-            } else {
+            // Opaque pixels premultiply to themselves: away from the edges the row is read where it lies.
+            let asIs = !premultiply || kiln_is_opaque(line + first + inside.lowerBound, inside.count) != 0
+            if asIs && inside.count == n {
+                kiln_blur_row(line + first, columns.count, weights, radius, out)
+                return
+            }
+            if asIs {
                 (padded + inside.lowerBound).update(from: line + first + inside.lowerBound, count: inside.count)
+            } else {
+                kiln_premultiply(line + first + inside.lowerBound, inside.count, padded + inside.lowerBound)
             }
             for i in 0..<inside.lowerBound { padded[i] = padded[inside.lowerBound] }
             for i in inside.upperBound..<n { padded[i] = padded[inside.upperBound - 1] }
