@@ -20,18 +20,6 @@ void kiln_premultiply(const void *source, intptr_t count, void *destination) {
 }
 
 VECTOR_CLONES
-int kiln_is_opaque(const void *pixels, intptr_t count) {
-    const float *p = pixels;
-    for (intptr_t i = 0; i < count; i += 16) {
-        const intptr_t end = i + 16 < count ? i + 16 : count;
-        int all = 1;
-        for (intptr_t j = i; j < end; j++) all &= p[4 * j + 3] == 1.0f;
-        if (!all) return 0;
-    }
-    return 1;
-}
-
-VECTOR_CLONES
 void kiln_blur_row(const void *padded, intptr_t count, const float *weights, intptr_t radius, void *out) {
     const float *p = padded;
     float *o = out;

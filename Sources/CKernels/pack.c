@@ -40,19 +40,26 @@ void kiln_pack16(const void *pixels, intptr_t channels, float scale, void *sampl
 }
 
 VECTOR_CLONES
-void kiln_unpack8(const void *samples, intptr_t channels, float scale, void *pixels) {
+int kiln_unpack8(const void *samples, intptr_t channels, float scale, void *pixels) {
     const uint8_t *in = samples;
     float *out = pixels;
     for (intptr_t c = 0; c < channels; c++) out[c] = (float)in[c] * scale;
+    /* The alphas, just read (in cache): all at 255? */
+    uint8_t alpha = 0xFF;
+    for (intptr_t c = 3; c < channels; c += 4) alpha &= in[c];
+    return alpha == 0xFF;
 }
 
 VECTOR_CLONES
-void kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pixels) {
+int kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pixels) {
     const uint8_t *in = samples;
     float *out = pixels;
+    uint16_t alpha = 0xFFFF;
     for (intptr_t c = 0; c < channels; c++) {
         uint16_t sample;
         memcpy(&sample, in + 2 * c, sizeof sample);
         out[c] = (float)sample * scale;
+        if ((c & 3) == 3) alpha &= sample;
     }
+    return alpha == 0xFFFF;
 }

@@ -44,7 +44,19 @@ struct StripTests {
         var generator = SeededGenerator(seed: seed)
         return [PixelBuffer.Depth.eight, .sixteen].flatMap { depth in
             [true, false].map { alpha in TestImages.image(width: 41, height: 97, depth: depth, alpha: alpha, using: &generator) }
+                + [opaqueAbove(TestImages.image(width: 41, height: 97, depth: depth, alpha: true, using: &generator), row: 50)]
         } + TestImages.all(seed: seed)
+    }
+
+    /// `image` with every alpha above `row` at its maximum: strips of opaque rows (read by the
+    /// kernels without premultiplying), then translucent ones, where a window may hold both.
+    static func opaqueAbove(_ image: PixelBuffer, row: Int) -> PixelBuffer {
+        var bytes = image.bytes
+        let sample = image.depth.bytesPerSample
+        for pixel in 0..<(row * image.width) {
+            for byte in 0..<sample { bytes[(4 * pixel + 3) * sample + byte] = 0xFF }
+        }
+        return PixelBuffer(width: image.width, height: image.height, depth: image.depth, bytes: bytes)
     }
 
     static func withMark(_ body: (String) throws -> Void) throws {

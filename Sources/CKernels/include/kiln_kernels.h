@@ -21,17 +21,15 @@ void kiln_pack8(const void *pixels, intptr_t channels, float scale, void *sample
 void kiln_pack16(const void *pixels, intptr_t channels, float scale, void *samples);
 
 /* Unpack (UnpackKernel.swift): `channels` samples of 8 or 16 bits (native
- * byte order, any alignment) to floats, each times `scale`. */
-void kiln_unpack8(const void *samples, intptr_t channels, float scale, void *pixels);
-void kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pixels);
+ * byte order, any alignment; whole pixels) to floats, each times `scale`.
+ * Returns whether every alpha (each fourth sample) is the maximum (255,
+ * 65535): the pixels are opaque, their alpha exactly 1. */
+int kiln_unpack8(const void *samples, intptr_t channels, float scale, void *pixels);
+int kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pixels);
 
 /* Straight → premultiplied alpha, `count` pixels from `source` to
  * `destination`: c · (a, a, a, 1), as Alpha.premultiply. */
 void kiln_premultiply(const void *source, intptr_t count, void *destination);
-
-/* Whether every one of `count` pixels has alpha exactly 1: premultiplying
- * them would change no bit (c · 1 = c), so a kernel reads them as they are. */
-int kiln_is_opaque(const void *pixels, intptr_t count);
 
 /* Blur, horizontal: for i < count,
  *   out[i] = w[r]·p[i+r] + Σ_{k=0}^{r−1} w[k]·(p[i+k] + p[i+2r−k])

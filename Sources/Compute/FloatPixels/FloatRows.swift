@@ -18,16 +18,20 @@ package struct FloatRows: @unchecked Sendable {
     package let height: Int
     /// The bit depth the image came from and goes back to.
     package let depth: PixelBuffer.Depth
+    /// Every pixel held has alpha exactly 1 (rows unpacked from an opaque source):
+    /// a kernel may read them without premultiplying (c · 1 = c). False when not known.
+    package let opaque: Bool
 
     /// A view; see the properties.
     package init(base: UnsafeMutablePointer<SIMD4<Float>>, width: Int, left: Int = 0, top: Int, height: Int,
-                 depth: PixelBuffer.Depth) {
+                 depth: PixelBuffer.Depth, opaque: Bool = false) {
         self.base = base
         self.width = width
         self.left = left
         self.top = top
         self.height = height
         self.depth = depth
+        self.opaque = opaque
     }
 
     /// The rows held.

@@ -1,5 +1,6 @@
 package import ImageCore
 internal import CKernels
+import Synchronization
 
 /// unpack — the render stage's entry: canonical integer RGBA → float32 RGBA.
 ///
@@ -15,21 +16,26 @@ package enum UnpackKernel {
     }
 
     /// Unpacks `count` pixels of canonical samples at `samples` into `output`, on all cores when
-    /// large (`kiln_unpack8`, `kiln_unpack16`: built for AVX2 and plain x86-64).
+    /// large (`kiln_unpack8`, `kiln_unpack16`: built for AVX2 and plain x86-64). Returns whether
+    /// every pixel is opaque (alpha at its maximum, so exactly 1 in float), seen on the way.
+    @discardableResult
     package static func run(_ samples: UnsafeRawPointer, depth: PixelBuffer.Depth, count: Int,
-                            into output: UnsafeMutablePointer<SIMD4<Float>>) {
+                            into output: UnsafeMutablePointer<SIMD4<Float>>) -> Bool {
         let scale = scale(for: depth)
         // Each chunk writes only its own pixels, so sharing the pointers is safe.
         nonisolated(unsafe) let destination = output
         nonisolated(unsafe) let input = samples
         let bytes = depth.bytesPerSample
+        let translucent = Atomic<Bool>(false)
         ParallelLoop.forEachChunk(count) { range in
             let from = input + 4 * bytes * range.lowerBound, to = destination + range.lowerBound
-            switch depth {
+            let opaque = switch depth {
             case .eight: kiln_unpack8(from, 4 * range.count, scale, to)
             case .sixteen: kiln_unpack16(from, 4 * range.count, scale, to)
             }
+            if opaque == 0 { translucent.store(true, ordering: .relaxed) }
         }
+        return !translucent.load(ordering: .relaxed)
     }
 
     /// Unpacks a whole image (e.g. a watermark, held whole as a constant of the graph).

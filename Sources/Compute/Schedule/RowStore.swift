@@ -17,6 +17,10 @@ final class RowStore: RowWindow {
     private(set) var top = 0
     /// Rows held.
     private(set) var count = 0
+    /// Rows above this one may hold alpha below 1 (`Int.min`: none); rows appended count as
+    /// such until ``appendedOpaque()`` says otherwise. What it was before the last append.
+    private var translucentUntil = Int.min
+    private var translucentBefore = Int.min
 
     init(width: Int, depth: PixelBuffer.Depth) {
         self.width = width
@@ -29,7 +33,13 @@ final class RowStore: RowWindow {
 
     /// The rows held.
     var view: FloatRows {
-        FloatRows(base: storage + offset * width, width: width, top: top, height: count, depth: depth)
+        FloatRows(base: storage + offset * width, width: width, top: top, height: count, depth: depth,
+                  opaque: top >= translucentUntil)
+    }
+
+    /// The rows of the last ``append(_:)`` turned out opaque (the unpacked source's).
+    func appendedOpaque() {
+        translucentUntil = translucentBefore
     }
 
     /// Forgets the rows above `row`.
@@ -45,6 +55,8 @@ final class RowStore: RowWindow {
         top = row
         count = 0
         offset = 0
+        translucentUntil = .min
+        translucentBefore = .min
     }
 
     /// Makes room for `rows` more rows at the end and returns a view of them,
@@ -68,6 +80,8 @@ final class RowStore: RowWindow {
         let first = storage + (offset + count) * width
         let view = FloatRows(base: first, width: width, top: end, height: rows, depth: depth)
         count += rows
+        translucentBefore = translucentUntil
+        translucentUntil = end
         return view
     }
 }

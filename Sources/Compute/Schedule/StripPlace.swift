@@ -112,7 +112,9 @@ package final class HostStrips: StripPlace {
         }
         try source.read(rows, into: stored!)
         let view = store.append(rows.count)
-        UnpackKernel.run(stored!, depth: source.depth, count: rows.count * source.width, into: view.base)
+        if UnpackKernel.run(stored!, depth: source.depth, count: rows.count * source.width, into: view.base) {
+            store.appendedOpaque()
+        }
     }
 
     package func run(_ pass: RenderPass, rows: Range<Int>, inputs: [StripInput], footprints: [PixelRect],

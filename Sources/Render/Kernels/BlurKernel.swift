@@ -231,7 +231,7 @@ enum BlurKernel {
             // Entries [inside) of `padded` are source columns; those before and after repeat the edges.
             let inside = max(0, -first)..<min(n, width - first)
             // Opaque pixels premultiply to themselves: away from the edges the row is read where it lies.
-            let asIs = !premultiply || kiln_is_opaque(line + first + inside.lowerBound, inside.count) != 0
+            let asIs = !premultiply || source.opaque
             if asIs && inside.count == n {
                 kiln_blur_row(line + first, columns.count, weights, radius, out)
                 return

@@ -156,7 +156,7 @@ enum ResampleKernel {
                     for j in 0..<held {
                         let line = source.row(top + j)
                         // Opaque pixels premultiply to themselves: read where they lie.
-                        if premultiply && kiln_is_opaque(line + columns.lowerBound, columns.count) == 0 {
+                        if premultiply && !source.opaque {
                             let copy = copies + j * span
                             kiln_premultiply(line + columns.lowerBound, columns.count, copy)
                             sources[j] = UnsafeRawPointer(copy)
