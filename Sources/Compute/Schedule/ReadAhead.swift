@@ -114,6 +114,16 @@ package final class ReadAhead: RowSource, @unchecked Sendable {
     }
 
     package func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws {
+        try visit(rows) { piece, samples in
+            (destination + (piece.lowerBound - rows.lowerBound) * rowBytes).copyMemory(from: samples, byteCount: piece.count * rowBytes)
+        }
+    }
+
+    /// Hands `body` rows `rows` where they lie, in the pieces the blocks hold (rows, their
+    /// stored samples), in order: what unpacks them needs no copy first. The same reading
+    /// rules as ``read(_:into:)``; the samples are valid during the call.
+    /// - Throws: the source's error, or `body`'s.
+    package func visit(_ rows: Range<Int>, _ body: (Range<Int>, UnsafeRawPointer) throws -> Void) throws {
         var row = rows.lowerBound
         while row < rows.upperBound {
             let block = row / blockRows
@@ -127,10 +137,10 @@ package final class ReadAhead: RowSource, @unchecked Sendable {
             let ready = produced > block, error = failure
             condition.unlock()
             guard ready else { throw error ?? CancellationError() }
+            // The producer refills this block's slot only once `consumed` has passed it: not during `body`.
             let held = span(ofBlock: block)
             let end = min(rows.upperBound, held.upperBound)
-            let from = slots[block % slots.count] + (row - held.lowerBound) * rowBytes
-            (destination + (row - rows.lowerBound) * rowBytes).copyMemory(from: from, byteCount: (end - row) * rowBytes)
+            try body(row..<end, slots[block % slots.count] + (row - held.lowerBound) * rowBytes)
             row = end
         }
     }
