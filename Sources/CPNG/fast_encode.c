@@ -5,6 +5,7 @@
  * then assembled into one zlib stream and a PNG by hand. */
 #include "cpng.h"
 #include <kiln_clones.h>
+#include <kiln_pages.h>
 #include "rows.h"
 #include "status.h"
 #include "whole_deflate.h"
@@ -327,6 +328,7 @@ int cpng_fast_segment(const void *pixels, uint32_t pixels_row, uint32_t width, u
          * past the input's end, and what it finds there must not vary. */
         uint8_t *filtered = calloc(1, raw_size + 256);
         ok = filtered != NULL;
+        kiln_advise_huge_pages(filtered, raw_size + 256);
         for (uint32_t y = first_row; ok && y < end_row; y++) {
             next_filtered(&r, &packer, pixels, pixels_row, width, y, canonical_row, bpp);
             memcpy(filtered + (size_t)(y - first_row) * (stored + 1), r.filtered, stored + 1);

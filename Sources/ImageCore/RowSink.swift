@@ -42,7 +42,10 @@ public final class PixelBufferSink: RowSink {
         // pages untouched until their rows come are not resident while the render runs
         // (zeroing a held W1 output's 8 MB up front put it all in RSS at the render's peak).
         let count = width * height * 4 * depth.bytesPerSample
-        bytes = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { HugePages.advise(base, bytes: count) }
+            initialized = count
+        }
     }
 
     public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {

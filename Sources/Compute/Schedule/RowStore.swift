@@ -70,6 +70,7 @@ final class RowStore: RowWindow {
                 // Room for a few more chunks: windows grow by a chunk at a time.
                 let grown = count + 2 * rows
                 let fresh = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: grown * width)
+                HugePages.advise(fresh, bytes: grown * width * MemoryLayout<SIMD4<Float>>.stride)
                 fresh.initialize(from: storage + offset * width, count: count * width)
                 storage.deallocate()
                 storage = fresh
