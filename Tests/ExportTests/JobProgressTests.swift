@@ -9,7 +9,7 @@ import Testing
 
     @Test func theFractionFollowsEachStageAndNeverFalls() {
         let root = Progress(totalUnitCount: 1)
-        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0, workers: 2)
         var seen = [job.fraction]
         let big = job.begin(0), small = job.begin(1)
         job.advance(big, rendering: 0.5)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aResumeStartsWhereTheStoppedRunWasAndSharesTheRest() {
-        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.6)
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.6, workers: 2)
         #expect(job.fraction == 0.6)
         #expect(abs(job.share - 0.4) < 1e-12)
         let image = job.begin(2)
@@ -51,13 +51,13 @@ import Testing
             before = root.fractionCompleted
         }
         #expect(before > 0.25)
-        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0.25)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0.25, workers: 2)
         #expect(job.fraction >= before)
         #expect(root.fractionCompleted >= before)
     }
 
     @Test func theLastImagesInHandAreTheCriticalPath() {
-        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0)
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2)
         let first = job.begin(0), second = job.begin(1)
         // The job moves 0.01 of itself a second: 1.52 cost units.
         #expect(job.secondsLeftInHand(rate: 0.01) == 0, "an image waits its turn: every worker stays busy")
@@ -87,7 +87,7 @@ import Testing
     @Test func anEncodeLeftAloneIsExpectedToGoAsFastAsTheCoresAllowIt() {
         // Two images encoding side by side (their segments share the cores); then one ends.
         let job = JobProgress(root: Progress(totalUnitCount: 1),
-                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0)
+                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0, workers: 2)
         let first = job.begin(0), second = job.begin(1)
         let clock = ContinuousClock(), began = clock.now
         for item in [first, second] {
@@ -110,5 +110,27 @@ import Testing
         #expect(alone >= 2 * 1.1 * 0.99 / faster && alone <= 2 * measured * 1.01 / faster,
                 "60 left after 30 in \(measured) s: \(alone)")
         #expect(shared > alone, "shared: \(shared) s, alone: \(alone) s")
+    }
+
+    @Test func anImageWaitingForItsCommitSharesNoCore() {
+        // Two workers; a third image, done, waits for its commit while the other two encode.
+        let job = JobProgress(root: Progress(totalUnitCount: 1),
+                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90),
+                                      StageCost(render: 1, encode: 1)], pixels: 3, base: 0, workers: 2)
+        let first = job.begin(0), second = job.begin(1)
+        for item in [first, second] {
+            job.advance(item, rendering: 1)
+            job.advance(item, encoding: 0.001)
+        }
+        usleep(1_100_000)
+        for item in [first, second] { job.advance(item, encoding: 1.0 / 3) }
+        let third = job.begin(2)
+        job.advance(third, rendering: 1)
+        job.advance(third, encoding: 1)
+        let waiting = job.secondsLeftInHand(rate: 0.01)
+        job.finish(third)
+        // Three in flight, then two: the two encoding shared the cores all along, their paces stand.
+        let committed = job.secondsLeftInHand(rate: 0.01)
+        #expect(committed >= waiting * 0.95 && committed <= waiting, "waiting: \(waiting) s, committed: \(committed) s")
     }
 }

@@ -62,6 +62,8 @@ public final class JobProgress: @unchecked Sendable {
 
     private let root: Progress
     private let costs: [StageCost]
+    /// Images worked on at once: those in flight beyond it wait for their commit, using no core.
+    private let workers: Int
     private let state: Locked<State>
     /// Input pixels of this run's images, for the throughput shown.
     public let pixels: Int
@@ -70,11 +72,12 @@ public final class JobProgress: @unchecked Sendable {
 
     /// Attaches to `root` for this run's images, whose costs are `costs` (in
     /// the order ``begin(_:)`` names them) and input pixels `pixels`, after
-    /// earlier runs reached `base` (0 for a new job).
-    public init(root: Progress, costs: [StageCost], pixels: Int, base: Double) {
+    /// earlier runs reached `base` (0 for a new job), `workers` of them at once.
+    public init(root: Progress, costs: [StageCost], pixels: Int, base: Double, workers: Int) {
         self.root = root
         self.costs = costs
         self.pixels = pixels
+        self.workers = max(workers, 1)
         let base = min(max(base, 0), 1)
         var state = State(base: base, total: costs.reduce(0) { $0 + $1.total })
         // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
@@ -99,7 +102,7 @@ public final class JobProgress: @unchecked Sendable {
     /// Starts image `index` of the costs.
     public func begin(_ index: Int) -> Item {
         state.withLock { state in
-            Self.share(&state, among: state.inFlight.count + 1)
+            Self.share(&state, among: state.inFlight.count + 1, workers: workers)
             state.inFlight[index] = InFlight()
             state.begun += 1
         }
@@ -115,14 +118,16 @@ public final class JobProgress: @unchecked Sendable {
         pow(Double(before) / Double(max(after, 1)), 0.7)
     }
 
-    /// The images in flight are about to be `count`: each encode's pace so far
-    /// is kept, scaled by ``speedUp(sharing:to:)``, and measured afresh from now.
-    private static func share(_ state: inout State, among count: Int) {
-        let before = state.inFlight.count
-        guard count != before, count > 0 else { return }
+    /// The images in flight are about to be `count`: when the images sharing
+    /// the cores change (at most `workers`: the rest wait for their commit),
+    /// each encode's pace so far is kept, scaled by ``speedUp(sharing:to:)``,
+    /// and measured afresh from now.
+    private static func share(_ state: inout State, among count: Int, workers: Int) {
+        let before = min(state.inFlight.count, workers), after = min(count, workers)
+        guard after != before, after > 0 else { return }
         for (index, var image) in state.inFlight where image.lastStep != nil {
             if let pace = image.pace ?? image.earlierPace {
-                image.earlierPace = pace * speedUp(sharing: before, to: count)
+                image.earlierPace = pace * speedUp(sharing: before, to: after)
             }
             image.firstStep = nil
             state.inFlight[index] = image
@@ -145,7 +150,7 @@ public final class JobProgress: @unchecked Sendable {
     public func finish(_ item: Item) {
         state.withLock { state in
             guard state.inFlight[item.index] != nil else { return }
-            Self.share(&state, among: state.inFlight.count - 1)
+            Self.share(&state, among: state.inFlight.count - 1, workers: workers)
             guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
             state.inFlightDone -= image.reached
             state.done += costs[item.index].total
@@ -181,7 +186,7 @@ public final class JobProgress: @unchecked Sendable {
             guard state.begun >= costs.count, state.total > 0, rate > 0 else { return 0 }
             // The job's rate in cost per second.
             let whole = rate / max(1 - state.base, 1e-9) * state.total
-            let sharing = Self.speedUp(sharing: state.inFlight.count, to: 1)
+            let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1)
             return state.inFlight.reduce(0) { seconds, entry in
                 let image = entry.value, left = max(costs[entry.key].total - image.reached, 0)
                 guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
