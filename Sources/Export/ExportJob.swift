@@ -199,9 +199,9 @@ public final class ExportJob: Sendable {
         tracker.withLock { $0.map { Double($0.pixels) / max($0.share, 1e-9) } } ?? 0
     }
 
-    /// The seconds the images in hand still need once every image has begun, the job's
-    /// fraction moving by `rate` a second (``JobProgress/secondsLeftInHand(rate:)``): the
-    /// ETA's critical path.
+    /// The seconds the work left needs, the images in hand at their own pace and the rest with
+    /// the job's fraction moving by `rate` a second (``JobProgress/secondsLeftInHand(rate:)``):
+    /// the ETA's floor.
     public func secondsLeftInHand(rate: Double) -> Double {
         tracker.withLock { $0.map { $0.secondsLeftInHand(rate: rate) } } ?? 0
     }

@@ -31,8 +31,6 @@ public final class JobProgress: @unchecked Sendable {
         var done = 0.0
         var inFlight: [Int: InFlight] = [:]
         var inFlightDone = 0.0
-        /// Images begun (in flight or finished).
-        var begun = 0
         /// The largest fraction published: what observers may have seen.
         var published = 0.0
 
@@ -104,7 +102,6 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { state in
             Self.share(&state, among: state.inFlight.count + 1, workers: workers)
             state.inFlight[index] = InFlight()
-            state.begun += 1
         }
         return Item(index: index)
     }
@@ -163,31 +160,34 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { $0.fraction }
     }
 
-    /// Once every image has begun, the seconds until the last image in flight is done, the images
-    /// sharing the cores (processor sharing: each image's work at the speed it would have alone,
+    /// The seconds until the last image is done: the images in flight sharing the cores
+    /// (processor sharing: each image's work at the speed it would have alone,
     /// summed, as the shorter ones end first and leave their cores to the rest). An image's speed
     /// alone is its own pace times ``speedUp(sharing:to:)`` from the images sharing the cores to
     /// one, once its encode's steps span a second since it began or the images in flight last
     /// changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
     /// content), counted down from its last step, else its pace before that change,
-    /// else `rate` (the job's fraction per second): its kernels and segments take every core. 0
-    /// while images wait their turn (they keep every worker busy). The job cannot end sooner:
-    /// the tail of a batch.
+    /// else `rate` (the job's fraction per second): its kernels and segments take every core.
+    /// The images not begun yet follow, at `rate`. The job cannot end sooner than this: the
+    /// work left, the images in hand at the pace they have shown.
     ///
     /// Rejected on W1 at level 9: the slowest image's own time at the pace it had beside
     /// another (estimates 40-60 % high 4-6 s before the end, once it was left alone); at one
     /// worker's share of the rate before its encode had a pace (one estimate 43 % high when the
     /// image beside it had a tenth of a second left); a pace measured up to now rather than from
     /// step to step (it jumped at each step of a segment batch, about a second apart: estimates
-    /// 35-39 % short 3 s before the end).
+    /// 35-39 % short 3 s before the end); nothing while images wait their turn (the images in
+    /// hand then counted only once the last had begun: the ETA ran 20-30 % short 6-10 s before
+    /// the end, beyond 35 % in 2 of 290).
     public func secondsLeftInHand(rate: Double) -> Double {
         let now = DispatchTime.now().uptimeNanoseconds
         return state.withLock { state in
-            guard state.begun >= costs.count, state.total > 0, rate > 0 else { return 0 }
-            // The job's rate in cost per second.
+            guard state.total > 0, rate > 0 else { return 0 }
+            // The job's rate in cost per second; the images not begun yet go at it.
             let whole = rate / max(1 - state.base, 1e-9) * state.total
+            let waiting = state.total - state.done - state.inFlight.keys.reduce(0) { $0 + costs[$1].total }
             let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1)
-            return state.inFlight.reduce(0) { seconds, entry in
+            return state.inFlight.reduce(max(waiting, 0) / whole) { seconds, entry in
                 let image = entry.value, left = max(costs[entry.key].total - image.reached, 0)
                 guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
                     return seconds + left / whole
