@@ -42,7 +42,7 @@ package enum UnpackKernel {
     package static func run(_ image: PixelBuffer) -> FloatImage {
         let count = image.pixelCount
         let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { output, initialized in
-            image.bytes.withUnsafeBytes { run($0.baseAddress!, depth: image.depth, count: count, into: output.baseAddress!) }
+            _ = image.bytes.withUnsafeBytes { run($0.baseAddress!, depth: image.depth, count: count, into: output.baseAddress!) }
             initialized = count
         }
         return FloatImage(width: image.width, height: image.height, depth: image.depth, pixels: pixels)
