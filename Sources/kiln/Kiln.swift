@@ -1,12 +1,12 @@
 import ArgumentParser
 import Export
 
-/// `kiln`: batch PNG export as a continued-processing task.
+/// `kiln`: batch image export (PNG, JPEG, WebP) as a continued-processing task.
 @main
 struct Kiln: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiln",
-        abstract: "Export batches of PNG images: decode, render, compress.",
+        abstract: "Export batches of PNG, JPEG and WebP images: decode, render, compress.",
         discussion: """
         Exit codes:
           0   every output written (or already there)

@@ -16,7 +16,7 @@ import Synchronization
 /// process leaves nothing behind. Where the file system makes no unnamed files,
 /// a temporary file in `tmp/` (hidden from listings of the outputs) is renamed
 /// into place instead. Either way an output path either does not exist or
-/// holds a complete PNG, even if the process is killed.
+/// holds a complete image file, even if the process is killed.
 public final class OutputDirectory: Sendable {
     /// The output directory as given (for messages and reported output paths).
     public let path: String
