@@ -44,6 +44,28 @@ import Testing
         #expect(try pngcheckFailures([output]) == [])
     }
 
+    /// The orientation's turn, `--crop`, `--rotate` and `--flip v` are composed into one remap
+    /// of the stored source (`PassBuilder.remap`): the pixels two runs give, the first
+    /// turning and cropping, the second rotating and flipping what the first wrote.
+    @Test(arguments: [1, 3, 6, 7, 8])
+    func orientationCropRotateAndFlipInOneRunGiveWhatTwoRunsGive(orientation: Int) throws {
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: orientation, littleEndian: true))
+        let size = OrientedImages.displayedSize(orientation: orientation)
+        let crop = ["--crop", "1,1,\(size.width - 1),\(size.height - 2)"], turn = ["--rotate", "90", "--flip", "v"]
+        let oneRun = try TemporaryDirectory()
+        let (one, output) = try Self.export(png, in: oneRun, crop + turn)
+        #expect(one.status == 0, "\(one.stderr)")
+        let twoRuns = try TemporaryDirectory()
+        let (first, cropped) = try Self.export(png, in: twoRuns, crop)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try kiln(["export", cropped, "-o", twoRuns.join("turned"), "--device", "cpu", "--progress", "none"] + turn)
+        #expect(second.status == 0, "\(second.stderr)")
+        let composed = try PNGDecoder.decode(contentsOf: output)
+        let stepwise = try PNGDecoder.decode(contentsOf: twoRuns.join("turned/in.png"))
+        #expect((composed.width, composed.height) == (size.height - 2, size.width - 1))
+        #expect(composed == stepwise, "orientation \(orientation)")
+    }
+
     @Test(arguments: 1...8)
     func noAutorotateKeepsThePixelsAndTheTag(orientation: Int) throws {
         let dir = try TemporaryDirectory()

@@ -46,6 +46,46 @@ struct GeometryTests {
         }
     }
 
+    /// Every ordered pair of these, and crop–rotate–flip triples (the flags' order, and an EXIF orientation's).
+    static let steps: [(String, @Sendable (PixelBuffer) -> Operation)] = [
+        ("crop", { .crop(Crop(x: $0.width / 5, y: $0.height / 3, width: max(1, $0.width * 2 / 3), height: max(1, $0.height / 2))) }),
+        ("rotate 90", { _ in .rotate(Rotate(degrees: 90)) }), ("rotate 180", { _ in .rotate(Rotate(degrees: 180)) }),
+        ("rotate 270", { _ in .rotate(Rotate(degrees: 270)) }),
+        ("flip h", { _ in .flip(Flip(axis: .h)) }), ("flip v", { _ in .flip(Flip(axis: .v)) }),
+    ]
+
+    /// A crop, rotation or flip after another is composed into one remap pass (`PassBuilder.remap`):
+    /// the same pixels as the operations one at a time, on both backends, and one pass only, so
+    /// the flags' `--crop … --rotate 90` reads the stored source instead of holding a float image whole.
+    @Test("a run of crops, rotations and flips is one pass, pixel for pixel the operations one at a time")
+    func composedRemaps() throws {
+        let pairs = Self.steps.flatMap { first in Self.steps.map { [first, $0] } }
+        let triples = [0, 1, 3].flatMap { crop in (1...3).flatMap { turn in (4...5).map { [Self.steps[crop], Self.steps[turn], Self.steps[$0]] } } }
+        let seed = TestSeed()
+        let images = RandomImages.all(seed: seed.value).filter { $0.width > 1 && $0.height > 1 }
+        try withVulkanIfAvailable { vulkan in
+            let backends: [any PassBackend] = [CPUBackend()] + (vulkan.map { [$0] } ?? [])
+            for run in pairs + triples {
+                for image in images {
+                    var operations: [Operation] = []
+                    var stepwise = image
+                    for (_, make) in run {
+                        // Each step is made for the image it acts on (a crop's rectangle follows its size).
+                        let operation = make(stepwise)
+                        operations.append(operation)
+                        stepwise = try RenderPipeline(operations: [operation]).render(stepwise, on: CPUBackend())
+                    }
+                    let pipeline = try RenderPipeline(operations: operations)
+                    let label = run.map(\.0).joined(separator: ", ") + " of \(image.width)×\(image.height) \(image.depth), \(seed)"
+                    #expect(try pipeline.graph(width: image.width, height: image.height).passes.count == 1, "\(label)")
+                    for backend in backends {
+                        #expect(try pipeline.render(image, on: backend) == stepwise, "\(label) on \(backend.kind)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("flip", arguments: Flip.Axis.allCases)
     func flip(_ axis: Flip.Axis) throws {
         try withVulkanIfAvailable { vulkan in

@@ -7,8 +7,9 @@ package import ImageCore
 /// new rows a chunk at a time, and asks its inputs for exactly the rows that
 /// chunk reads (the pass's footprint). Float buffers follow the
 /// width and the operations' windows, never the area — except for an
-/// intermediate image read backwards (a rotation or flip after another
-/// operation, possible only in a recipe), which is held whole.
+/// intermediate image read backwards (a rotation or flip v after an operation
+/// other than a crop, rotation or flip, which compose with it into one pass:
+/// possible only in a recipe), which is held whole.
 ///
 /// Every output pixel is computed from the same inputs in the same order
 /// whatever the chunk size, so the result does not depend on it.
@@ -220,7 +221,10 @@ package final class StripExecutor {
     private func hold(_ node: Int, _ need: Range<Int>) throws {
         let store = stores[node]
         if wholeNodes.contains(node) {
-            if store.count == 0 { try compute(node, 0..<sizes[node].height) }
+            if store.count == 0 {
+                store.reserve(rows: sizes[node].height)
+                try compute(node, 0..<sizes[node].height)
+            }
             return
         }
         // Every consumer's requests only move down, so no row above the lowest

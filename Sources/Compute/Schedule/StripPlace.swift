@@ -12,6 +12,9 @@ package protocol RowWindow: AnyObject {
     func drop(below row: Int)
     /// Forgets every row; the next appended row is `row`.
     func restart(at row: Int)
+    /// Makes room for `rows` rows in all before they are appended (an image held
+    /// whole), so the window is allocated once instead of growing by copies.
+    func reserve(rows: Int)
 }
 
 extension RowWindow {
@@ -97,6 +100,7 @@ package final class HostStrips: StripPlace {
 
     package func constant(_ image: FloatImage) -> any RowWindow {
         let store = RowStore(width: image.width, depth: image.depth)
+        store.reserve(rows: image.height)
         let view = store.append(image.height)
         image.pixels.withUnsafeBufferPointer { view.base.update(from: $0.baseAddress!, count: $0.count) }
         return store

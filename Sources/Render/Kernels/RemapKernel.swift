@@ -13,6 +13,14 @@ enum RemapKernel {
             (a * x + b * y + c, d * x + e * y + f)
         }
 
+        /// The map of one remap doing this one's work on the output of a remap through
+        /// `next`: this map applied to `next`'s result (both copy pixels, so the one
+        /// pass gives exactly the pixels of the two).
+        func following(_ next: Map) -> Map {
+            Map(a: a * next.a + b * next.d, b: a * next.b + b * next.e, c: a * next.c + b * next.f + c,
+                d: d * next.a + e * next.d, e: d * next.b + e * next.e, f: d * next.c + e * next.f + f)
+        }
+
         /// The source pixels a rectangle of output pixels reads.
         func footprint(_ rect: PixelRect) -> PixelRect {
             let corners = [self(rect.x, rect.y), self(rect.x + rect.width - 1, rect.y + rect.height - 1)]

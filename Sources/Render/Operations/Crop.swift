@@ -34,7 +34,6 @@ public struct Crop: Sendable, Equatable, Codable {
             throw .cropOutsideImage(crop: "\(x),\(y),\(width),\(height)", width: builder.width, height: builder.height)
         }
         if kept.width == builder.width && kept.height == builder.height { return }
-        builder.advance(RemapKernel.pass(builder.current, map: .init(c: kept.x, f: kept.y),
-                                         width: kept.width, height: kept.height))
+        builder.remap(.init(c: kept.x, f: kept.y), width: kept.width, height: kept.height)
     }
 }

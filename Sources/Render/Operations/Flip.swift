@@ -19,6 +19,6 @@ public struct Flip: Sendable, Equatable, Codable {
     func lower(into builder: inout PassBuilder) {
         let w = builder.width, h = builder.height
         let map: RemapKernel.Map = axis == .h ? .init(a: -1, c: w - 1) : .init(e: -1, f: h - 1)
-        builder.advance(RemapKernel.pass(builder.current, map: map, width: w, height: h))
+        builder.remap(map, width: w, height: h)
     }
 }

@@ -137,7 +137,7 @@ public struct Resize: Sendable, Equatable, Codable {
         builder.move(to: image, width: resized.width, height: resized.height)
         if cropped != resized {
             let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)
-            builder.advance(RemapKernel.pass(image, map: map, width: cropped.width, height: cropped.height))
+            builder.remap(map, width: cropped.width, height: cropped.height)
         }
     }
 }

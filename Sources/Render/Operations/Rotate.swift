@@ -20,6 +20,6 @@ public struct Rotate: Sendable, Equatable, Codable {
         case 180: (.init(a: -1, b: 0, c: w - 1, d: 0, e: -1, f: h - 1), (w, h))
         default: (.init(a: 0, b: -1, c: w - 1, d: 1, e: 0, f: 0), (h, w))
         }
-        builder.advance(RemapKernel.pass(builder.current, map: map, width: size.0, height: size.1))
+        builder.remap(map, width: size.0, height: size.1)
     }
 }

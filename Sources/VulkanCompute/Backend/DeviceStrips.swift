@@ -364,6 +364,9 @@ private final class DeviceWindow: RowWindow {
         count = 0
         base = row * width / PassTiling.alignment * PassTiling.alignment
     }
+
+    /// Nothing: an image held whole stays on the host (`StripExecutor` uses no device place then).
+    func reserve(rows: Int) {}
 }
 
 /// A strip's work while it is recorded and in flight: its slot, the source
