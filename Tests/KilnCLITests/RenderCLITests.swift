@@ -71,6 +71,36 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: work.join("out")), "nothing written")
     }
 
+    /// `--watermark` reads its file as the inputs are read, by content: a lossless WebP of the
+    /// PNG mark gives the same outputs as the PNG; a JPEG of it (its alpha flattened onto
+    /// white) is drawn too, as an opaque square.
+    @Test func aWatermarkMayBeAJPEGOrAWebP() throws {
+        let work = try TemporaryDirectory()
+        let mark = Paths.sampleData + "/watermark.png"
+        let copy = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: mark, toPath: copy.join("mark.png"))
+        for (format, extra) in [("webp", ["--lossless"]), ("jpeg", ["--quality", "95"])] {
+            let made = try kiln(["export", copy.join("mark.png"), "-o", work.join("marks-" + format), "--format", format,
+                                 "--progress", "none"] + extra)
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        var outputs: [String: [String: Data]] = [:]
+        for (label, file) in [("none", nil), ("png", mark), ("webp", work.join("marks-webp/mark.webp")),
+                              ("jpeg", work.join("marks-jpeg/mark.jpg"))] {
+            let r = try kiln(["export", Paths.sampleData, "-o", work.join("out-" + label), "--device", "cpu", "--progress", "none"]
+                             + (file.map { ["--watermark", $0] } ?? []))
+            #expect(r.status == 0, "\(label): \(r.stderr)")
+            let names = Paths.pngs(in: work.join("out-" + label))
+            #expect(names == Paths.pngs(in: Paths.sampleData), "\(label)")
+            outputs[label] = Dictionary(uniqueKeysWithValues: names.map { ($0, FileManager.default.contents(atPath: work.join("out-\(label)/" + $0)) ?? Data()) })
+        }
+        #expect(outputs["webp"] == outputs["png"], "a lossless WebP mark gives the PNG mark's outputs")
+        for name in outputs["none"]?.keys.sorted() ?? [] {
+            #expect(outputs["jpeg"]?[name] != outputs["none"]?[name], "\(name): the JPEG mark is drawn")
+            #expect(outputs["jpeg"]?[name] != outputs["png"]?[name], "\(name): the JPEG mark has no alpha")
+        }
+    }
+
     @Test func flagsBesideRecipeAndUnreadableRecipeExit64() throws {
         let work = try TemporaryDirectory()
         let beside = try kiln(["export", Paths.sampleData, "--output", work.join("out"),
