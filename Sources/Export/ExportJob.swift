@@ -44,6 +44,8 @@ public final class ExportJob: Sendable {
     public let durability: Durability
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
+    /// What the user's cache kept of this folder's last clean run (``MadeCache``): hints, never conflicts.
+    private let madeHints: [String: FinishedRecord]
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>
     private let planDigest: String
@@ -135,6 +137,9 @@ public final class ExportJob: Sendable {
     /// already verified) are counted as done and not redone. `earlierRecords`
     /// is what the folder's journal said before this run (any job's): it tells
     /// an existing output made by this very work from one made otherwise.
+    /// `madeHints` are the records ``MadeCache`` kept for the folder when its
+    /// last clean run removed the journal: an output matching its hint in size,
+    /// CRC-32 and provenance is skipped unread; any other is made again and compared.
     /// `lostWrites` are outputs this very job recorded as written whose bytes no
     /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
@@ -142,7 +147,8 @@ public final class ExportJob: Sendable {
     /// run's progress continues; without it, the share of items finished.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
-                earlierRecords: [String: FinishedRecord] = [:], lostWrites: Set<String> = [],
+                earlierRecords: [String: FinishedRecord] = [:], madeHints: [String: FinishedRecord] = [:],
+                lostWrites: Set<String> = [],
                 durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget),
                 progressBefore: Double? = nil) {
         self.options = options
@@ -150,6 +156,7 @@ public final class ExportJob: Sendable {
         self.durability = durability
         self.memory = memory
         self.earlierRecords = earlierRecords
+        self.madeHints = madeHints
         planDigest = Provenance.digest(of: options.plan)
         shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
             guard case .resize(let resize) = operation, !resize.upscale else { return nil }
@@ -668,6 +675,10 @@ public final class ExportJob: Sendable {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
         }
         guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
+            if let hint = madeHints[item.output], let made, hint.made == made, present.count == hint.size,
+               CRC32.checksum(present) == hint.crc32 {
+                return .identical(hint)
+            }
             return .unrecorded(present)
         }
         guard present.count == earlier.size, CRC32.checksum(present) == earlier.crc32 else {

@@ -60,6 +60,7 @@ struct JobRunner {
         let finishedBefore: [String: FinishedRecord]
         var lostWrites = Set<String>()
         let earlierRecords: [String: FinishedRecord]
+        var madeHints: [String: FinishedRecord] = [:]
         var record = self.record
         var resuming = self.resuming
         do {
@@ -89,6 +90,10 @@ struct JobRunner {
             }
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
+            // A folder whose journal a clean run removed: what that run made, kept in the user's cache.
+            if earlierRecords.isEmpty && shard == nil && !record.options.inPlace {
+                madeHints = MadeCache.hints(for: directory)
+            }
             if !resuming { try journal.start(record) }
         } catch let refused as ExitCode {
             throw refused
@@ -110,6 +115,7 @@ struct JobRunner {
         let job = ExportJob(options: options, items: Self.leavingOut(before?.stalledTwice ?? [], from: record.items),
                             output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
+                            madeHints: madeHints,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory,
                             // A resume's fraction continues from the last one the stopped run showed.
                             progressBefore: before?.fraction)
@@ -209,11 +215,12 @@ struct JobRunner {
         }
         status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code, stalls: stalls)
         let exit = stream.close(code)
-        // A folder published after a clean run holds only its outputs; a re-run still
-        // recognizes them by comparing what it would write (see ExportJob).
+        // A folder published after a clean run holds only its outputs; what made them goes to the
+        // user's cache, so a re-run recognizes them unread (MadeCache), else by comparing (ExportJob).
         // A shard keeps its journal: `kiln status` tells a finished shard from one not started by it,
         // and a retry of a finished shard then ends at once.
         if code == KilnExitCode.success && record.keepJournal != true && shard == nil {
+            if !record.options.inPlace { MadeCache.keep(journal.finished(), for: directory) }
             journal.close()
             output.removeJournal()
         }

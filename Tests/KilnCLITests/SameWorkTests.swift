@@ -32,6 +32,52 @@ import Testing
         }
     }
 
+    /// A clean run removes its journal, and the user's cache keeps what made its outputs
+    /// (`MadeCache`): the same export again skips them unread — no input is opened for
+    /// decoding (`KILN_TEST_PAUSE_DECODE`'s mark never appears). An input touched since, or
+    /// a run with another cache, makes its outputs again and compares them: still skips.
+    @Test func theSameExportAgainSkipsItsOutputsUnread() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out")
+        let export = ["export", Paths.sampleData, "--output", out, "--resize", "40x40", "--device", "cpu", "--progress", "json"]
+        let first = try kiln(export)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/.kiln"))
+        let written = Events(first.stdoutLines).files("written").count
+        #expect(written > 1)
+        // Each pause's release exists already: a decode leaves `<pause>.paused` and goes on at once.
+        func pause(_ name: String) -> String {
+            let path = dir.join(name)
+            #expect(FileManager.default.createFile(atPath: path, contents: Data()), "\(path) not made")
+            return path
+        }
+
+        let cached = pause("cached")
+        let again = try kiln(export, environment: ["KILN_TEST_PAUSE_DECODE": cached])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).files("skipped").count == written, "\(again.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: cached + ".paused"), "an input was decoded to skip its output")
+
+        let uncached = pause("uncached")
+        let compared = try kiln(export, environment: ["KILN_TEST_PAUSE_DECODE": uncached, "XDG_CACHE_HOME": dir.join("other-cache")])
+        #expect(compared.status == 0, "\(compared.stderr)")
+        #expect(Events(compared.stdoutLines).files("skipped").count == written, "\(compared.stdout)")
+        #expect(FileManager.default.fileExists(atPath: uncached + ".paused"), "no input decoded without the cache: the test shows nothing")
+
+        // One input touched: its record no longer matches, so it alone is made again (and is the same work).
+        let copy = dir.join("in")
+        try FileManager.default.copyItem(atPath: Paths.sampleData, toPath: copy)
+        let touchedExport = ["export", copy, "--output", dir.join("out2"), "--resize", "40x40", "--device", "cpu", "--progress", "json"]
+        #expect(try kiln(touchedExport).status == 0)
+        let input = copy + "/" + Paths.pngs(in: copy)[0]
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: input)
+        let touched = pause("touched")
+        let redone = try kiln(touchedExport, environment: ["KILN_TEST_PAUSE_DECODE": touched])
+        #expect(redone.status == 0, "\(redone.stderr)")
+        #expect(Events(redone.stdoutLines).files("skipped").count == written, "\(redone.stdout)")
+        #expect(FileManager.default.fileExists(atPath: touched + ".paused"), "the touched input was not made again")
+    }
+
     /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
     /// same command on `--device cpu`, exit 1.
     @Test func outputsOfTheSameOptionsOnTheOtherBackendAreTheSameWork() throws {

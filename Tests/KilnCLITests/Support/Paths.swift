@@ -37,11 +37,15 @@ enum Paths {
 
 /// Runs the built `kiln` with arguments. Unless `environment` names one, each run
 /// gets its own machine-slot directory, so tests running in parallel never queue
-/// behind each other (the queue tests share one on purpose).
+/// behind each other (the queue tests share one on purpose), and the test process's
+/// own cache folder (`XDG_CACHE_HOME`: ``MadeCache``'s records), never the user's.
 func kiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
           timeout: Duration = .seconds(300)) throws -> ChildProcess.Outcome {
     try startKiln(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
 }
+
+/// The cache folder of this test process's kiln runs.
+let testCache = NSTemporaryDirectory() + "/kiln-test-cache-\(ProcessInfo.processInfo.processIdentifier)"
 
 /// Starts the built `kiln` in the background (see ``kiln(_:stdin:environment:timeout:)``).
 func startKiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
@@ -50,5 +54,6 @@ func startKiln(_ arguments: [String], stdin: String = "", environment: [String: 
     if env["KILN_RUNTIME_DIR"] == nil {
         env["KILN_RUNTIME_DIR"] = NSTemporaryDirectory() + "/kiln-slots-" + UUID().uuidString
     }
+    if env["XDG_CACHE_HOME"] == nil { env["XDG_CACHE_HOME"] = testCache }
     return try ChildProcess(Paths.kiln, arguments, stdin: stdin, environment: env, directory: directory)
 }

@@ -1,0 +1,96 @@
+import Foundation
+
+/// What a cleaned output folder's journal said, kept in the user's cache so
+/// that running the same export again recognizes kiln's own outputs without
+/// making them again.
+///
+/// A run that exits 0 removes `OUTPUT/.kiln/` (a published folder holds only
+/// its outputs). Before it does, the records of the outputs it wrote or
+/// skipped — relative path, size, CRC-32 and what made them (input size and
+/// time, the plan's digest; no absolute path) — go to
+/// `$XDG_CACHE_HOME/kiln/made/` (`~/.cache/kiln/made/` without it), one file
+/// per output folder named by the folder's device and inode. The next job
+/// into that folder with no journal of its own reads them as hints: an output
+/// whose size, CRC-32 and provenance match its hint is skipped as the same
+/// work at the cost of reading it once; any other output is made again and
+/// compared, exactly as without the cache. A hint never makes a conflict.
+///
+/// Measured (W1 fit to 1920, 2 jobs, release build): running the same export
+/// again into its cleaned folder took 2.04 s (every image redone to compare)
+/// against 2.17 s for the first run; with these records 0.14–0.16 s (each
+/// output read once for its CRC-32); with the journal kept, 0.07 s.
+///
+/// Best effort: a cache that cannot be read or written changes nothing but
+/// the time a re-run takes. A file not owned by the user, or writable by
+/// others, is not read. The newest ``keptFolders`` folders are kept.
+public enum MadeCache {
+    /// How many output folders' records are kept (the least recently written go first).
+    static let keptFolders = 200
+
+    /// The cache folder for `environment`, or nil when neither `XDG_CACHE_HOME` nor `HOME` is set.
+    static func folder(_ environment: [String: String]) -> String? {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/kiln/made" }
+        guard let home = environment["HOME"], !home.isEmpty else { return nil }
+        return home + "/.cache/kiln/made"
+    }
+
+    /// The file holding the records of the output folder `directory` (nil when it does not exist).
+    static func file(for directory: String, environment: [String: String]) -> String? {
+        guard let folder = folder(environment), let identity = FileIdentity(path: directory) else { return nil }
+        return "\(folder)/\(identity.device)-\(identity.inode).ndjson"
+    }
+
+    /// The records kept for the output folder `directory`, by output path; empty when there are none.
+    public static func hints(for directory: String,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: FinishedRecord] {
+        guard let path = file(for: directory, environment: environment) else { return [:] }
+        // Only a file this user wrote and no one else can: a hint skips the work that would show
+        // an output changed, so one planted by another user must not count.
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
+              info.st_mode & 0o022 == 0, let data = FileManager.default.contents(atPath: path) else { return [:] }
+        var records: [String: FinishedRecord] = [:]
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            if let record = try? JSONDecoder().decode(FinishedRecord.self, from: Data(line)), record.made != nil {
+                records[record.output] = record
+            }
+        }
+        return records
+    }
+
+    /// Keeps the records of `records` that describe an output on disk (written or skipped, with
+    /// what made it) for the output folder `directory`, replacing what was kept for it.
+    public static func keep(_ records: [String: FinishedRecord], for directory: String,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard let folder = folder(environment), let path = file(for: directory, environment: environment) else { return }
+        let kept = records.values.filter { ($0.status == .written || $0.status == .skipped) && $0.size > 0 && $0.made != nil }
+            .sorted { $0.output < $1.output }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var data = Data()
+        for record in kept {
+            guard let line = try? encoder.encode(record) else { continue }
+            data.append(line)
+            data.append(UInt8(ascii: "\n"))
+        }
+        let manager = FileManager.default
+        guard (try? manager.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return }
+        // Written whole, then renamed over the old file: a reader sees one or the other.
+        let temporary = "\(path).\(getpid()).tmp"
+        guard manager.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        if rename(temporary, path) != 0 { unlink(temporary) }
+        prune(folder)
+    }
+
+    /// Removes the files of all but the ``keptFolders`` most recently written output folders.
+    private static func prune(_ folder: String) {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: folder), names.count > keptFolders else { return }
+        let dated = names.filter { $0.hasSuffix(".ndjson") }.compactMap { name -> (String, Date)? in
+            let path = folder + "/" + name
+            guard let date = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return nil }
+            return (path, date)
+        }
+        for (path, _) in dated.sorted(by: { $0.1 > $1.1 }).dropFirst(keptFolders) { unlink(path) }
+    }
+}
