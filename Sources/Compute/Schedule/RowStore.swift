@@ -64,7 +64,11 @@ final class RowStore: RowWindow {
     /// whole (9 MP rotated after a blur) peaked at its old and new storage
     /// together, 315 MB where 243 MB was estimated, and copied it over and over.
     func reserve(rows: Int) {
-        guard rows > capacity else { return }
+        if rows > capacity { move(toCapacity: rows) }
+    }
+
+    /// Moves the rows held to the start of new storage of `rows` rows.
+    private func move(toCapacity rows: Int) {
         let fresh = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: rows * width)
         HugePages.advise(fresh, bytes: rows * width * MemoryLayout<SIMD4<Float>>.stride)
         fresh.initialize(from: storage + offset * width, count: count * width)
@@ -81,17 +85,11 @@ final class RowStore: RowWindow {
         if offset + count + rows > capacity {
             if count + rows <= capacity {
                 storage.update(from: storage + offset * width, count: count * width)
+                offset = 0
             } else {
                 // Room for a few more chunks: windows grow by a chunk at a time.
-                let grown = count + 2 * rows
-                let fresh = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: grown * width)
-                HugePages.advise(fresh, bytes: grown * width * MemoryLayout<SIMD4<Float>>.stride)
-                fresh.initialize(from: storage + offset * width, count: count * width)
-                storage.deallocate()
-                storage = fresh
-                capacity = grown
+                move(toCapacity: count + 2 * rows)
             }
-            offset = 0
         }
         let first = storage + (offset + count) * width
         let view = FloatRows(base: first, width: width, top: end, height: rows, depth: depth)
