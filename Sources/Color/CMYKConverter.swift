@@ -19,7 +19,9 @@ public final class CMYKConverter {
             throw .unusableProfile(role: "CMYK conversion", name: "sRGB", reason: "lcms2 cannot make it")
         }
         defer { ccolor_profile_close(srgb) }
-        profile = try ColorConverter.profile(srgb, name: "sRGB")
+        var profile = try ColorConverter.profile(srgb, name: "sRGB")
+        ColorConverter.undate(&profile)
+        self.profile = profile
         let source = embedded.flatMap { profile in profile.bytes.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) } }
         defer { if let source { ccolor_profile_close(source) } }
         if let source, ccolor_profile_is_cmyk(source) != 0 {

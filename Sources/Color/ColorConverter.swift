@@ -27,7 +27,9 @@ public final class ColorConverter: @unchecked Sendable {
         self.target = target
         self.fallbackInput = input
         do {
-            tag = try Self.profile(target, name: Self.tagName(conversion.target))
+            var tag = try Self.profile(target, name: Self.tagName(conversion.target))
+            if conversion.target == .srgb || conversion.target == .displayP3 { Self.undate(&tag) }
+            self.tag = tag
         } catch {
             ccolor_profile_close(target)
             ccolor_profile_close(input)
@@ -40,10 +42,14 @@ public final class ColorConverter: @unchecked Sendable {
         ccolor_profile_close(fallbackInput)
     }
 
-    /// Converts `image` from its embedded profile (or the input profile) into
-    /// the target, and makes the target's profile the one of `metadata`.
-    /// Returns warnings (an embedded profile lcms2 refuses, a gray one).
-    public func convert(_ image: inout PixelBuffer, metadata: inout ImageMetadata) -> [String] {
+    /// The conversion of rows at `depth` from the profile `metadata` names (or
+    /// the input profile) into the target, and the target's profile made the
+    /// one of `metadata`; nil, the colours left as they are, when lcms2 cannot
+    /// link the two. Also the warnings (an embedded profile lcms2 refuses, a
+    /// gray one, a link that fails). The profile is known before the pixels
+    /// (PNG's iCCP precedes IDAT, JPEG's APP2 the frame, WebP's ICCP the
+    /// image), so rows are converted as they stream to the encoder.
+    public func rows(depth: PixelBuffer.Depth, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
         var warnings: [String] = []
         var source: ccolor_profile? = nil
         if let embedded = metadata.colorProfile?.bytes {
@@ -63,17 +69,19 @@ public final class ColorConverter: @unchecked Sendable {
         case .saturation: CCOLOR_SATURATION
         case .absolute: CCOLOR_ABSOLUTE
         }
-        let transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(image.depth.rawValue), intent,
+        let transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(depth.rawValue), intent,
                                                 conversion.intent == .relative ? 1 : 0)
         guard let transform else {
             warnings.append("lcms2 cannot link the input profile to \(conversion.target); colours left as they were")
-            return warnings
+            return (nil, warnings)
         }
-        defer { ccolor_transform_close(transform) }
-        let count = image.pixelCount
-        image.bytes.withUnsafeMutableBytes { ccolor_transform_apply(transform, $0.baseAddress, count) }
+        retag(&metadata)
+        return (RowConversion(transform), warnings)
+    }
+
+    /// Makes the target's profile the one of `metadata` (whose pixels were converted into it).
+    public func retag(_ metadata: inout ImageMetadata) {
         metadata.replaceColorProfile(with: tag)
-        return warnings
     }
 
     private static func open(_ profile: ColorConversion.Profile, role: String) throws(ColorError) -> ccolor_profile {
@@ -106,6 +114,20 @@ public final class ColorConverter: @unchecked Sendable {
     }
 
     /// The ICC bytes of `profile`, named `name`.
+    /// Sets the creation date of a profile lcms2 built (bytes 24-35 of its header, ICC.1 §7.2.1: six
+    /// big-endian 16-bit fields) to 2000-01-01 00:00:00. lcms2 dates what it builds with the time it
+    /// built it, so every output tagged sRGB or Display P3 differed from one run to the next in its
+    /// iCCP: a resume or a re-run could not make the same file. Only the tag's bytes: a profile
+    /// read back from them converts with its matrix rounded to ICC's fixed point, which moved
+    /// PngSuite's grays off gray (4 of 181 files, up to 18 of 65535).
+    static func undate(_ profile: inout ColorProfile) {
+        guard profile.bytes.count >= 128 else { return }
+        for (index, field) in [2000, 1, 1, 0, 0, 0].enumerated() {
+            profile.bytes[24 + 2 * index] = UInt8(field >> 8)
+            profile.bytes[25 + 2 * index] = UInt8(field & 0xFF)
+        }
+    }
+
     static func profile(_ profile: ccolor_profile, name: String) throws(ColorError) -> ColorProfile {
         var size = 0
         guard ccolor_profile_save(profile, nil, &size) != 0, size > 0 else {
@@ -129,5 +151,23 @@ public enum ColorError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unusableProfile(let role, let name, let reason): "\(role) \(name): \(reason)"
         }
+    }
+}
+
+/// One lcms2 transform between two profiles, applied to canonical rows in place
+/// (``ColorConverter/rows(depth:metadata:)``); alpha is copied, not converted.
+// Unchecked: one lcms2 transform built without a cache: each pixel converts alone, from any thread.
+public final class RowConversion: @unchecked Sendable {
+    private let transform: ccolor_transform
+
+    init(_ transform: ccolor_transform) {
+        self.transform = transform
+    }
+
+    deinit { ccolor_transform_close(transform) }
+
+    /// Converts `count` canonical pixels at `pixels`, in place.
+    public func apply(_ pixels: UnsafeMutableRawPointer, count: Int) {
+        ccolor_transform_apply(transform, pixels, count)
     }
 }

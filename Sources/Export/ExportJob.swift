@@ -441,14 +441,13 @@ public final class ExportJob: Sendable {
                     : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
                 let converter = colorConverter ?? (dropped == nil ? nil : profileDrop)
                 // A writer that streams chooses its file's layout before the first row, from what
-                // the rows can hold; a colour conversion's rows are known only once converted.
-                if converter == nil { settings.content = rowContent(of: reader.header) }
+                // the rows can hold; a colour conversion may make gray rows coloured.
+                settings.content = rowContent(of: reader.header)
+                if converter != nil { settings.content?.gray = false }
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
-                // what its render schedule holds, what the writer holds, and the rendered image
-                // a colour conversion holds.
+                // what its render schedule holds and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
-                let converted = converter == nil ? 0 : size.width * size.height * 4 * reader.depth.bytesPerSample
-                let needed = try renderer.workingSet(of: reader.header, orientation: orientation) + converted
+                let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
                     + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
@@ -461,8 +460,8 @@ public final class ExportJob: Sendable {
                 var memoryOutput = MemoryOutput()
                 let file = staged.map(StagedFile.init)
                 var writer: (any ImageWriter)?
-                // A colour conversion takes the whole rendered image, then hands it to the writer.
-                var converting: PixelBufferSink?
+                var colorWarnings: [String] = []
+                var converted = false
                 var metadata = try renderer.render(reader, orientation: orientation, reopen: reopen, makeSink: { width, height, depth in
                     // Asked again when the image starts over on the CPU: the output starts over too.
                     if writer != nil {
@@ -472,17 +471,20 @@ public final class ExportJob: Sendable {
                     let made = try codec.writer(width: width, height: height, depth: depth, settings: settings,
                                                 output: file ?? memoryOutput)
                     writer = made
-                    guard converter != nil else {
-                        var leading = reader.leadingMetadata
-                        describeOrientation(of: &leading, applied: orientation, width: width, height: height)
-                        // A writer that compresses as the rows arrive does its encode in the render stage.
-                        try made.begin(metadata: leading, progress: EncodeProgress { fraction in
-                            tracker.advance(progressItem, rendering: fraction)
-                        })
-                        return made
-                    }
-                    converting = PixelBufferSink(width: width, height: height, depth: depth)
-                    return converting!
+                    var leading = reader.leadingMetadata
+                    describeOrientation(of: &leading, applied: orientation, width: width, height: height)
+                    // Rows converted into the output's profile on their way to the writer.
+                    let conversion = converter.map { converter in
+                        let (conversion, warnings) = converter.rows(depth: depth, metadata: &leading)
+                        colorWarnings = warnings
+                        converted = conversion != nil
+                        return conversion
+                    } ?? nil
+                    // A writer that compresses as the rows arrive does its encode in the render stage.
+                    try made.begin(metadata: leading, progress: EncodeProgress { fraction in
+                        tracker.advance(progressItem, rendering: fraction)
+                    })
+                    return conversion.map { ConvertingSink(writer: made, conversion: $0) } ?? made
                 }) { fraction in
                     tracker.advance(progressItem, rendering: fraction)
                     waitWhilePaused()  // between strips
@@ -491,13 +493,8 @@ public final class ExportJob: Sendable {
                 guard source?.isUnchanged() == true else { throw InputChanged() }
                 guard let writer else { preconditionFailure("the renderer asked for no sink") }
                 describeOrientation(of: &metadata, applied: orientation, width: writer.width, height: writer.height)
-                var colorWarnings: [String] = []
-                if let converter, let converting {
-                    var rendered = converting.image()
-                    colorWarnings = converter.convert(&rendered, metadata: &metadata)
-                    try writer.begin(metadata: metadata, progress: nil)
-                    try writer.write(rendered)
-                }
+                // The profile the rows were converted into, in the blocks the writer completes the file with.
+                if converted { converter?.retag(&metadata) }
                 if let dropped {
                     colorWarnings.append("iCCP: the profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")

@@ -100,4 +100,51 @@ struct ColorProfileCLITests {
         #expect(try PNGDecoder.decode(contentsOf: dir.join("plain/p3.png")) == (try PNGDecoder.decode(contentsOf: dir.join("srgb/p3.png"))))
         #expect(Events(plain.stdoutLines).named("warning").isEmpty, "\(plain.stdout)")
     }
+
+    /// lcms2 dates the profiles it builds with the moment it builds them: every output
+    /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
+    /// the date), so a resume or a re-run could not make the same file. Now they are dated
+    /// 2000-01-01: two runs a second apart write the same bytes.
+    @Test func anOutputTaggedWithABuiltInProfileIsTheSameFileInEveryRun() throws {
+        let dir = try TemporaryDirectory()
+        let input = try displayP3Image(dir)
+        for profile in ["srgb", "p3"] {
+            var files: [Data] = []
+            for run in 0..<2 {
+                if run > 0 { Thread.sleep(forTimeInterval: 1.1) }  // into another second of the clock
+                let out = dir.join("\(profile)-\(run)")
+                let r = try kiln(["export", input, "-o", out, "--profile", profile, "--device", "cpu", "--progress", "none"],
+                                 environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+                #expect(r.status == 0, "\(r.stderr)")
+                files.append(try Data(contentsOf: URL(fileURLWithPath: out + "/p3.png")))
+            }
+            #expect(files[0] == files[1], "--profile \(profile): two runs wrote different bytes")
+        }
+    }
+
+    /// The conversion streams with the rows (`ConvertingSink`): an image whose rows pass
+    /// the writer's 64 MiB hold is converted within `--memory 64M`. Before, the whole
+    /// rendered image was taken for the conversion, and the budget refused it.
+    @Test func aLargeConvertedImageStreamsWithinASmallBudget() throws {
+        let dir = try TemporaryDirectory()
+        let width = 4096, height = 4200  // 68.8 MB of 8-bit RGBA rows
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 4
+                bytes[at] = UInt8(x & 255)
+                bytes[at + 1] = UInt8(y & 255)
+                bytes[at + 2] = UInt8((x + y) & 255)
+            }
+        }
+        let image = PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes)
+        try Data(try PNGEncoder.encode(image, options: .init(level: 1))).write(to: URL(fileURLWithPath: dir.join("large.png")))
+        let r = try kiln(["export", dir.join("large.png"), "-o", dir.join("out"), "--profile", "p3", "--memory", "64M",
+                          "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let output = try PNGDecoder.decode(contentsOf: dir.join("out/large.png"))
+        #expect((output.width, output.height) == (width, height))
+        #expect(output != image, "the pixels were converted")
+        #expect(try pngcheckFailures([dir.join("out/large.png")]) == [])
+    }
 }

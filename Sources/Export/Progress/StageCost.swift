@@ -64,9 +64,9 @@ public struct StageCost: Sendable, Equatable {
             return StageCost(render: render, encode: output * (plan.output.lossless ? Rates.webpLossless : Rates.webpLossy))
         default:
             let level = min(max(plan.level, 0), 9)
-            // An output too large to hold is compressed as the render hands its rows on (unless a
-            // colour conversion must see the whole image first): part of the render stage.
-            let streams = plan.color == nil && outputPixels * 4 * header.depth.bytesPerSample > PNGWriter.heldBytes
+            // An output too large to hold is compressed as the render hands its rows on (a colour
+            // conversion included: it converts them on the way): part of the render stage.
+            let streams = outputPixels * 4 * header.depth.bytesPerSample > PNGWriter.heldBytes
             // A held output at levels 2-7 is deflated whole by libdeflate; zlib's cost (levels 3-9
             // in segments) grows with the content: the input's bytes per pixel stand for it, times
             // (input / output pixels)^0.3 for a shrink, which packs more detail in each pixel.
