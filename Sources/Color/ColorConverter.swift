@@ -113,7 +113,6 @@ public final class ColorConverter: @unchecked Sendable {
         }
     }
 
-    /// The ICC bytes of `profile`, named `name`.
     /// Sets the creation date of a profile lcms2 built (bytes 24-35 of its header, ICC.1 §7.2.1: six
     /// big-endian 16-bit fields) to 2000-01-01 00:00:00. lcms2 dates what it builds with the time it
     /// built it, so every output tagged sRGB or Display P3 differed from one run to the next in its
@@ -128,6 +127,7 @@ public final class ColorConverter: @unchecked Sendable {
         }
     }
 
+    /// The ICC bytes of `profile`, named `name`.
     static func profile(_ profile: ccolor_profile, name: String) throws(ColorError) -> ColorProfile {
         var size = 0
         guard ccolor_profile_save(profile, nil, &size) != 0, size > 0 else {
