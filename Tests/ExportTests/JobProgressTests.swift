@@ -59,14 +59,18 @@ import Testing
     @Test func theLastImagesInHandAreTheCriticalPath() {
         let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2)
         let first = job.begin(0), second = job.begin(1)
-        // The job moves 0.01 of itself a second: 1.52 cost units. Nothing measured yet: all of it at that rate.
-        #expect(abs(job.secondsLeftInHand(rate: 0.01) - 152 / 1.52) < 1e-6, "an image waiting its turn goes at the job's rate")
+        // The job moves 0.01 of itself a second: 1.52 cost units, two images side by side, 0.76 each;
+        // an image alone goes speedUp(2 → 1) times that. Nothing measured yet: image 1 (2) ends
+        // beside image 0, image 2 (50) takes its place and ends beside it, and image 0's last 48 go alone.
+        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1)
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - (52 / 0.76 + 48 / alone)) < 1e-6,
+                "images waiting their turn go at the job's rate while the workers are busy, then alone")
         job.finish(second)
         let third = job.begin(2)
         job.advance(first, rendering: 1)
         // All begun: image 0 has 90 left, image 2 its 50. Sharing the cores, image 2 ends first,
-        // then image 0 has them all: 140 at the job's rate.
-        #expect(abs(job.secondsLeftInHand(rate: 0.01) - 140 / 1.52) < 1e-6)
+        // then image 0 has them all for its last 40.
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - (50 / 0.76 + 40 / alone)) < 1e-6)
         // Once its encode has run a second, image 0 (alone now) goes at its own pace: 30 of 90 in about 1.1 s.
         job.finish(third)
         let clock = ContinuousClock(), began = clock.now
@@ -110,6 +114,24 @@ import Testing
         #expect(alone >= 2 * 1.1 * 0.99 / faster && alone <= 2 * measured * 1.01 / faster,
                 "60 left after 30 in \(measured) s: \(alone)")
         #expect(shared > alone, "shared: \(shared) s, alone: \(alone) s")
+    }
+
+    @Test func aBatchEndsAsSlowlyAsItsLastImageAlone() {
+        // 15 equal images, two workers, nothing measured: seven pairs at the job's rate, then the
+        // last image with the cores to itself, which it cannot fill.
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 15),
+                              pixels: 15, base: 0, workers: 2)
+        let rate = 0.01 * 15, alone = rate / 2 * JobProgress.speedUp(sharing: 2, to: 1)
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - (14 / rate + 1 / alone)) < 1e-6)
+        #expect(job.secondsLeftInHand(rate: 0.01) > 100, "more than the work at the job's rate")
+        // 41: the last 16 waiting are played out (eight pairs), the 25 before them go at the job's rate.
+        let long = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 41),
+                               pixels: 41, base: 0, workers: 2)
+        #expect(abs(long.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+        // One worker: the job's rate is one image's alone.
+        let one = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 15),
+                              pixels: 15, base: 0, workers: 1)
+        #expect(abs(one.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
     }
 
     @Test func anImageWaitingForItsCommitSharesNoCore() {

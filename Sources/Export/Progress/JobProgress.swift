@@ -31,6 +31,8 @@ public final class JobProgress: @unchecked Sendable {
         var done = 0.0
         var inFlight: [Int: InFlight] = [:]
         var inFlightDone = 0.0
+        /// The first image not begun yet (images begin in order).
+        var next = 0
         /// The largest fraction published: what observers may have seen.
         var published = 0.0
 
@@ -60,6 +62,8 @@ public final class JobProgress: @unchecked Sendable {
 
     private let root: Progress
     private let costs: [StageCost]
+    /// Each image's cost, both stages.
+    private let totals: [Double]
     /// Images worked on at once: those in flight beyond it wait for their commit, using no core.
     private let workers: Int
     private let state: Locked<State>
@@ -74,10 +78,11 @@ public final class JobProgress: @unchecked Sendable {
     public init(root: Progress, costs: [StageCost], pixels: Int, base: Double, workers: Int) {
         self.root = root
         self.costs = costs
+        totals = costs.map(\.total)
         self.pixels = pixels
         self.workers = max(workers, 1)
         let base = min(max(base, 0), 1)
-        var state = State(base: base, total: costs.reduce(0) { $0 + $1.total })
+        var state = State(base: base, total: totals.reduce(0, +))
         // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
         state.published = max(base, root.totalUnitCount == Self.resolution ? root.fractionCompleted : 0)
         self.state = Locked(state)
@@ -102,6 +107,7 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { state in
             Self.share(&state, among: state.inFlight.count + 1, workers: workers)
             state.inFlight[index] = InFlight()
+            state.next = max(state.next, index + 1)
         }
         return Item(index: index)
     }
@@ -160,16 +166,15 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { $0.fraction }
     }
 
-    /// The seconds until the last image is done: the images in flight sharing the cores
-    /// (processor sharing: each image's work at the speed it would have alone,
-    /// summed, as the shorter ones end first and leave their cores to the rest). An image's speed
-    /// alone is its own pace times ``speedUp(sharing:to:)`` from the images sharing the cores to
-    /// one, once its encode's steps span a second since it began or the images in flight last
-    /// changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
-    /// content), counted down from its last step, else its pace before that change,
-    /// else `rate` (the job's fraction per second): its kernels and segments take every core.
-    /// The images not begun yet follow, at `rate`. The job cannot end sooner than this: the
-    /// work left, the images in hand at the pace they have shown.
+    /// The seconds until the last image is done: the images in flight, then those not begun yet,
+    /// `workers` at a time on the cores they share (``SharedCores``). An image in flight goes at
+    /// its own pace once its encode's steps span a second since it began or the images in flight
+    /// last changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
+    /// content), counted down from its last step, else at its pace before that change; alone,
+    /// ``speedUp(sharing:to:)`` times faster than beside others. An image with no pace yet, or not
+    /// begun, goes at `rate` (the job's fraction per second, with every worker busy) shared
+    /// among `workers`: alone, at `workers` ÷ ``speedUp(sharing:to:)`` of it. The job cannot end
+    /// sooner than this: the work left, the images in hand at the pace they have shown.
     ///
     /// Rejected on W1 at level 9: the slowest image's own time at the pace it had beside
     /// another (estimates 40-60 % high 4-6 s before the end, once it was left alone); at one
@@ -178,23 +183,29 @@ public final class JobProgress: @unchecked Sendable {
     /// step to step (it jumped at each step of a segment batch, about a second apart: estimates
     /// 35-39 % short 3 s before the end); nothing while images wait their turn (the images in
     /// hand then counted only once the last had begun: the ETA ran 20-30 % short 6-10 s before
-    /// the end, beyond 35 % in 2 of 290).
+    /// the end, beyond 35 % in 2 of 290); the images in hand each at its speed alone, summed, and
+    /// those waiting at the job's rate (see ``SharedCores``).
     public func secondsLeftInHand(rate: Double) -> Double {
         let now = DispatchTime.now().uptimeNanoseconds
         return state.withLock { state in
             guard state.total > 0, rate > 0 else { return 0 }
-            // The job's rate in cost per second; the images not begun yet go at it.
+            // The job's rate in cost per second, and one image's alone.
             let whole = rate / max(1 - state.base, 1e-9) * state.total
+            let aloneSpeed = whole * Self.speedUp(sharing: workers, to: 1) / Double(workers)
             let waiting = state.total - state.done - state.inFlight.keys.reduce(0) { $0 + costs[$1].total }
             let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1)
-            return state.inFlight.reduce(max(waiting, 0) / whole) { seconds, entry in
-                let image = entry.value, left = max(costs[entry.key].total - image.reached, 0)
+            let running = state.inFlight.map { index, image in
+                let left = max(costs[index].total - image.reached, 0)
                 guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
-                    return seconds + left / whole
+                    return SharedCores.Running(left: left, alone: aloneSpeed)
                 }
-                // Counted from its last step.
-                return seconds + max(0, left / (pace * sharing) - Double(now - min(now, last.at)) / 1e9)
+                // Counted down from its last step, at the pace it has beside the others.
+                let since = Double(now - min(now, last.at)) / 1e9
+                return SharedCores.Running(left: max(0, left - pace * since), alone: pace * sharing)
             }
+            return SharedCores.seconds(running: running, waiting: totals[min(state.next, totals.count)...],
+                                       waitingCost: max(waiting, 0), aloneSpeed: aloneSpeed, rate: whole,
+                                       workers: workers)
         }
     }
 
