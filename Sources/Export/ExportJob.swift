@@ -314,6 +314,7 @@ public final class ExportJob: Sendable {
                 state.withLock { $0.inFlight -= 1 }
                 inHand.withLock { _ = $0.remove(work[index].input) }
                 guard let finished else { return }
+                tracker.handOver(progressItem)
                 handedOver.add(1, ordering: .relaxed)
                 commit.submit(finished)
             }

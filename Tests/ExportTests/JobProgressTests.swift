@@ -134,6 +134,35 @@ import Testing
         #expect(abs(one.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
     }
 
+    @Test func anyNumberOfWorkersIsCountedAndEqualImagesInFullRoundsGoAtTheJobsRate() {
+        let equal = Array(repeating: StageCost(render: 0, encode: 1), count: 10_000)
+        // 64 workers: the last 512 images played out, 8 rounds in which all 64 end together.
+        let played = JobProgress(root: Progress(totalUnitCount: 1), costs: equal, pixels: 1, base: 0, workers: 64)
+        #expect(abs(played.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+        // More than 64 at once (`--jobs 1000`): the queue at the job's rate, nothing played out.
+        let many = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(equal.prefix(2_000)), pixels: 1, base: 0,
+                               workers: 1_000)
+        #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+        let items = (0..<2_000).map { many.begin($0) }
+        #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+        for item in items { many.finish(item) }
+        #expect(many.secondsLeftInHand(rate: 0.01) == 0)
+        #expect(many.secondsLeftInHand(rate: .infinity) == 0, "no finite rate: no estimate")
+    }
+
+    @Test func anImageHandedToTheCommitHasNoWorkLeft() {
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2)
+        let skipped = job.begin(0), other = job.begin(1)
+        job.handOver(skipped)  // skipped as the same work: never rendered nor encoded
+        #expect(abs(job.fraction - 100.0 / 152) < 1e-9)
+        // Left: image 1's 2 beside image 2's 50, then image 2's last 48 alone.
+        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1)
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - (2 / 0.76 + 48 / alone)) < 1e-6)
+        job.finish(skipped)  // committed: the fraction stays
+        #expect(abs(job.fraction - 100.0 / 152) < 1e-9)
+        job.finish(other)
+    }
+
     @Test func anImageWaitingForItsCommitSharesNoCore() {
         // Two workers; a third image, done, waits for its commit while the other two encode.
         let job = JobProgress(root: Progress(totalUnitCount: 1),

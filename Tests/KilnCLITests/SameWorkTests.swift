@@ -78,6 +78,67 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: touched + ".paused"), "the touched input was not made again")
     }
 
+    /// The cache's word counts only from a folder and a file that are the user's alone,
+    /// opened without following a link: each refusal makes the outputs again to compare
+    /// (the run still skips them), and a clean run then writes a trusted file again.
+    @Test func theCacheIsTrustedOnlyWhenItIsTheUsersAlone() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out"), cache = dir.join("cache")
+        let export = ["export", Paths.sampleData, "--output", out, "--resize", "40x40", "--device", "cpu", "--progress", "json"]
+        #expect(try kiln(export, environment: ["XDG_CACHE_HOME": cache]).status == 0)
+        let made = cache + "/kiln/made"
+        let files = try FileManager.default.contentsOfDirectory(atPath: made).filter { $0.hasSuffix(".ndjson") }
+        try #require(files.count == 1, "\(files)")
+        let file = made + "/" + files[0]
+        #expect((try FileManager.default.attributesOfItem(atPath: made))[.posixPermissions] as? Int == 0o700)
+        #expect((try FileManager.default.attributesOfItem(atPath: file))[.posixPermissions] as? Int == 0o600)
+        /// Runs the export again; whether it decoded an input (the cache's word did not count).
+        func decodes(_ run: String) throws -> Bool {
+            let pause = dir.join(run)
+            #expect(FileManager.default.createFile(atPath: pause, contents: Data()))
+            let again = try kiln(export, environment: ["XDG_CACHE_HOME": cache, "KILN_TEST_PAUSE_DECODE": pause])
+            #expect(again.status == 0, "\(run): \(again.stderr)")
+            #expect(Events(again.stdoutLines).files("written").isEmpty, "\(run): \(again.stdout)")
+            return FileManager.default.fileExists(atPath: pause + ".paused")
+        }
+        #expect(try !decodes("trusted"), "the user's own cache was not used: the test shows nothing")
+        // A folder others may write to: not read, and not written.
+        #expect(chmod(made, 0o777) == 0)
+        #expect(try decodes("shared folder"))
+        #expect(chmod(made, 0o700) == 0)
+        // The file a link to a copy of itself: not followed (a clean run then replaces the link).
+        try FileManager.default.moveItem(atPath: file, toPath: dir.join("copy.ndjson"))
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: dir.join("copy.ndjson"))
+        #expect(try decodes("linked file"))
+        #expect(try !decodes("rewritten"), "the clean run did not write the records again")
+    }
+
+    /// An output skipped on the cache's word is recorded as this run's skip, not as the
+    /// earlier run's write: when the run ends with a failure (its journal kept) and the
+    /// user then edits that output, the resume keeps the edit (a lost write would be made
+    /// again over it).
+    @Test func anOutputSkippedOnTheCachesWordIsNeverMadeAgainOverAnEdit() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.join("in"), out = dir.join("out")
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let name = Paths.pngs(in: Paths.sampleData)[0]
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/" + name, toPath: input + "/" + name)
+        let export = ["export", input, "--output", out, "--resize", "40x40", "--device", "cpu", "--progress", "json"]
+        let first = try kiln(export)
+        #expect(first.status == 0, "\(first.stderr)")
+        // A damaged input beside it: the second run fails it and keeps its journal.
+        #expect(FileManager.default.createFile(atPath: input + "/broken.png", contents: Data("not a png".utf8)))
+        let second = try kiln(export)
+        #expect(second.status == 1, "\(second.stderr)")
+        #expect(Events(second.stdoutLines).files("skipped").count == 1, "\(second.stdout)")
+        #expect(FileManager.default.fileExists(atPath: out + "/.kiln"), "the failed run kept no journal: the test shows nothing")
+        let edited = Data("the user's own bytes".utf8)
+        #expect(FileManager.default.createFile(atPath: out + "/" + name, contents: edited))
+        let resumed = try kiln(["resume", out, "--progress", "json"])
+        #expect(FileManager.default.contents(atPath: out + "/" + name) == edited,
+                "the edited output was written over: \(resumed.stdout) \(resumed.stderr)")
+    }
+
     /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
     /// same command on `--device cpu`, exit 1.
     @Test func outputsOfTheSameOptionsOnTheOtherBackendAreTheSameWork() throws {

@@ -21,8 +21,10 @@ import Foundation
 /// output read once for its CRC-32); with the journal kept, 0.07 s.
 ///
 /// Best effort: a cache that cannot be read or written changes nothing but
-/// the time a re-run takes. A file not owned by the user, or writable by
-/// others, is not read. The newest ``keptFolders`` folders are kept.
+/// the time a re-run takes. A file or a `made` folder not owned by the user,
+/// or writable by others, is neither read nor written (a link is never
+/// followed); the folder is made mode 0700, each file 0600. The newest
+/// ``keptFolders`` folders are kept.
 public enum MadeCache {
     /// How many output folders' records are kept (the least recently written go first).
     static let keptFolders = 200
@@ -43,19 +45,39 @@ public enum MadeCache {
     /// The records kept for the output folder `directory`, by output path; empty when there are none.
     public static func hints(for directory: String,
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: FinishedRecord] {
-        guard let path = file(for: directory, environment: environment) else { return [:] }
-        // Only a file this user wrote and no one else can: a hint skips the work that would show
-        // an output changed, so one planted by another user must not count.
+        guard let folder = folder(environment), let path = file(for: directory, environment: environment) else { return [:] }
+        // Only a file this user wrote and no one else can, in a folder no one else can change: a hint
+        // skips the work that would show an output changed, so one planted by another user must not
+        // count. Checked on what is opened, not on the path (which could be swapped in between): the
+        // folder and then the file are opened without following a link, the file without waiting
+        // on a FIFO.
+        let directoryFD = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directoryFD >= 0 else { return [:] }
+        defer { close(directoryFD) }
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid(),
-              info.st_mode & 0o022 == 0, let data = FileManager.default.contents(atPath: path) else { return [:] }
+        guard fstat(directoryFD, &info) == 0, isPrivate(info) else { return [:] }
+        let fd = openat(directoryFD, String(path.dropFirst(folder.count + 1)), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return [:] }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, isPrivate(info),
+              let data = try? handle.readToEnd() else { return [:] }
         var records: [String: FinishedRecord] = [:]
         for line in data.split(separator: UInt8(ascii: "\n")) {
-            if let record = try? JSONDecoder().decode(FinishedRecord.self, from: Data(line)), record.made != nil {
+            if let record = try? JSONDecoder().decode(FinishedRecord.self, from: Data(line)), isKept(record) {
                 records[record.output] = record
             }
         }
         return records
+    }
+
+    /// Whether `info` is this user's and no one else may write to it.
+    private static func isPrivate(_ info: stat) -> Bool {
+        info.st_uid == getuid() && info.st_mode & 0o022 == 0
+    }
+
+    /// Whether `record` describes an output on disk and what made it: what is kept, and what a hint may be.
+    private static func isKept(_ record: FinishedRecord) -> Bool {
+        (record.status == .written || record.status == .skipped) && record.size > 0 && record.made != nil
     }
 
     /// Keeps the records of `records` that describe an output on disk (written or skipped, with
@@ -63,8 +85,7 @@ public enum MadeCache {
     public static func keep(_ records: [String: FinishedRecord], for directory: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let folder = folder(environment), let path = file(for: directory, environment: environment) else { return }
-        let kept = records.values.filter { ($0.status == .written || $0.status == .skipped) && $0.size > 0 && $0.made != nil }
-            .sorted { $0.output < $1.output }
+        let kept = records.values.filter(isKept).sorted { $0.output < $1.output }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var data = Data()
@@ -74,7 +95,10 @@ public enum MadeCache {
             data.append(UInt8(ascii: "\n"))
         }
         let manager = FileManager.default
-        guard (try? manager.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return }
+        var info = stat()
+        guard (try? manager.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])) != nil,
+              lstat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, isPrivate(info) else { return }
         // Written whole, then renamed over the old file: a reader sees one or the other.
         let temporary = "\(path).\(getpid()).tmp"
         guard manager.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
@@ -82,15 +106,18 @@ public enum MadeCache {
         prune(folder)
     }
 
-    /// Removes the files of all but the ``keptFolders`` most recently written output folders.
+    /// Removes the files of all but the ``keptFolders`` most recently written output folders, and
+    /// temporary files more than an hour old (a kiln killed between writing one and renaming it).
     private static func prune(_ folder: String) {
         let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: folder), names.count > keptFolders else { return }
-        let dated = names.filter { $0.hasSuffix(".ndjson") }.compactMap { name -> (String, Date)? in
+        guard let names = try? manager.contentsOfDirectory(atPath: folder) else { return }
+        let dated = names.compactMap { name -> (String, Date)? in
             let path = folder + "/" + name
             guard let date = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return nil }
             return (path, date)
         }
-        for (path, _) in dated.sorted(by: { $0.1 > $1.1 }).dropFirst(keptFolders) { unlink(path) }
+        for (path, date) in dated where path.hasSuffix(".tmp") && date < Date(timeIntervalSinceNow: -3600) { unlink(path) }
+        let records = dated.filter { $0.0.hasSuffix(".ndjson") }
+        for (path, _) in records.sorted(by: { $0.1 > $1.1 }).dropFirst(keptFolders) { unlink(path) }
     }
 }

@@ -149,6 +149,13 @@ public final class JobProgress: @unchecked Sendable {
         move(item, to: cost.render + cost.encode * min(max(fraction, 0), 1), encoding: true)
     }
 
+    /// Marks every stage of `item` done: it is handed to the commit, which may hold it a batch
+    /// (a skipped, failed or conflicting image never encoded, and its cost would otherwise
+    /// count as work left until then).
+    public func handOver(_ item: Item) {
+        move(item, to: costs[item.index].total)
+    }
+
     /// Completes `item` whatever stage it reached (a failed or skipped image counts as done).
     public func finish(_ item: Item) {
         state.withLock { state in

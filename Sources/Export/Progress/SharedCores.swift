@@ -20,21 +20,31 @@ enum SharedCores {
     }
 
     /// Images waiting beyond this many times `workers` are counted at the job's rate, not played
-    /// out: an estimate under 1 ms of the lock's time whatever the batch, and the tail they
-    /// leave is the last images', which are played out.
+    /// out, and so is everything when more than ``playedWorkers`` images run at once: the play
+    /// costs about `workers` × (`workers` + the images played) steps under the job's lock, at most
+    /// 64 × 576 here (well under a millisecond) whatever the batch and `--jobs`.
     static let playedOut = 8
+    /// The most images at once that are played out.
+    static let playedWorkers = 64
 
     /// The seconds until the last image is done: `running` first, then `waiting` (their costs,
     /// in the order they will begin; each at `aloneSpeed` when alone), `workers` at a time.
     /// The job's rate, `rate` cost per second with every worker busy, counts the images waiting
-    /// beyond the last ``playedOut`` × `workers` (and, then, the running images too).
+    /// beyond the last ``playedOut`` × `workers` (and, then, the running images too). Amounts that
+    /// are not finite and positive count for nothing; with no finite positive `rate`, 0.
     static func seconds(running: [Running], waiting: ArraySlice<Double>, waitingCost: Double, aloneSpeed: Double,
                         rate: Double, workers: Int) -> Double {
+        guard rate.isFinite, rate > 0 else { return 0 }
         let workers = max(workers, 1)
+        let running = running.filter { $0.left.isFinite && $0.left > 0 }
+        let waitingCost = waitingCost.isFinite ? max(waitingCost, 0) : 0
+        guard workers <= playedWorkers, aloneSpeed.isFinite, aloneSpeed > 0 else {
+            return running.reduce(waitingCost) { $0 + $1.left } / rate
+        }
         let tail = waiting.suffix(playedOut * workers)
         if tail.count < waiting.count {
             // Far from the end: the images in hand and the bulk of the queue go at the job's rate.
-            let bulk = running.reduce(waitingCost - tail.reduce(0, +)) { $0 + $1.left }
+            let bulk = running.reduce(waitingCost - tail.reduce(0) { $0 + ($1.isFinite ? max($1, 0) : 0) }) { $0 + $1.left }
             return max(bulk, 0) / rate + playOut([], then: tail, aloneSpeed: aloneSpeed, workers: workers)
         }
         return playOut(running, then: tail, aloneSpeed: aloneSpeed, workers: workers)
@@ -43,24 +53,28 @@ enum SharedCores {
     /// Processor sharing of `running`, then `queue`, over `workers` slots.
     private static func playOut(_ running: [Running], then queue: ArraySlice<Double>, aloneSpeed: Double,
                                 workers: Int) -> Double {
-        var active = running.filter { $0.left > 0 && $0.alone > 0 }
+        // An image with no finite speed is left out: it would never end (and the play with it).
+        var active = running.filter { $0.left > 0 && $0.alone.isFinite && $0.alone > 0 }
         var queue = queue[...]
         var seconds = 0.0
         while true {
             while active.count < workers, let cost = queue.popFirst() {
-                if cost > 0 { active.append(Running(left: cost, alone: aloneSpeed)) }
+                if cost.isFinite, cost > 0 { active.append(Running(left: cost, alone: aloneSpeed)) }
             }
             guard !active.isEmpty else { return seconds }
             // More images than workers share `workers` slots' worth of speed.
             let sharing = min(active.count, workers)
             let slowdown = JobProgress.speedUp(sharing: sharing, to: 1) * Double(active.count) / Double(sharing)
-            let step = active.map { $0.left * slowdown / $0.alone }.min() ?? 0
+            let times = active.map { $0.left * slowdown / $0.alone }
+            guard let first = times.indices.min(by: { times[$0] < times[$1] }) else { return seconds }
+            let step = times[first]
             seconds += step
             for index in active.indices {
                 active[index].left -= active[index].alone / slowdown * step
             }
-            // The image that set the step is done (exactly, whatever the rounding); others within a
-            // nanosecond's work of it too.
+            // The image that set the step is done, whatever the rounding (so every turn ends one and
+            // the play ends); others within a nanosecond of it too.
+            active.remove(at: first)
             active.removeAll { $0.left * slowdown / $0.alone <= 1e-9 }
         }
     }
