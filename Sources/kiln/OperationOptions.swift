@@ -28,7 +28,7 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
     var format: OutputFormat?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80; overrides a recipe's output.quality).", valueName: "q"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp works for a smaller file (1 fastest, 100 smallest; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"))
     var quality: Int?
 
     @Flag(help: "Write progressive JPEGs (libjpeg then holds every coefficient of the image: about 3 bytes a pixel).")
