@@ -139,15 +139,17 @@ import Testing
         // 64 workers: the last 512 images played out, 8 rounds in which all 64 end together.
         let played = JobProgress(root: Progress(totalUnitCount: 1), costs: equal, pixels: 1, base: 0, workers: 64)
         #expect(abs(played.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
-        // More than 64 at once (`--jobs 1000`): the queue at the job's rate, nothing played out.
-        let many = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(equal.prefix(2_000)), pixels: 1, base: 0,
+        // More than 64 at once (`--jobs 1000`): everything at the job's rate, nothing played out —
+        // played out, the long last image (100 of the 2,099) would run alone far beyond it.
+        let many = JobProgress(root: Progress(totalUnitCount: 1),
+                               costs: Array(equal.prefix(1_999)) + [StageCost(render: 0, encode: 100)], pixels: 1, base: 0,
                                workers: 1_000)
         #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
         let items = (0..<2_000).map { many.begin($0) }
         #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+        #expect(many.secondsLeftInHand(rate: .infinity) == 0, "no finite rate: no estimate")
         for item in items { many.finish(item) }
         #expect(many.secondsLeftInHand(rate: 0.01) == 0)
-        #expect(many.secondsLeftInHand(rate: .infinity) == 0, "no finite rate: no estimate")
     }
 
     @Test func anImageHandedToTheCommitHasNoWorkLeft() {

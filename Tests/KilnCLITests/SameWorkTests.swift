@@ -101,10 +101,16 @@ import Testing
             #expect(Events(again.stdoutLines).files("written").isEmpty, "\(run): \(again.stdout)")
             return FileManager.default.fileExists(atPath: pause + ".paused")
         }
+        /// The cache file's inode: a clean run writing it anew renames a new file over it.
+        func inode() throws -> Int? { try FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? Int }
+        let written = try inode()
         #expect(try !decodes("trusted"), "the user's own cache was not used: the test shows nothing")
+        #expect(try inode() != written, "the clean run did not write its records: the next check shows nothing")
         // A folder others may write to: not read, and not written.
         #expect(chmod(made, 0o777) == 0)
+        let beforeShared = try inode()
         #expect(try decodes("shared folder"))
+        #expect(try inode() == beforeShared, "a folder others may write to was written to")
         #expect(chmod(made, 0o700) == 0)
         // The file a link to a copy of itself: not followed (a clean run then replaces the link).
         try FileManager.default.moveItem(atPath: file, toPath: dir.join("copy.ndjson"))
@@ -128,13 +134,18 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         // A damaged input beside it: the second run fails it and keeps its journal.
         #expect(FileManager.default.createFile(atPath: input + "/broken.png", contents: Data("not a png".utf8)))
-        let second = try kiln(export)
+        // Skipped on the cache's word: no input decoded (the damaged one fails before its decode).
+        let pause = dir.join("pause")
+        #expect(FileManager.default.createFile(atPath: pause, contents: Data()))
+        let second = try kiln(export, environment: ["KILN_TEST_PAUSE_DECODE": pause])
         #expect(second.status == 1, "\(second.stderr)")
         #expect(Events(second.stdoutLines).files("skipped").count == 1, "\(second.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: pause + ".paused"), "the skip was not the cache's")
         #expect(FileManager.default.fileExists(atPath: out + "/.kiln"), "the failed run kept no journal: the test shows nothing")
         let edited = Data("the user's own bytes".utf8)
         #expect(FileManager.default.createFile(atPath: out + "/" + name, contents: edited))
         let resumed = try kiln(["resume", out, "--progress", "json"])
+        #expect(resumed.status == 1, "the damaged input fails again, nothing else: \(resumed.stderr)")
         #expect(FileManager.default.contents(atPath: out + "/" + name) == edited,
                 "the edited output was written over: \(resumed.stdout) \(resumed.stderr)")
     }

@@ -21,10 +21,11 @@ import Foundation
 /// output read once for its CRC-32); with the journal kept, 0.07 s.
 ///
 /// Best effort: a cache that cannot be read or written changes nothing but
-/// the time a re-run takes. A file or a `made` folder not owned by the user,
-/// or writable by others, is neither read nor written (a link is never
-/// followed); the folder is made mode 0700, each file 0600. The newest
-/// ``keptFolders`` folders are kept.
+/// the time a re-run takes. A file that is not the user's alone (another
+/// owner, writable by others, a link) is not read, and a clean run replaces
+/// it; a `made` folder that is not the user's alone is neither read nor
+/// written; neither is opened through a link of its own. The folder is made
+/// mode 0700, each file 0600. The newest ``keptFolders`` folders are kept.
 public enum MadeCache {
     /// How many output folders' records are kept (the least recently written go first).
     static let keptFolders = 200

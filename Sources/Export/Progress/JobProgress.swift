@@ -31,7 +31,8 @@ public final class JobProgress: @unchecked Sendable {
         var done = 0.0
         var inFlight: [Int: InFlight] = [:]
         var inFlightDone = 0.0
-        /// The first image not begun yet (images begin in order).
+        /// The first image not begun yet (images begin in order; two workers may begin theirs a
+        /// moment apart the other way round, leaving one out of the ETA's floor for that moment).
         var next = 0
         /// The largest fraction published: what observers may have seen.
         var published = 0.0
@@ -180,7 +181,7 @@ public final class JobProgress: @unchecked Sendable {
     /// content), counted down from its last step, else at its pace before that change; alone,
     /// ``speedUp(sharing:to:)`` times faster than beside others. An image with no pace yet, or not
     /// begun, goes at `rate` (the job's fraction per second, with every worker busy) shared
-    /// among `workers`: alone, at `workers` ÷ ``speedUp(sharing:to:)`` of it. The job cannot end
+    /// among `workers`: alone, at ``speedUp(sharing:to:)`` (`workers` → 1) ÷ `workers` of it. The job cannot end
     /// sooner than this: the work left, the images in hand at the pace they have shown.
     ///
     /// Rejected on W1 at level 9: the slowest image's own time at the pace it had beside

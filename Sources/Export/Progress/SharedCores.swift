@@ -11,7 +11,8 @@
 /// the images waiting at the job's rate (as if each ran with every core to itself at the
 /// rate of two side by side). The last image, begun 6.5 s before the end once the two before
 /// it were done, then counted at the pair's rate, 1.2 × too fast: estimates 35-39 % short in the
-/// last 8 s (2 of 93 outside ±35 %). Played out as here, the same runs' worst was 24 % short.
+/// last 8 s (2 of 93 outside ±35 %). Played out as here, the same runs' worst were 21, 24 and
+/// 27 % short (the 27 % 2.7 s before the end, within a second).
 enum SharedCores {
     /// An image being worked on: cost left, and its speed alone in cost per second.
     struct Running {
