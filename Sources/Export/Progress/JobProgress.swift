@@ -154,7 +154,7 @@ public final class JobProgress: @unchecked Sendable {
     /// (a skipped, failed or conflicting image never encoded, and its cost would otherwise
     /// count as work left until then).
     public func handOver(_ item: Item) {
-        move(item, to: costs[item.index].total)
+        move(item, to: totals[item.index])
     }
 
     /// Completes `item` whatever stage it reached (a failed or skipped image counts as done).
@@ -164,7 +164,7 @@ public final class JobProgress: @unchecked Sendable {
             Self.share(&state, among: state.inFlight.count - 1, workers: workers)
             guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
             state.inFlightDone -= image.reached
-            state.done += costs[item.index].total
+            state.done += totals[item.index]
             publish(&state)
         }
     }
@@ -181,8 +181,9 @@ public final class JobProgress: @unchecked Sendable {
     /// content), counted down from its last step, else at its pace before that change; alone,
     /// ``speedUp(sharing:to:)`` times faster than beside others. An image with no pace yet, or not
     /// begun, goes at `rate` (the job's fraction per second, with every worker busy) shared
-    /// among `workers`: alone, at ``speedUp(sharing:to:)`` (`workers` → 1) ÷ `workers` of it. The job cannot end
-    /// sooner than this: the work left, the images in hand at the pace they have shown.
+    /// among `workers`: alone, at ``speedUp(sharing:to:)`` (`workers` → 1) ÷ `workers` of it.
+    /// The job cannot end sooner than this: the work left, the images in hand at the pace they
+    /// have shown.
     ///
     /// Rejected on W1 at level 9: the slowest image's own time at the pace it had beside
     /// another (estimates 40-60 % high 4-6 s before the end, once it was left alone); at one
@@ -200,10 +201,10 @@ public final class JobProgress: @unchecked Sendable {
             // The job's rate in cost per second, and one image's alone.
             let whole = rate / max(1 - state.base, 1e-9) * state.total
             let aloneSpeed = whole * Self.speedUp(sharing: workers, to: 1) / Double(workers)
-            let waiting = state.total - state.done - state.inFlight.keys.reduce(0) { $0 + costs[$1].total }
+            let waiting = state.total - state.done - state.inFlight.keys.reduce(0) { $0 + totals[$1] }
             let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1)
             let running = state.inFlight.map { index, image in
-                let left = max(costs[index].total - image.reached, 0)
+                let left = max(totals[index] - image.reached, 0)
                 guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
                     return SharedCores.Running(left: left, alone: aloneSpeed)
                 }

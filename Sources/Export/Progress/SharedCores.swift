@@ -23,7 +23,7 @@ enum SharedCores {
     /// Images waiting beyond this many times `workers` are counted at the job's rate, not played
     /// out, and so is everything when more than ``playedWorkers`` images run at once: the play
     /// costs about `workers` × (`workers` + the images played) steps under the job's lock, at most
-    /// 64 × 576 here (well under a millisecond) whatever the batch and `--jobs`.
+    /// 64 × 576, whatever the batch and `--jobs`.
     static let playedOut = 8
     /// The most images at once that are played out.
     static let playedWorkers = 64
