@@ -37,16 +37,16 @@ public enum MadeCache {
         return home + "/.cache/kiln/made"
     }
 
-    /// The file holding the records of the output folder `directory` (nil when it does not exist).
-    static func file(for directory: String, environment: [String: String]) -> String? {
-        guard let folder = folder(environment), let identity = FileIdentity(path: directory) else { return nil }
-        return "\(folder)/\(identity.device)-\(identity.inode).ndjson"
+    /// The name, in the cache folder, of the file holding the records of the output folder
+    /// `directory` (nil when it does not exist).
+    static func name(for directory: String) -> String? {
+        FileIdentity(path: directory).map { "\($0.device)-\($0.inode).ndjson" }
     }
 
     /// The records kept for the output folder `directory`, by output path; empty when there are none.
     public static func hints(for directory: String,
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: FinishedRecord] {
-        guard let folder = folder(environment), let path = file(for: directory, environment: environment) else { return [:] }
+        guard let folder = folder(environment), let name = name(for: directory) else { return [:] }
         // Only a file this user wrote and no one else can, in a folder no one else can change: a hint
         // skips the work that would show an output changed, so one planted by another user must not
         // count. Checked on what is opened, not on the path (which could be swapped in between): the
@@ -57,7 +57,7 @@ public enum MadeCache {
         defer { close(directoryFD) }
         var info = stat()
         guard fstat(directoryFD, &info) == 0, isPrivate(info) else { return [:] }
-        let fd = openat(directoryFD, String(path.dropFirst(folder.count + 1)), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let fd = openat(directoryFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return [:] }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, isPrivate(info),
@@ -85,7 +85,8 @@ public enum MadeCache {
     /// what made it) for the output folder `directory`, replacing what was kept for it.
     public static func keep(_ records: [String: FinishedRecord], for directory: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment) {
-        guard let folder = folder(environment), let path = file(for: directory, environment: environment) else { return }
+        guard let folder = folder(environment), let name = name(for: directory) else { return }
+        let path = folder + "/" + name
         let kept = records.values.filter(isKept).sorted { $0.output < $1.output }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
