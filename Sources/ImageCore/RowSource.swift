@@ -37,8 +37,8 @@ extension RowSource {
     }
 }
 
-/// Rows that may be read in any order, and in parts (a decoded buffer): what
-/// a rotation reads rectangles of.
+/// Rows that may be read in any order, and in parts, from several threads at
+/// once (a decoded buffer): what a rotation reads rectangles of.
 public protocol RandomAccessRowSource: RowSource {
     /// Writes the canonical samples of `columns` of row `row` into `destination`.
     func read(columns: Range<Int>, of row: Int, into destination: UnsafeMutableRawPointer)

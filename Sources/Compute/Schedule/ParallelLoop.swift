@@ -58,4 +58,30 @@ package enum ParallelLoop {
             if start < end { body(start..<end) }
         }
     }
+
+    /// Copies `bytes` from `source` to `destination` (not overlapping), on
+    /// several threads when there is more than a mebibyte per thread. Each
+    /// piece but the last ends at a 2 MiB boundary of the destination, so a
+    /// fresh destination's huge pages are faulted in side by side, one thread
+    /// to a page (pieces within one page would wait for each other's fault).
+    package static func copy(_ bytes: Int, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        let page = 2 << 20
+        let threads = min(threads, bytes >> 20)
+        guard threads > 1 else {
+            destination.copyMemory(from: source, byteCount: bytes)
+            return
+        }
+        let start = UInt(bitPattern: destination), from = UInt(bitPattern: source)
+        // The offsets of the pieces' ends: about bytes ÷ threads apart, rounded up to a page boundary.
+        let step = (bytes / threads + page - 1) / page * page
+        let firstEnd = Int((start + UInt(step)) / UInt(page) * UInt(page) - start)
+        let pieces = 1 + max(0, (bytes - firstEnd + step - 1) / step)
+        DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+            let lower = piece == 0 ? 0 : min(bytes, firstEnd + (piece - 1) * step)
+            let upper = min(bytes, firstEnd + piece * step)
+            guard lower < upper else { return }
+            UnsafeMutableRawPointer(bitPattern: start + UInt(lower))!
+                .copyMemory(from: UnsafeRawPointer(bitPattern: from + UInt(lower))!, byteCount: upper - lower)
+        }
+    }
 }

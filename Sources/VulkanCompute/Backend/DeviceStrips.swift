@@ -28,6 +28,15 @@ internal import ImageCore
 /// Two strips in flight, not more: on the H200 (2026-11-27) a ring of 3 or 4
 /// frames changed nothing beyond the run-to-run spread (blur σ 8 of 24 MP:
 /// 0.078–0.094 s with 2, 3 or 4; the 400 MPix blur σ 4: 1.20–1.57 s with each).
+///
+/// The host's side is most of a strip's time on a discrete GPU: timed on the
+/// H200 (2026-11-27, fifth session, a build with timers not kept), blur σ 8 of
+/// 24 MP spent 12 ms reading source rows into staging and 23 ms copying packed
+/// rows out to a fresh output, of 38 ms; submitting and waiting took 1.5 ms. So
+/// rows are copied on several threads (``ParallelLoop/copy(_:from:to:)``; a held
+/// source's rows in parallel), strips are taller where windows are device memory
+/// (``chunkBytes``), and windows' device buffers are kept for the next image
+/// (``VulkanBackend/windowBuffer(bytes:)``).
 final class DeviceStrips: StripPlace {
     private let backend: VulkanBackend
     private let depth: PixelBuffer.Depth
@@ -38,6 +47,8 @@ final class DeviceStrips: StripPlace {
     private var delivered = 0
     /// Set once a frame fails: then nothing is kept for the next image.
     private var failed = false
+    /// Every window made, whose buffers go back to the backend at the end.
+    private var windows: [DeviceWindow] = []
 
     init(backend: VulkanBackend, depth: PixelBuffer.Depth) {
         self.backend = backend
@@ -51,6 +62,7 @@ final class DeviceStrips: StripPlace {
         }
         if !failed {
             for frame in frames { backend.giveBack(frame.slot) }
+            backend.keep(windows.compactMap(\.buffer))
         }
     }
 
@@ -60,22 +72,30 @@ final class DeviceStrips: StripPlace {
     /// source in 4 strips of 144 MB each (peak RSS 849 MB on lavapipe, where a pass
     /// at a time through host memory peaked at 243 MB).
     ///
-    /// Strips are chunks of 8 MiB of floats (``chunkBytes``) on every device: each is a
-    /// submission and a fence wait. Tried and rejected on the H200 (2026-11-27, Scripts/gpu-check): 64 MiB chunks where
-    /// the windows sit in device memory made 6 strips of a 24 MP image instead of 10–46 and
-    /// 96 of the 400 MPix blur instead of 770, yet only the resize got faster (0.055 → 0.026 s);
-    /// the chain and the 400 MPix blur got slower (0.051 → 0.066 s, 1.27 → 1.57 s: fewer
-    /// strips overlap less with the host's work) and the blur's peak RSS grew from 162 to 245 MB.
+    /// (The stored rows of a 32 MiB chunk of floats, ``chunkBytes``, are 8 MiB at 8 bits.)
     var storedBytesPerStrip: Int? { 16 << 20 }
 
-    /// 8 MiB, what the H200 figures of BENCHMARKS.md were taken with; the CPU's 4 MiB
-    /// (`StripExecutor.Chunking.standard`) would double the submissions, not measured on a GPU.
-    var chunkBytes: Int? { 8 << 20 }
+    /// Strips are chunks of floats, each a submission and a fence wait: 32 MiB where the
+    /// windows are device memory, 8 MiB where they are the host's (lavapipe, integrated
+    /// GPUs: there they are RSS, as the CPU's windows are with its 4 MiB).
+    ///
+    /// Measured on the H200 (2026-11-27, fifth session, copies on 8 threads, render stage,
+    /// median of 5): blur σ 8 of 24 MP 0.033 s with 8 MiB, 0.025 with 16, 0.022 with 32,
+    /// 0.023 with 64; the 400 MPix blur σ 4 0.52, 0.30 and 0.21 s with 8, 16 and 32 (the
+    /// copies out are larger pieces, more of them side by side); the chain blur → sharpen →
+    /// brightness → resize 0.021, 0.023, 0.040 and 0.071 s, its windows' allocation
+    /// 5, 9, 18 and 33 ms of it, which kept buffers remove from the second image on. An
+    /// earlier lease with copies on one thread found 64 MiB slower than 8 for the chain and
+    /// the 400 MPix blur (0.051 → 0.066 s, 1.27 → 1.57 s) and peak RSS 162 → 245 MB (the
+    /// stored-bytes budget was then unbounded).
+    var chunkBytes: Int? { backend.sharedMemory ? 8 << 20 : 32 << 20 }
 
     // MARK: - Windows
 
     func window(width: Int) -> any RowWindow {
-        DeviceWindow(width: width)
+        let window = DeviceWindow(width: width)
+        windows.append(window)
+        return window
     }
 
     func constant(_ image: FloatImage) -> any RowWindow {
@@ -104,8 +124,7 @@ final class DeviceStrips: StripPlace {
                                            bytes: held * pixelBytes))
                 }
             } else {
-                let grown = try VulkanBuffer(context: backend.context, size: ((2 * window.count + 2 * rows) * width + alignment) * pixelBytes,
-                                             placement: .deviceLocal)
+                let grown = try backend.windowBuffer(bytes: ((2 * window.count + 2 * rows) * width + alignment) * pixelBytes)
                 if let old = window.buffer {
                     if held > 0 {
                         frame.ops.append(.copy(from: old, fromOffset: from * pixelBytes, to: grown, toOffset: to * pixelBytes,
@@ -157,7 +176,12 @@ final class DeviceStrips: StripPlace {
         let pixels = rows.count * source.width
         var readError: (any Error)?
         let offset = try frame.stage(pixels * bytesPerPixel) { to in
-            do { try source.read(rows, into: to) } catch { readError = error }
+            if let held = source as? any RandomAccessRowSource {
+                // A held image's rows, on several threads (12 → 3.5 ms for blur σ 8 of 24 MP on the H200).
+                Self.read(rows, of: held, into: to)
+            } else {
+                do { try source.read(rows, into: to) } catch { readError = error }
+            }
         }
         if let readError { throw readError }
         let first = try append(rows.count, to: window, in: frame)
@@ -319,13 +343,27 @@ final class DeviceStrips: StripPlace {
         let uploadBytes = Frame.aligned(frame.uploadBytes)
         let mapped = frame.slot.staging!.mapped!
         for download in frame.downloads {
-            try sink.write(download.strip) { $0.copyMemory(from: mapped + uploadBytes + download.offset, byteCount: download.bytes) }
+            try sink.write(download.strip) { ParallelLoop.copy(download.bytes, from: mapped + uploadBytes + download.offset, to: $0) }
             delivered = download.strip.upperBound
         }
         frame.reset()
     }
 
     private var pixelBytes: Int { MemoryLayout<SIMD4<Float>>.size }
+
+    /// Writes rows `rows` of `held` into `destination`, a run of rows on each of several threads.
+    private static func read(_ rows: Range<Int>, of held: any RandomAccessRowSource, into destination: UnsafeMutableRawPointer) {
+        // Reads of a held image's rows may run side by side (`RandomAccessRowSource`); the
+        // pointer travels as an address, which is Sendable.
+        nonisolated(unsafe) let held = held
+        let width = held.width, first = rows.lowerBound
+        let rowBytes = width * 4 * held.depth.bytesPerSample, address = UInt(bitPattern: destination)
+        ParallelLoop.forEachChunk(rows.count, itemCost: width) { part in
+            for row in part {
+                held.read(columns: 0..<width, of: first + row, into: UnsafeMutableRawPointer(bitPattern: address + UInt(row * rowBytes))!)
+            }
+        }
+    }
 
     private static func device(_ window: any RowWindow) -> DeviceWindow {
         guard let window = window as? DeviceWindow else { preconditionFailure("a window of another place") }
