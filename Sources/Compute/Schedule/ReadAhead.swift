@@ -44,8 +44,8 @@ package final class ReadAhead: RowSource, @unchecked Sendable {
     private var cancelled = false
     private var ended = false
 
-    /// The bytes a read-ahead of rows `width` pixels wide at `depth` holds.
-    package static func bytes(width: Int, height: Int, depth: PixelBuffer.Depth) -> Int {
+    /// The bytes a read-ahead of rows `width` pixels wide at `depth` holds, in blocks of about `blockBytes`.
+    package static func bytes(width: Int, height: Int, depth: PixelBuffer.Depth, blockBytes: Int = blockBytes) -> Int {
         let rowBytes = width * 4 * depth.bytesPerSample
         return slotCount * rows(rowBytes: rowBytes, height: height, blockBytes: blockBytes) * rowBytes
     }

@@ -12,9 +12,9 @@ package import ImageCore
 /// - **Strips** otherwise (SPEC §8, `StripExecutor`): rows pulled a chunk at a
 ///   time, memory following the width. The source is read whole first, in
 ///   its stored 8/16-bit form, only when it decodes whole (Adam7) or a pass
-///   reads it backwards (rotate, flip v as the first operation). A decoder
-///   streamed on the CPU reads ahead on a thread of its own while a core is
-///   spare (``ReadAhead``).
+///   reads it backwards (rotate, flip v as the first operation). A streamed
+///   decoder reads ahead on a thread of its own while a core is spare
+///   (``ReadAhead``).
 package struct RenderSchedule: Sendable {
     /// How the graph runs.
     package enum Mode: Sendable, Equatable {
@@ -28,12 +28,21 @@ package struct RenderSchedule: Sendable {
     package let mode: Mode
     /// Whether the source is read whole (in its stored form) before rendering.
     package let readsSourceWhole: Bool
-    /// Whether a forward-only source streamed into strips on the CPU is
-    /// decoded on a thread of its own (``ReadAhead``) when a core is spare as
-    /// the image starts. Not on a device, whose strips read rows straight into
-    /// mapped staging (measured on the H200 without it). Counted in
-    /// ``estimatedBytes`` whether or not a core is spare.
+    /// Whether a forward-only source streamed into strips is decoded on a
+    /// thread of its own (``ReadAhead``) when a core is spare as the image
+    /// starts. Counted in ``estimatedBytes`` whether or not a core is spare.
+    ///
+    /// On a device too: there the one thread that stages strips also hands the
+    /// packed rows to the encoder, and decoding between them left the encoder
+    /// and the device waiting. Timed on the H200 (2026-11-27, a build with timers
+    /// not kept): `kiln export` of 24 MP with `--blur 8` spent 635 ms from the
+    /// first strip to the last, where the CPU path's whole run, decoding read
+    /// ahead, took 545 ms.
     package let readsAhead: Bool
+    /// Stored bytes of one block read ahead (``ReadAhead``): a device's strips
+    /// take up to 16 MiB of stored rows at once (`DeviceStrips`), so its blocks
+    /// are larger, to decode the next strip while the one before is encoded.
+    private let aheadBlockBytes: Int
     /// Strip height (strips only; the output does not depend on it).
     package let chunking: StripExecutor.Chunking
     /// About the most bytes the run holds: float strips or images, the
@@ -59,15 +68,18 @@ package struct RenderSchedule: Sendable {
             self.mode = .whole
             readsSourceWhole = true
             readsAhead = false
+            aheadBlockBytes = 0
             estimatedBytes = stored + floats
         } else {
             self.mode = .strips
             readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
-            readsAhead = !readsSourceWhole && backend.kind == .cpu
+            readsAhead = !readsSourceWhole
+            aheadBlockBytes = backend.kind == .cpu ? ReadAhead.blockBytes : 4 << 20
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: chunking)
                 + (readsSourceWhole ? stored : 0)
-                + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
+                + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth,
+                                                blockBytes: aheadBlockBytes) : 0)
         }
     }
 
@@ -98,7 +110,7 @@ package struct RenderSchedule: Sendable {
                 return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)
                     .render(into: sink, progress: progress)
             }
-            let ahead = ReadAhead.start(source)
+            let ahead = ReadAhead.start(source, blockBytes: aheadBlockBytes)
             do {
                 try StripExecutor(graph: graph, source: ahead, backend: backend, chunking: chunking)
                     .render(into: sink, progress: progress)

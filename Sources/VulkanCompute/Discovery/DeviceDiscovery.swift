@@ -5,9 +5,22 @@ import Foundation
 /// it never crashes when Vulkan is absent, and `current` runs it once.
 public enum DeviceDiscovery {
     /// The report for this process's environment, discovered on first use and then reused.
-    public static var current: DeviceReport { cached }
+    public static var current: DeviceReport { cached.report }
 
-    private static let cached = discover()
+    /// The report for this process's environment and the instance that made it,
+    /// kept for the backend (``instance(for:)``).
+    private static let cached = discovered(environment: ProcessInfo.processInfo.environment)
+
+    /// The instance this process's discovery made (running it if it has not
+    /// run), for a backend whose `environment` names the same loader: the
+    /// backend then makes no second instance. Nil when the loader differs, or
+    /// no instance could be made.
+    static func instance(for environment: [String: String]) -> VulkanInstance? {
+        guard environment[VulkanLoader.pathVariable] == ProcessInfo.processInfo.environment[VulkanLoader.pathVariable] else {
+            return nil
+        }
+        return cached.instance
+    }
 
     /// The test-only variable that reports software devices as virtual GPUs.
     public static let softwareAsGPUVariable = "KILN_TEST_SOFTWARE_AS_GPU"
@@ -20,16 +33,21 @@ public enum DeviceDiscovery {
     /// cannot change safely in a running process: run a child process to
     /// vary them.
     public static func discover(environment: [String: String] = ProcessInfo.processInfo.environment) -> DeviceReport {
+        discovered(environment: environment).report
+    }
+
+    /// ``discover(environment:)``, and the instance that enumerated the devices (nil where none was made).
+    private static func discovered(environment: [String: String]) -> (report: DeviceReport, instance: VulkanInstance?) {
         let loader: VulkanLoader
         switch VulkanLoader.open(environment: environment) {
         case .success(let opened): loader = opened
         case .failure(let failure):
-            return DeviceReport(devices: [], reasonCode: .noLoader,
-                                reason: "no Vulkan loader: \(failure.message)")
+            return (DeviceReport(devices: [], reasonCode: .noLoader, reason: "no Vulkan loader: \(failure.message)"), nil)
         }
+        let instance: VulkanInstance
         var devices: [DeviceInfo]
         do {
-            let instance = try VulkanInstance(loader: loader)
+            instance = try VulkanInstance(loader: loader)
             devices = try instance.physicalDevices().map(\.info)
             if environment[softwareAsGPUVariable] == "1" {
                 // Test hook: lets CI, which has only lavapipe, exercise the paths that need a GPU
@@ -37,13 +55,12 @@ public enum DeviceDiscovery {
                 devices = devices.map { var d = $0; if d.type == .cpu { d.type = .virtual }; return d }
             }
         } catch VulkanError.call(let call, let result) where result == VK_ERROR_INCOMPATIBLE_DRIVER {
-            return DeviceReport(devices: [], reasonCode: .noDriver,
-                                reason: "Vulkan loader found but no driver (ICD): \(call) returned \(VulkanResult.name(result))")
+            return (DeviceReport(devices: [], reasonCode: .noDriver,
+                                 reason: "Vulkan loader found but no driver (ICD): \(call) returned \(VulkanResult.name(result))"), nil)
         } catch {
-            return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                                reason: "Vulkan instance creation failed: \(error)")
+            return (DeviceReport(devices: [], reasonCode: .instanceFailed, reason: "Vulkan instance creation failed: \(error)"), nil)
         }
-        return report(for: devices)
+        return (report(for: devices), instance)
     }
 
     /// Classifies a list of devices: the reason code and sentence follow from it.
