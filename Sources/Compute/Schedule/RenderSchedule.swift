@@ -37,7 +37,7 @@ package struct RenderSchedule: Sendable {
     /// and the device waiting. Timed on the H200 (2026-11-27, a build with timers
     /// not kept): `kiln export` of 24 MP with `--blur 8` spent 635 ms from the
     /// first strip to the last, where the CPU path's whole run, decoding read
-    /// ahead, took 545 ms.
+    /// ahead, took 543–557 ms.
     package let readsAhead: Bool
     /// Stored bytes of one block read ahead (``ReadAhead``): a device's strips
     /// take up to 16 MiB of stored rows at once (`DeviceStrips`), so its blocks

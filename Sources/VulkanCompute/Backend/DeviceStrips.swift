@@ -32,7 +32,7 @@ internal import ImageCore
 /// The host's side is most of a strip's time on a discrete GPU: timed on the
 /// H200 (2026-11-27, fifth session, a build with timers not kept), blur σ 8 of
 /// 24 MP spent 12 ms reading source rows into staging and 23 ms copying packed
-/// rows out to a fresh output, of 38 ms; submitting and waiting took 1.5 ms. So
+/// rows out to a fresh output, of 39 ms; submitting and waiting took 1.5 ms. So
 /// rows are copied on several threads (``ParallelLoop/copy(_:from:to:)``; a held
 /// source's rows in parallel), strips are taller where windows are device memory
 /// (``chunkBytes``), and windows' device buffers are kept for the next image
@@ -80,10 +80,10 @@ final class DeviceStrips: StripPlace {
     /// GPUs: there they are RSS, as the CPU's windows are with its 4 MiB).
     ///
     /// Measured on the H200 (2026-11-27, fifth session, copies on 8 threads, render stage,
-    /// median of 5): blur σ 8 of 24 MP 0.033 s with 8 MiB, 0.025 with 16, 0.022 with 32,
-    /// 0.023 with 64; the 400 MPix blur σ 4 0.52, 0.30 and 0.21 s with 8, 16 and 32 (the
-    /// copies out are larger pieces, more of them side by side); the chain blur → sharpen →
-    /// brightness → resize 0.021, 0.023, 0.040 and 0.071 s, its windows' allocation
+    /// median of 5): blur σ 8 of 24 MP 0.034 s with 8 MiB, 0.025 with 16, 0.022 with 32,
+    /// 0.024 with 64; the 400 MPix blur σ 4 0.52–0.57, 0.30–0.33 and 0.21–0.23 s with 8, 16
+    /// and 32 (the copies out are larger pieces, more of them side by side); the chain blur →
+    /// sharpen → brightness → resize 0.022, 0.024, 0.041 and 0.071 s, its windows' allocation
     /// 5, 9, 18 and 33 ms of it, which kept buffers remove from the second image on. An
     /// earlier lease with copies on one thread found 64 MiB slower than 8 for the chain and
     /// the 400 MPix blur (0.051 → 0.066 s, 1.27 → 1.57 s) and peak RSS 162 → 245 MB (the
@@ -177,7 +177,7 @@ final class DeviceStrips: StripPlace {
         var readError: (any Error)?
         let offset = try frame.stage(pixels * bytesPerPixel) { to in
             if let held = source as? any RandomAccessRowSource {
-                // A held image's rows, on several threads (12 → 3.5 ms for blur σ 8 of 24 MP on the H200).
+                // A held image's rows, on several threads (12 → 3.7 ms for blur σ 8 of 24 MP on the H200).
                 Self.read(rows, of: held, into: to)
             } else {
                 do { try source.read(rows, into: to) } catch { readError = error }

@@ -182,7 +182,7 @@ public final class VulkanBackend: PassBackend {
     /// A device-local buffer of at least `bytes` for a window of device strips:
     /// the smallest kept one that is large enough and at most four times too
     /// large, else a new one. Allocating device memory costs in proportion to its
-    /// size on the H200 (18 ms of a 24 MP chain's 40 ms render with 32 MiB
+    /// size on the H200 (18 ms of a 24 MP chain's 41 ms render with 32 MiB
     /// strips, 2026-11-27), so windows' buffers outlive their image (``keep(_:)``).
     func windowBuffer(bytes: Int) throws(ComputeError) -> VulkanBuffer {
         let kept = idleWindows.withLock { idle -> VulkanBuffer? in
