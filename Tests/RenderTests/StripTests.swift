@@ -163,6 +163,28 @@ struct StripTests {
         }
     }
 
+    @Test("Vulkan strips at the device's own height (32 MiB of floats where rows are copied): a held source read on several threads, packed rows copied out in pieces, windows' buffers kept for the next image; the same bytes every time, the CPU's within SPEC §4.3",
+          .requiresVulkan)
+    func deviceStripsAtTheirOwnHeight() throws {
+        var generator = SeededGenerator(seed: TestSeed().value)
+        // 1600 × 1400: strips of 1310 rows (2 of them), 8.4 MB of packed rows each: more than a
+        // mebibyte per thread, so the copies are split; the rows read are split as well.
+        let image = TestImages.image(width: 1600, height: 1400, depth: .eight, alpha: true, using: &generator)
+        let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: 3)), .sharpen(Sharpen(amount: 0.5))])
+        let cpu = try pipeline.render(image, on: CPUBackend())
+        try withVulkan(maxPixelsPerDispatch: 1 << 18, copiesThroughStaging: true) { vulkan in
+            let first = try pipeline.render(image, on: vulkan, mode: .strips)
+            let allocated = vulkan.windowBuffersAllocated
+            #expect(allocated > 0, "the windows had no device buffers")
+            let again = try pipeline.render(image, on: vulkan, mode: .strips)
+            #expect(again == first, "the second render, on kept window buffers, differs from the first")
+            #expect(vulkan.windowBuffersAllocated < 2 * allocated,
+                    "the second render allocated \(vulkan.windowBuffersAllocated - allocated) window buffers, the first \(allocated): none were kept")
+            let difference = maxDifference(first, samples(cpu), width: cpu.width, height: cpu.height)
+            #expect(difference != nil && difference! <= bound(image.depth), "Vulkan vs CPU \(difference ?? -1)")
+        }
+    }
+
     @Test("Vulkan strips on the device move only stored rows: bytes ≤ 1.25 × (source + output as stored), submissions ≤ strips + 2",
           .requiresVulkan)
     func deviceTraffic() throws {

@@ -81,6 +81,9 @@ package protocol PassBackend: RenderBackend {
     /// host memory, a pass at a time through ``run(_:inputs:sizes:output:)``
     /// (``HostStrips``). Asked only for graphs that read every image forwards.
     func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)?
+    /// Host bytes strip execution over rows of `depth` holds at most beside the
+    /// windows of rows the schedule counts (a device's staging); 0 on the CPU.
+    func stripHostBytes(depth: PixelBuffer.Depth) -> Int
     /// The graph this backend runs in place of `graph`, computing the same
     /// pixels (the CPU leaves out the passes it would only copy).
     func prepared(_ graph: PassGraph) -> PassGraph
@@ -89,4 +92,7 @@ package protocol PassBackend: RenderBackend {
 extension PassBackend {
     /// `graph` itself: a device runs every pass it was given.
     package func prepared(_ graph: PassGraph) -> PassGraph { graph }
+
+    /// Nothing beside the windows (no staging).
+    package func stripHostBytes(depth: PixelBuffer.Depth) -> Int { 0 }
 }

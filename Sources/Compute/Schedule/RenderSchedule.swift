@@ -46,7 +46,7 @@ package struct RenderSchedule: Sendable {
     /// Strip height (strips only; the output does not depend on it).
     package let chunking: StripExecutor.Chunking
     /// About the most bytes the run holds: float strips or images, the
-    /// source's stored rows, the source held whole where it is.
+    /// source's stored rows, a device's staging, the source held whole where it is.
     package let estimatedBytes: Int
 
     private let backend: any PassBackend
@@ -77,6 +77,7 @@ package struct RenderSchedule: Sendable {
             aheadBlockBytes = backend.kind == .cpu ? ReadAhead.blockBytes : 4 << 20
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: chunking)
+                + backend.stripHostBytes(depth: source.depth)
                 + (readsSourceWhole ? stored : 0)
                 + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth,
                                                 blockBytes: aheadBlockBytes) : 0)

@@ -58,7 +58,8 @@ final class DeviceStrips: StripPlace {
     deinit {
         // Buffers may be released only once no submitted work uses them.
         for frame in frames where frame.inFlight {
-            try? frame.slot.sequence.wait()
+            // Work whose end is unknown leaves its buffers to be released, never reused.
+            do { try frame.slot.sequence.wait() } catch { failed = true }
         }
         if !failed {
             for frame in frames { backend.giveBack(frame.slot) }
@@ -67,19 +68,20 @@ final class DeviceStrips: StripPlace {
     }
 
     /// 16 MiB: a strip's stored rows are read straight into its frame's mapped
-    /// staging, so two frames hold about 48 MiB of host memory at most (growth by
-    /// halves included). Unbounded, the 16000×9000 photo shrunk to 1920 staged its
+    /// staging, which also takes the strip's packed output rows: two frames hold
+    /// ``hostBytes(sharedMemory:depth:)`` of host memory at most. Unbounded, the 16000×9000 photo shrunk to 1920 staged its
     /// source in 4 strips of 144 MB each (peak RSS 849 MB on lavapipe, where a pass
     /// at a time through host memory peaked at 243 MB).
     ///
     /// (The stored rows of a 32 MiB chunk of floats, ``chunkBytes``, are 8 MiB at 8 bits.)
-    var storedBytesPerStrip: Int? { 16 << 20 }
+    var storedBytesPerStrip: Int? { Self.storedBytes }
+    private static let storedBytes = 16 << 20
 
     /// Strips are chunks of floats, each a submission and a fence wait: 32 MiB where the
     /// windows are device memory, 8 MiB where they are the host's (lavapipe, integrated
     /// GPUs: there they are RSS, as the CPU's windows are with its 4 MiB).
     ///
-    /// Measured on the H200 (2026-11-27, fifth session, copies on 8 threads, render stage,
+    /// Measured on the H200 (2026-11-27, fifth session, copies on several threads, render stage,
     /// median of 5): blur σ 8 of 24 MP 0.034 s with 8 MiB, 0.025 with 16, 0.022 with 32,
     /// 0.024 with 64; the 400 MPix blur σ 4 0.52–0.57, 0.30–0.33 and 0.21–0.23 s with 8, 16
     /// and 32 (the copies out are larger pieces, more of them side by side); the chain blur →
@@ -88,7 +90,18 @@ final class DeviceStrips: StripPlace {
     /// earlier lease with copies on one thread found 64 MiB slower than 8 for the chain and
     /// the 400 MPix blur (0.051 → 0.066 s, 1.27 → 1.57 s) and peak RSS 162 → 245 MB (the
     /// stored-bytes budget was then unbounded).
-    var chunkBytes: Int? { backend.sharedMemory ? 8 << 20 : 32 << 20 }
+    var chunkBytes: Int? { Self.chunkBytes(sharedMemory: backend.sharedMemory) }
+
+    private static func chunkBytes(sharedMemory: Bool) -> Int { sharedMemory ? 8 << 20 : 32 << 20 }
+
+    /// The host memory device strips of rows at `depth` hold at most besides their windows:
+    /// two frames' staging, each the stored source rows of a strip (grown by halves, so up to
+    /// 1.5 × ``storedBytesPerStrip``) and its packed output rows (a chunk of floats at
+    /// `depth`: a quarter of ``chunkBytes`` at 8 bits, half at 16). 64 MiB at 8 bits on a
+    /// discrete GPU, 80 at 16.
+    static func hostBytes(sharedMemory: Bool, depth: PixelBuffer.Depth) -> Int {
+        2 * (storedBytes * 3 / 2 + chunkBytes(sharedMemory: sharedMemory) * depth.bytesPerSample / 4)
+    }
 
     // MARK: - Windows
 

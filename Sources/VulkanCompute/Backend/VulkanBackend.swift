@@ -29,6 +29,7 @@ public final class VulkanBackend: PassBackend {
     private let idleSlots = Locked<[RenderSlot]>([])
     /// Device-local window buffers kept from images before (``windowBuffer(bytes:)``).
     private let idleWindows = Locked<[VulkanBuffer]>([])
+    private let windowAllocations = Atomic<Int>(0)
     private let bytesUp = Atomic<Int>(0)
     private let bytesDown = Atomic<Int>(0)
     /// Pixels per binding: what one storage-buffer binding of float pixels can address.
@@ -98,6 +99,10 @@ public final class VulkanBackend: PassBackend {
 
     package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? {
         stripsOnDevice ? DeviceStrips(backend: self, depth: depth) : nil
+    }
+
+    package func stripHostBytes(depth: PixelBuffer.Depth) -> Int {
+        stripsOnDevice ? DeviceStrips.hostBytes(sharedMemory: sharedMemory, depth: depth) : 0
     }
 
     /// Counts bytes handed to the device and back (``traffic``).
@@ -178,12 +183,18 @@ public final class VulkanBackend: PassBackend {
 
     /// At most this many bytes of window buffers are kept between images.
     private static let keptWindowBytes = 1 << 30
+    /// At most this many window buffers are kept, each of at least ``keptWindowMinimum`` bytes
+    /// (a window never filled gets a buffer of a few bytes, which no later window could use).
+    private static let keptWindowCount = 32
+    private static let keptWindowMinimum = 1 << 20
 
     /// A device-local buffer of at least `bytes` for a window of device strips:
     /// the smallest kept one that is large enough and at most four times too
     /// large, else a new one. Allocating device memory costs in proportion to its
     /// size on the H200 (18 ms of a 24 MP chain's 41 ms render with 32 MiB
     /// strips, 2026-11-27), so windows' buffers outlive their image (``keep(_:)``).
+    /// When the device has no memory left for a new one, the kept buffers are
+    /// released and the allocation tried once more.
     func windowBuffer(bytes: Int) throws(ComputeError) -> VulkanBuffer {
         let kept = idleWindows.withLock { idle -> VulkanBuffer? in
             guard let index = idle.indices.filter({ idle[$0].size >= bytes && idle[$0].size <= 4 * bytes })
@@ -191,23 +202,41 @@ public final class VulkanBackend: PassBackend {
             return idle.remove(at: index)
         }
         if let kept { return kept }
-        return try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
+        windowAllocations.add(1, ordering: .relaxed)
+        do {
+            return try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
+        } catch .vulkan(let call, let result) where result == "VK_ERROR_OUT_OF_DEVICE_MEMORY" {
+            let released = idleWindows.withLock { idle in
+                defer { idle.removeAll() }
+                return !idle.isEmpty
+            }
+            guard released else { throw .vulkan(call: call, result: result) }
+            return try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
+        }
     }
 
+    /// Window buffers allocated so far (not taken from those kept).
+    var windowBuffersAllocated: Int { windowAllocations.load(ordering: .relaxed) }
+
     /// Keeps the window buffers of an image that finished cleanly (no work in
-    /// flight uses them) for the next, up to ``keptWindowBytes`` in all, the
-    /// largest first; none where the device's memory is the host's (there they
-    /// would stay in the process's RSS between images, and allocating is cheap).
+    /// flight uses them) for the next: the largest first, up to
+    /// ``keptWindowCount`` buffers and ``keptWindowBytes`` in all; none where the
+    /// device's memory is the host's (there they would stay in the process's RSS
+    /// between images, and allocating is cheap).
     func keep(_ buffers: [VulkanBuffer]) {
         guard !sharedMemory else { return }
         idleWindows.withLock { idle in
-            var all = idle + buffers
-            all.sort { $0.size > $1.size }
             var total = 0
-            idle = all.filter { buffer in
-                total += buffer.size
-                return total <= Self.keptWindowBytes
-            }
+            idle = (idle + buffers.filter { $0.size >= Self.keptWindowMinimum })
+                .sorted { $0.size > $1.size }
+                .filter { buffer in
+                    // A buffer that would pass the total is left out, not every one after it.
+                    guard total + buffer.size <= Self.keptWindowBytes else { return false }
+                    total += buffer.size
+                    return true
+                }
+                .prefix(Self.keptWindowCount)
+                .map { $0 }
         }
     }
 

@@ -2,7 +2,8 @@ internal import CVulkan
 import Foundation
 
 /// Finds the machine's Vulkan devices (SPEC §3). Safe and cheap at startup:
-/// it never crashes when Vulkan is absent, and `current` runs it once.
+/// it never crashes when Vulkan is absent, and `current` runs it once, keeping
+/// the instance it made for the process (the backend's, ``instance(for:)``).
 public enum DeviceDiscovery {
     /// The report for this process's environment, discovered on first use and then reused.
     public static var current: DeviceReport { cached.report }
@@ -16,9 +17,9 @@ public enum DeviceDiscovery {
     /// backend then makes no second instance. Nil when the loader differs, or
     /// no instance could be made.
     static func instance(for environment: [String: String]) -> VulkanInstance? {
-        guard environment[VulkanLoader.pathVariable] == ProcessInfo.processInfo.environment[VulkanLoader.pathVariable] else {
-            return nil
-        }
+        // Unset and empty both mean the system's loader (`VulkanLoader.open`).
+        func loader(_ environment: [String: String]) -> String { environment[VulkanLoader.pathVariable] ?? "" }
+        guard loader(environment) == loader(ProcessInfo.processInfo.environment) else { return nil }
         return cached.instance
     }
 
