@@ -69,9 +69,10 @@ final class DeviceStrips: StripPlace {
 
     /// 16 MiB: a strip's stored rows are read straight into its frame's mapped
     /// staging, which also takes the strip's packed output rows: two frames hold
-    /// ``hostBytes(sharedMemory:depth:)`` of host memory at most. Unbounded, the 16000×9000 photo shrunk to 1920 staged its
-    /// source in 4 strips of 144 MB each (peak RSS 849 MB on lavapipe, where a pass
-    /// at a time through host memory peaked at 243 MB).
+    /// about ``hostBytes(sharedMemory:depth:)`` of host memory. Unbounded, the
+    /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each
+    /// (peak RSS 849 MB on lavapipe, where a pass at a time through host memory
+    /// peaked at 243 MB).
     ///
     /// (The stored rows of a 32 MiB chunk of floats, ``chunkBytes``, are 8 MiB at 8 bits.)
     var storedBytesPerStrip: Int? { Self.storedBytes }
@@ -94,13 +95,14 @@ final class DeviceStrips: StripPlace {
 
     private static func chunkBytes(sharedMemory: Bool) -> Int { sharedMemory ? 8 << 20 : 32 << 20 }
 
-    /// The host memory device strips of rows at `depth` hold at most besides their windows:
-    /// two frames' staging, each the stored source rows of a strip (grown by halves, so up to
-    /// 1.5 × ``storedBytesPerStrip``) and its packed output rows (a chunk of floats at
-    /// `depth`: a quarter of ``chunkBytes`` at 8 bits, half at 16). 64 MiB at 8 bits on a
-    /// discrete GPU, 80 at 16.
+    /// The host memory device strips of rows at `depth` hold besides their windows: two
+    /// frames' staging, each grown by halves while a strip's stored source rows are read in
+    /// (up to 1.5 × ``storedBytesPerStrip``), then to those rows and the strip's packed
+    /// output rows (a chunk of floats at `depth`: a quarter of ``chunkBytes`` at 8 bits, half
+    /// at 16), whichever is more. 48 MiB at 8 bits, 64 at 16 on a discrete GPU; a pass that
+    /// asks for taller strips (a wide blur: up to four chunks) can hold more.
     static func hostBytes(sharedMemory: Bool, depth: PixelBuffer.Depth) -> Int {
-        2 * (storedBytes * 3 / 2 + chunkBytes(sharedMemory: sharedMemory) * depth.bytesPerSample / 4)
+        2 * max(storedBytes * 3 / 2, storedBytes + chunkBytes(sharedMemory: sharedMemory) * depth.bytesPerSample / 4)
     }
 
     // MARK: - Windows

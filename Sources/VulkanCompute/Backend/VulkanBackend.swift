@@ -82,6 +82,15 @@ public final class VulkanBackend: PassBackend {
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
         sharedMemory = !options.copiesThroughStaging && Self.hasSharedMemory(physical.memoryProperties)
         stripsOnDevice = options.stripsOnDevice
+        context.onOutOfMemory { [weak self] in self?.releaseKeptWindows() ?? false }
+    }
+
+    /// Releases the kept window buffers; true when there were any.
+    private func releaseKeptWindows() -> Bool {
+        idleWindows.withLock { idle in
+            defer { idle.removeAll() }
+            return !idle.isEmpty
+        }
     }
 
     /// Whether every heap is device-local and some memory type is both device-local and host-visible.
@@ -193,8 +202,8 @@ public final class VulkanBackend: PassBackend {
     /// large, else a new one. Allocating device memory costs in proportion to its
     /// size on the H200 (18 ms of a 24 MP chain's 41 ms render with 32 MiB
     /// strips, 2026-11-27), so windows' buffers outlive their image (``keep(_:)``).
-    /// When the device has no memory left for a new one, the kept buffers are
-    /// released and the allocation tried once more.
+    /// When the device has no memory left for any device-local buffer, the kept
+    /// ones are released and the allocation tried once more (``VulkanContext/onOutOfMemory(_:)``).
     func windowBuffer(bytes: Int) throws(ComputeError) -> VulkanBuffer {
         let kept = idleWindows.withLock { idle -> VulkanBuffer? in
             guard let index = idle.indices.filter({ idle[$0].size >= bytes && idle[$0].size <= 4 * bytes })
@@ -202,17 +211,9 @@ public final class VulkanBackend: PassBackend {
             return idle.remove(at: index)
         }
         if let kept { return kept }
+        let made = try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
         windowAllocations.add(1, ordering: .relaxed)
-        do {
-            return try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
-        } catch .vulkan(let call, let result) where result == "VK_ERROR_OUT_OF_DEVICE_MEMORY" {
-            let released = idleWindows.withLock { idle in
-                defer { idle.removeAll() }
-                return !idle.isEmpty
-            }
-            guard released else { throw .vulkan(call: call, result: result) }
-            return try VulkanBuffer(context: context, size: bytes, placement: .deviceLocal)
-        }
+        return made
     }
 
     /// Window buffers allocated so far (not taken from those kept).

@@ -53,7 +53,12 @@ final class VulkanBuffer: @unchecked Sendable {
             allocation.allocationSize = requirements.size
             allocation.memoryTypeIndex = try context.memoryType(
                 typeBits: requirements.memoryTypeBits, required: required, preferred: preferred)
-            try VulkanCall.check(functions.allocateMemory(device, &allocation, nil, &allocated), "vkAllocateMemory")
+            var result = functions.allocateMemory(device, &allocation, nil, &allocated)
+            // Device memory kept for later (windows of earlier images) gives way to what is needed now.
+            if result == VK_ERROR_OUT_OF_DEVICE_MEMORY, placement == .deviceLocal, context.releaseKeptMemory() {
+                result = functions.allocateMemory(device, &allocation, nil, &allocated)
+            }
+            try VulkanCall.check(result, "vkAllocateMemory")
             guard let allocated else { throw .setupFailed("vkAllocateMemory returned no memory") }
             memory = allocated
             try VulkanCall.check(functions.bindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory")

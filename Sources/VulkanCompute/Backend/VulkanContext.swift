@@ -29,6 +29,8 @@ final class VulkanContext: @unchecked Sendable {
         var lost = false
     }
     private let queueState = Locked(QueueState())
+    /// What frees device memory kept for later (``onOutOfMemory(_:)``).
+    private let releaseKept = Locked<(@Sendable () -> Bool)?>(nil)
 
     /// Creates a logical device on `physical` (which must have a compute queue).
     init(instance: VulkanInstance, physical: PhysicalDevice, faults: FaultInjector) throws(ComputeError) {
@@ -83,6 +85,18 @@ final class VulkanContext: @unchecked Sendable {
         // in-flight work anyway so destroying the device is valid. A lost device returns an error: ignored.
         _ = functions.deviceWaitIdle(device)
         functions.destroyDevice(device, nil)
+    }
+
+    /// Sets what a device-local allocation that finds the device's memory full
+    /// calls before it tries once more: it frees memory kept for later (the
+    /// backend's kept window buffers) and says whether it freed any.
+    func onOutOfMemory(_ release: @escaping @Sendable () -> Bool) {
+        releaseKept.withLock { $0 = release }
+    }
+
+    /// Frees device memory kept for later; true when some was (``onOutOfMemory(_:)``).
+    func releaseKeptMemory() -> Bool {
+        releaseKept.withLock { $0 }?() ?? false
     }
 
     /// Command buffers submitted so far (the injected failures included).
