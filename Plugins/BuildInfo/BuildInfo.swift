@@ -3,8 +3,9 @@ import PackagePlugin
 
 /// Stamps the `kiln` executable with the commit it was built from, for
 /// `kiln --version`. A build command whose inputs are the checkout's `HEAD`,
-/// index and `HEAD` reflog: a commit, checkout, reset or `git add` touches one
-/// of them, and the stamp is made again before `kiln` links. (It was a prebuild
+/// index and `HEAD` reflog and the package's sources: a commit, checkout,
+/// reset, `git add` or edit touches one of them, and the stamp is made again
+/// before `kiln` links. (It was a prebuild
 /// command, which SwiftPM runs only when it plans the build again: `swift build
 /// --product kiln` in a scratch folder built before kept the commit of that
 /// earlier build — seen in a GPU check's report, 2026-11-27.) It rewrites its
@@ -17,8 +18,10 @@ struct BuildInfo: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appendingPathComponent("generated")
         let stamp = output.appendingPathComponent("BuildCommit.swift")
         let git = context.package.directoryURL.appendingPathComponent(".git")
+        // The package's own sources too, so an edit not yet added marks the stamp "-modified".
+        let sources = context.package.targets.compactMap { $0.sourceModule }.flatMap { $0.sourceFiles.map(\.url) }
         let inputs = ["HEAD", "index", "logs/HEAD"].map { git.appendingPathComponent($0) }
-            .filter { FileManager.default.fileExists(atPath: $0.path) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) } + sources
         // Plain POSIX sh and git from PATH: no tool of the package has to be built first.
         let script = #"""
             commit=$(git -C "$1" rev-parse --short=12 HEAD 2>/dev/null) || commit=unknown
