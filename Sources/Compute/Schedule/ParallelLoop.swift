@@ -66,7 +66,7 @@ package enum ParallelLoop {
     /// to a page (pieces within one page would wait for each other's fault).
     package static func copy(_ bytes: Int, from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
         let page = 2 << 20
-        let threads = min(threads, bytes >> 20)
+        let threads = min(Self.threads, bytes >> 20)
         guard threads > 1 else {
             destination.copyMemory(from: source, byteCount: bytes)
             return
