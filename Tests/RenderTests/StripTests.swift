@@ -185,6 +185,28 @@ struct StripTests {
         }
     }
 
+    @Test("Vulkan strips where rows are copied: 32 MiB of floats from a held source, 8 MiB from one streamed from its decoder (its staging stays small); the same bytes",
+          .requiresVulkan)
+    func deviceStripsFollowTheSource() throws {
+        var generator = SeededGenerator(seed: TestSeed().value)
+        // Rows of 25,600 float bytes: 1310 rows a strip from a held source (2 strips), 327 from a
+        // streamed one (5 strips); each strip is one submission.
+        let image = TestImages.image(width: 1600, height: 1400, depth: .eight, alpha: true, using: &generator)
+        let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: 3)), .sharpen(Sharpen(amount: 0.5))])
+        let png = try PNGEncoder.encode(image)
+        try withVulkan(copiesThroughStaging: true) { vulkan in
+            var before = vulkan.traffic
+            let held = try pipeline.render(image, on: vulkan, mode: .strips)
+            #expect(vulkan.traffic.since(before).submissions == 2, "a held source: \(vulkan.traffic.since(before).submissions) strips")
+            let reader = try PNGRowReader(bytes: png, limits: .init(), libpngOnly: false)
+            before = vulkan.traffic
+            let streamed = try pipeline.render(reader, on: vulkan)
+            _ = try reader.finish()
+            #expect(vulkan.traffic.since(before).submissions == 5, "a streamed source: \(vulkan.traffic.since(before).submissions) strips")
+            #expect(streamed == held, "the same graph in strips of either height gave other bytes")
+        }
+    }
+
     @Test("Vulkan strips on the device move only stored rows: bytes ≤ 1.25 × (source + output as stored), submissions ≤ strips + 2",
           .requiresVulkan)
     func deviceTraffic() throws {

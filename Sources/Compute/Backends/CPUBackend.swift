@@ -20,7 +20,7 @@ public final class CPUBackend: PassBackend {
     package var wholeGraphBytes: Int { 0 }
 
     /// Host memory is the CPU's own.
-    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? { nil }
+    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth, sourceHeld: Bool) -> (any StripPlace)? { nil }
 
     /// Without the passes whose CPU twin only forwards its input.
     package func prepared(_ graph: PassGraph) -> PassGraph { graph.withoutCPUForwards }

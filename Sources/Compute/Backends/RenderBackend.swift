@@ -80,10 +80,13 @@ package protocol PassBackend: RenderBackend {
     /// pass of a strip recorded together, only stored rows crossing — or nil:
     /// host memory, a pass at a time through ``run(_:inputs:sizes:output:)``
     /// (``HostStrips``). Asked only for graphs that read every image forwards.
-    func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)?
-    /// Host bytes strip execution over rows of `depth` holds at most beside the
-    /// windows of rows the schedule counts (a device's staging); 0 on the CPU.
-    func stripHostBytes(depth: PixelBuffer.Depth) -> Int
+    /// `sourceHeld`: every source row is in memory already (a decoded image), not
+    /// streamed from a decoder, so taller strips cost little beside it.
+    func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth, sourceHeld: Bool) -> (any StripPlace)?
+    /// Host bytes strip execution over rows of `depth` (from a source held or
+    /// streamed, as for ``devicePlace(for:depth:sourceHeld:)``) holds at most beside
+    /// the windows of rows the schedule counts (a device's staging); 0 on the CPU.
+    func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int
     /// The graph this backend runs in place of `graph`, computing the same
     /// pixels (the CPU leaves out the passes it would only copy).
     func prepared(_ graph: PassGraph) -> PassGraph
@@ -94,5 +97,5 @@ extension PassBackend {
     package func prepared(_ graph: PassGraph) -> PassGraph { graph }
 
     /// Nothing beside the windows (no staging).
-    package func stripHostBytes(depth: PixelBuffer.Depth) -> Int { 0 }
+    package func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int { 0 }
 }

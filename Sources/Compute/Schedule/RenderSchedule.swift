@@ -37,12 +37,11 @@ package struct RenderSchedule: Sendable {
     /// and the device waiting. Timed on the H200 (2026-11-27, a build with timers
     /// not kept): `kiln export` of 24 MP with `--blur 8` spent 635 ms from the
     /// first strip to the last, where the CPU path's whole run, decoding read
-    /// ahead, took 543–557 ms.
+    /// ahead, took 543–557 ms. In blocks of the CPU's size on a device too: a
+    /// streamed source's device strips are 8 MiB of floats (2 MiB of stored rows
+    /// at 8 bits), and 4 MiB blocks gave the 400 MPix blur σ 4 on the H200 no
+    /// speed for 8 MB more (2.82 s and 171 MB against 2.63–2.69 s and 162 MB).
     package let readsAhead: Bool
-    /// Stored bytes of one block read ahead (``ReadAhead``): a device's strips
-    /// take up to 16 MiB of stored rows at once (`DeviceStrips`), so its blocks
-    /// are larger, to decode the next strip while the one before is encoded.
-    private let aheadBlockBytes: Int
     /// Strip height (strips only; the output does not depend on it).
     package let chunking: StripExecutor.Chunking
     /// About the most bytes the run holds: float strips or images, the
@@ -68,19 +67,16 @@ package struct RenderSchedule: Sendable {
             self.mode = .whole
             readsSourceWhole = true
             readsAhead = false
-            aheadBlockBytes = 0
             estimatedBytes = stored + floats
         } else {
             self.mode = .strips
             readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
             readsAhead = !readsSourceWhole
-            aheadBlockBytes = backend.kind == .cpu ? ReadAhead.blockBytes : 4 << 20
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: chunking)
-                + backend.stripHostBytes(depth: source.depth)
+                + backend.stripHostBytes(depth: source.depth, sourceHeld: readsSourceWhole)
                 + (readsSourceWhole ? stored : 0)
-                + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth,
-                                                blockBytes: aheadBlockBytes) : 0)
+                + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
         }
     }
 
@@ -111,7 +107,7 @@ package struct RenderSchedule: Sendable {
                 return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)
                     .render(into: sink, progress: progress)
             }
-            let ahead = ReadAhead.start(source, blockBytes: aheadBlockBytes)
+            let ahead = ReadAhead.start(source)
             do {
                 try StripExecutor(graph: graph, source: ahead, backend: backend, chunking: chunking)
                     .render(into: sink, progress: progress)

@@ -97,7 +97,8 @@ package final class StripExecutor {
         wholeNodes = whole
         rectangleSource = byRectangle ? source as? any RandomAccessRowSource : nil
         // Only windows that slide forward live on a device; an image held whole or read by rectangle stays on the host.
-        let device = whole.isEmpty && !byRectangle ? backend.devicePlace(for: graph, depth: source.depth) : nil
+        let device = whole.isEmpty && !byRectangle
+            ? backend.devicePlace(for: graph, depth: source.depth, sourceHeld: source is any RandomAccessRowSource) : nil
         let place = device ?? HostStrips(backend: backend, depth: source.depth)
         self.place = place
         if let bytes = place.chunkBytes, chunking.rows == nil { chunking.bytes = bytes }

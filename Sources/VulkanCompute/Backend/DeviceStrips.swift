@@ -40,6 +40,8 @@ internal import ImageCore
 final class DeviceStrips: StripPlace {
     private let backend: VulkanBackend
     private let depth: PixelBuffer.Depth
+    /// Whether the source's rows are all in memory already (``chunkBytes``).
+    private let sourceHeld: Bool
     /// The strip being recorded, then the one in flight.
     private var frames: [Frame] = []
     private var recording = 0
@@ -50,9 +52,10 @@ final class DeviceStrips: StripPlace {
     /// Every window made, whose buffers go back to the backend at the end.
     private var windows: [DeviceWindow] = []
 
-    init(backend: VulkanBackend, depth: PixelBuffer.Depth) {
+    init(backend: VulkanBackend, depth: PixelBuffer.Depth, sourceHeld: Bool) {
         self.backend = backend
         self.depth = depth
+        self.sourceHeld = sourceHeld
     }
 
     deinit {
@@ -69,7 +72,7 @@ final class DeviceStrips: StripPlace {
 
     /// 16 MiB: a strip's stored rows are read straight into its frame's mapped
     /// staging, which also takes the strip's packed output rows: two frames hold
-    /// about ``hostBytes(sharedMemory:depth:)`` of host memory. Unbounded, the
+    /// about ``hostBytes(sharedMemory:sourceHeld:depth:)`` of host memory. Unbounded, the
     /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each
     /// (peak RSS 849 MB on lavapipe, where a pass at a time through host memory
     /// peaked at 243 MB).
@@ -78,9 +81,19 @@ final class DeviceStrips: StripPlace {
     var storedBytesPerStrip: Int? { Self.storedBytes }
     private static let storedBytes = 16 << 20
 
-    /// Strips are chunks of floats, each a submission and a fence wait: 32 MiB where the
-    /// windows are device memory, 8 MiB where they are the host's (lavapipe, integrated
-    /// GPUs: there they are RSS, as the CPU's windows are with its 4 MiB).
+    /// Strips are chunks of floats, each a submission and a fence wait: 8 MiB, and 32 MiB
+    /// where the windows are device memory and the source is held (a decoded image). There
+    /// the render is all the work, and taller strips render it up to twice as fast at a cost
+    /// in staging (two frames of up to 17 MB at 8 bits) small beside the image held. A source
+    /// streamed from its decoder is an image whose memory follows its width: its strips'
+    /// staging stays small, and the decoder and the encoder set the pace, not the strips.
+    /// Measured on the H200 (2026-11-27, sixth session, `kiln export`, each strip height with
+    /// a temporary build): the 400 MPix blur σ 4 took 2.63–2.69 s with 8 MiB strips and
+    /// 2.63–3.37 s with 32 MiB, peaking at 162 and 202–244 MB (the CPU path: 3.55–3.62 s,
+    /// 114 MB); blur σ 8 of 24 MP 0.80–0.89 s and 0.79–0.86 s, 165 and 203 MB. With this rule:
+    /// 1.98–2.21 s and 162 MB for the former (CPU 3.15–3.26 s, 114–115 MB), and the render
+    /// stage of the latter, held, 0.0111 s (CPU 0.156 s). Where windows are the host's
+    /// (lavapipe, integrated GPUs) they are RSS, as the CPU's are with its 4 MiB.
     ///
     /// Measured on the H200 (2026-11-27, fifth session, copies on several threads, render stage,
     /// median of 5): blur σ 8 of 24 MP 0.034 s with 8 MiB, 0.025 with 16, 0.022 with 32,
@@ -91,18 +104,22 @@ final class DeviceStrips: StripPlace {
     /// earlier lease with copies on one thread found 64 MiB slower than 8 for the chain and
     /// the 400 MPix blur (0.051 → 0.066 s, 1.27 → 1.57 s) and peak RSS 162 → 245 MB (the
     /// stored-bytes budget was then unbounded).
-    var chunkBytes: Int? { Self.chunkBytes(sharedMemory: backend.sharedMemory) }
+    var chunkBytes: Int? { Self.chunkBytes(sharedMemory: backend.sharedMemory, sourceHeld: sourceHeld) }
 
-    private static func chunkBytes(sharedMemory: Bool) -> Int { sharedMemory ? 8 << 20 : 32 << 20 }
+    private static func chunkBytes(sharedMemory: Bool, sourceHeld: Bool) -> Int {
+        sourceHeld && !sharedMemory ? 32 << 20 : 8 << 20
+    }
 
     /// The host memory device strips of rows at `depth` hold besides their windows: two
     /// frames' staging, each grown by halves while a strip's stored source rows are read in
     /// (up to 1.5 × ``storedBytesPerStrip``), then to those rows and the strip's packed
     /// output rows (a chunk of floats at `depth`: a quarter of ``chunkBytes`` at 8 bits, half
-    /// at 16), whichever is more. 48 MiB at 8 bits, 64 at 16 on a discrete GPU; a pass that
-    /// asks for taller strips (a wide blur: up to four chunks) can hold more.
-    static func hostBytes(sharedMemory: Bool, depth: PixelBuffer.Depth) -> Int {
-        2 * max(storedBytes * 3 / 2, storedBytes + chunkBytes(sharedMemory: sharedMemory) * depth.bytesPerSample / 4)
+    /// at 16), whichever is more: 48 MiB at 8 bits, and 64 at 16 on a discrete GPU with the
+    /// source held. A pass that asks for taller strips (a wide blur: up to four chunks) can
+    /// hold more; a strip reads as much as ``storedBytesPerStrip`` only where a pass shrinks.
+    static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
+        let packed = chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
+        return 2 * max(storedBytes * 3 / 2, storedBytes + packed)
     }
 
     // MARK: - Windows

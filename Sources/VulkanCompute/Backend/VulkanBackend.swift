@@ -14,7 +14,7 @@ import Synchronization
 /// comes down. A small graph runs whole (``renderWhole(_:graph:)``: one
 /// upload, `unpack`, every pass and `pack` on the device, one download); a
 /// larger one in strips with every window on the device (`DeviceStrips`,
-/// ``devicePlace(for:depth:)``), or, where an image is read backwards, a
+/// ``devicePlace(for:depth:sourceHeld:)``), or, where an image is read backwards, a
 /// chunk of one pass at a time through host memory (``run(_:inputs:sizes:output:)``).
 public final class VulkanBackend: PassBackend {
     public let label: String
@@ -106,12 +106,12 @@ public final class VulkanBackend: PassBackend {
             && types.contains { $0.propertyFlags & (local | visible) == local | visible }
     }
 
-    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth) -> (any StripPlace)? {
-        stripsOnDevice ? DeviceStrips(backend: self, depth: depth) : nil
+    package func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth, sourceHeld: Bool) -> (any StripPlace)? {
+        stripsOnDevice ? DeviceStrips(backend: self, depth: depth, sourceHeld: sourceHeld) : nil
     }
 
-    package func stripHostBytes(depth: PixelBuffer.Depth) -> Int {
-        stripsOnDevice ? DeviceStrips.hostBytes(sharedMemory: sharedMemory, depth: depth) : 0
+    package func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int {
+        stripsOnDevice ? DeviceStrips.hostBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) : 0
     }
 
     /// Counts bytes handed to the device and back (``traffic``).
