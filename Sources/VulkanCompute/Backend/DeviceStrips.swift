@@ -70,16 +70,19 @@ final class DeviceStrips: StripPlace {
         }
     }
 
-    /// 16 MiB: a strip's stored rows are read straight into its frame's mapped
-    /// staging, which also takes the strip's packed output rows: two frames hold
-    /// about ``hostBytes(sharedMemory:sourceHeld:depth:)`` of host memory. Unbounded, the
-    /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each
-    /// (peak RSS 849 MB on lavapipe, where a pass at a time through host memory
-    /// peaked at 243 MB).
-    ///
-    /// (The stored rows of a 32 MiB chunk of floats, ``chunkBytes``, are 8 MiB at 8 bits.)
-    var storedBytesPerStrip: Int? { Self.storedBytes }
-    private static let storedBytes = 16 << 20
+    /// 16 MiB from a held source, 4 MiB from one streamed from its decoder (as
+    /// ``chunkBytes``): a strip's stored rows are read straight into its frame's mapped
+    /// staging, which also takes the strip's packed output rows: two frames hold about
+    /// ``hostBytes(sharedMemory:sourceHeld:depth:)`` of host memory. Unbounded, the
+    /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak
+    /// RSS 849 MB on lavapipe, where a pass at a time through host memory peaked at 243 MB).
+    /// The bound binds where a pass shrinks (a chunk of floats, ``chunkBytes``, reads a
+    /// quarter of its bytes in stored rows at 8 bits where none does): on the H200
+    /// (2026-11-27, sixth session) `kiln export` of 24 MP resized to 1920 peaked at 143 MB
+    /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU.
+    var storedBytesPerStrip: Int? { Self.storedBytes(sourceHeld: sourceHeld) }
+
+    private static func storedBytes(sourceHeld: Bool) -> Int { sourceHeld ? 16 << 20 : 4 << 20 }
 
     /// Strips are chunks of floats, each a submission and a fence wait: 8 MiB, and 32 MiB
     /// where the windows are device memory and the source is held (a decoded image). There
@@ -111,15 +114,22 @@ final class DeviceStrips: StripPlace {
     }
 
     /// The host memory device strips of rows at `depth` hold besides their windows: two
-    /// frames' staging, each grown by halves while a strip's stored source rows are read in
-    /// (up to 1.5 × ``storedBytesPerStrip``), then to those rows and the strip's packed
-    /// output rows (a chunk of floats at `depth`: a quarter of ``chunkBytes`` at 8 bits, half
-    /// at 16), whichever is more: 48 MiB at 8 bits, and 64 at 16 on a discrete GPU with the
-    /// source held. A pass that asks for taller strips (a wide blur: up to four chunks) can
-    /// hold more; a strip reads as much as ``storedBytesPerStrip`` only where a pass shrinks.
+    /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)``. 12 MiB at 8
+    /// bits from a streamed source, 16 at 16 bits; 48 and 64 MiB from a held one on a
+    /// discrete GPU. A pass that asks for taller strips (a wide blur: up to four chunks) can
+    /// grow a frame's staging beyond it, by halves.
     static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
-        let packed = chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
-        return 2 * max(storedBytes * 3 / 2, storedBytes + packed)
+        2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth)
+    }
+
+    /// One frame's staging, made at once at its first use: the most stored rows a strip
+    /// reads (``storedBytesPerStrip``) and a chunk's packed output rows (a chunk of floats at
+    /// `depth`: a quarter of ``chunkBytes`` at 8 bits, half at 16). Grown as the rows came in,
+    /// the staging of the 400 MPix blur σ 4 was made 5 times, 16.6 MB in all for 9.3 MB kept,
+    /// and NVIDIA's driver (H200, 2026-11-27) kept the memory of the buffers freed: 22 MB
+    /// mapped from /dev/nvidiactl beside the driver's own 3.3 MB.
+    private static func stagingBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
+        storedBytes(sourceHeld: sourceHeld) + chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
     }
 
     // MARK: - Windows
@@ -283,7 +293,9 @@ final class DeviceStrips: StripPlace {
     /// The frame recording now; its slot is taken on first use.
     private func currentFrame() throws(ComputeError) -> Frame {
         while frames.count <= recording {
-            frames.append(Frame(slot: try backend.takeSlot()))
+            frames.append(Frame(slot: try backend.takeSlot(),
+                                stagingBytes: Self.stagingBytes(sharedMemory: backend.sharedMemory, sourceHeld: sourceHeld,
+                                                                depth: depth)))
         }
         return frames[recording]
     }
@@ -469,21 +481,25 @@ private final class Frame {
     private(set) var downloadBytes = 0
     var keepAlive: [VulkanBuffer] = []
     var inFlight = false
+    /// The staging made at the first use of a slot without enough.
+    private let stagingBytes: Int
 
-    init(slot: RenderSlot) {
+    init(slot: RenderSlot, stagingBytes: Int) {
         self.slot = slot
+        self.stagingBytes = stagingBytes
     }
 
     /// `bytes` rounded up so every binding offset in staging is aligned (256: the largest
     /// `minStorageBufferOffsetAlignment` the specification allows).
     static func aligned(_ bytes: Int) -> Int { (bytes + 255) / 256 * 256 }
 
-    /// Makes room in staging for `bytes` more stored bytes (growing by at least half, so
-    /// a strip's rows are copied a few times at most), lets `fill` write them, and returns their offset.
+    /// Makes room in staging for `bytes` more stored bytes (at first ``stagingBytes``, then
+    /// growing by at least half, so a strip's rows are copied a few times at most), lets
+    /// `fill` write them, and returns their offset.
     func stage(_ bytes: Int, fill: (UnsafeMutableRawPointer) -> Void) throws(ComputeError) -> Int {
         let offset = Self.aligned(uploadBytes)
         if offset + bytes > slot.staging?.size ?? 0 {
-            try slot.reserveStaging(max(offset + bytes, (slot.staging?.size ?? 0) * 3 / 2), preserving: uploadBytes)
+            try slot.reserveStaging(max(offset + bytes, (slot.staging?.size ?? 0) * 3 / 2, stagingBytes), preserving: uploadBytes)
         }
         guard let mapped = slot.staging?.mapped else { throw .setupFailed("staging buffer missing") }
         fill(mapped + offset)
