@@ -70,8 +70,8 @@ final class DeviceStrips: StripPlace {
         }
     }
 
-    /// 16 MiB from a held source, 4 MiB from one streamed from its decoder (as
-    /// ``chunkBytes``): a strip's stored rows are read straight into its frame's mapped
+    /// 4 MiB from a source streamed from its decoder where rows are copied (as ``chunkBytes``),
+    /// else 16 MiB: a strip's stored rows are read straight into its frame's mapped
     /// staging, which also takes the strip's packed output rows: two frames hold about
     /// ``hostBytes(sharedMemory:sourceHeld:depth:)`` of host memory. Unbounded, the
     /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak
@@ -79,10 +79,19 @@ final class DeviceStrips: StripPlace {
     /// The bound binds where a pass shrinks (a chunk of floats, ``chunkBytes``, reads a
     /// quarter of its bytes in stored rows at 8 bits where none does): on the H200
     /// (2026-11-27, sixth session) `kiln export` of 24 MP resized to 1920 peaked at 143 MB
-    /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU.
-    var storedBytesPerStrip: Int? { Self.storedBytes(sourceHeld: sourceHeld) }
+    /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU. On lavapipe every strip
+    /// costs its shaders far more than on a GPU: with 4 MiB, the 16000×9000 photo's blur σ 4 +
+    /// sharpen + resize to 1920 took 155 strips and 75 s, against 35 and 39 s with 16 (this
+    /// 2-core machine, 2026-11-27; the same bytes moved). The time is in the shaders: the
+    /// blur after the shrink runs on strips of 7 rows of 1920, and `blur_y`'s workgroups are
+    /// runs of 256 rows (`Shaders/blur.glsl`), so each column ran 256 invocations for 7
+    /// pixels. Until it takes shorter runs, where memory is shared (a GPU's shaders on the
+    /// host's cores, as lavapipe's, or an integrated GPU) a streamed source keeps 16 MiB.
+    var storedBytesPerStrip: Int? { Self.storedBytes(sharedMemory: backend.sharedMemory, sourceHeld: sourceHeld) }
 
-    private static func storedBytes(sourceHeld: Bool) -> Int { sourceHeld ? 16 << 20 : 4 << 20 }
+    private static func storedBytes(sharedMemory: Bool, sourceHeld: Bool) -> Int {
+        sourceHeld || sharedMemory ? 16 << 20 : 4 << 20
+    }
 
     /// Strips are chunks of floats, each a submission and a fence wait: 8 MiB, and 32 MiB
     /// where the windows are device memory and the source is held (a decoded image). There
@@ -114,9 +123,9 @@ final class DeviceStrips: StripPlace {
     }
 
     /// The host memory device strips of rows at `depth` hold besides their windows: two
-    /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)``. 12 MiB at 8
-    /// bits from a streamed source, 16 at 16 bits; 48 and 64 MiB from a held one on a
-    /// discrete GPU. A pass that asks for taller strips (a wide blur: up to four chunks) can
+    /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)``. On a discrete
+    /// GPU 12 MiB at 8 bits from a streamed source, 16 at 16 bits, 48 and 64 MiB from a held
+    /// one; 36 and 40 MiB where memory is shared. A pass that asks for taller strips (a wide blur: up to four chunks) can
     /// grow a frame's staging beyond it, by halves.
     static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
         2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth)
@@ -129,7 +138,8 @@ final class DeviceStrips: StripPlace {
     /// and NVIDIA's driver (H200, 2026-11-27) kept the memory of the buffers freed: 22 MB
     /// mapped from /dev/nvidiactl beside the driver's own 3.3 MB.
     private static func stagingBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
-        storedBytes(sourceHeld: sourceHeld) + chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
+        storedBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld)
+            + chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
     }
 
     // MARK: - Windows
