@@ -185,25 +185,36 @@ struct StripTests {
         }
     }
 
-    @Test("Vulkan strips where rows are copied: 32 MiB of floats from a held source, 8 MiB from one streamed from its decoder (its staging stays small); the same bytes",
-          .requiresVulkan)
-    func deviceStripsFollowTheSource() throws {
+    @Test("Vulkan strips follow the source where rows are copied: 32 MiB of floats and 16 MiB of stored rows from a held source, 8 and 4 MiB from one streamed from its decoder; where memory is shared, 8 and 16 MiB from both; the same bytes",
+          .requiresVulkan, arguments: [true, false])
+    func deviceStripsFollowTheSource(copied: Bool) throws {
         var generator = SeededGenerator(seed: TestSeed().value)
-        // Rows of 25,600 float bytes: 1310 rows a strip from a held source (2 strips), 327 from a
-        // streamed one (5 strips); each strip is one submission.
         let image = TestImages.image(width: 1600, height: 1400, depth: .eight, alpha: true, using: &generator)
-        let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: 3)), .sharpen(Sharpen(amount: 0.5))])
         let png = try PNGEncoder.encode(image)
-        try withVulkan(copiesThroughStaging: true) { vulkan in
-            var before = vulkan.traffic
-            let held = try pipeline.render(image, on: vulkan, mode: .strips)
-            #expect(vulkan.traffic.since(before).submissions == 2, "a held source: \(vulkan.traffic.since(before).submissions) strips")
-            let reader = try PNGRowReader(bytes: png, limits: .init(), libpngOnly: false)
-            before = vulkan.traffic
-            let streamed = try pipeline.render(reader, on: vulkan)
-            _ = try reader.finish()
-            #expect(vulkan.traffic.since(before).submissions == 5, "a streamed source: \(vulkan.traffic.since(before).submissions) strips")
-            #expect(streamed == held, "the same graph in strips of either height gave other bytes")
+        // Each strip is one submission. Blur and sharpen, rows of 25,600 float bytes: 1310 rows
+        // a strip from 32 MiB (2 strips), 327 from 8 MiB (5). Resized to 200 wide, each output
+        // row reads 8 source rows of 6,400 stored bytes: 327 output rows a strip from 16 MiB
+        // (all 175 in 1), 81 from 4 MiB (3).
+        let cases: [(operations: [Render.Operation], held: Int, streamed: Int)] = [
+            ([.blur(Blur(sigma: 3)), .sharpen(Sharpen(amount: 0.5))], copied ? 2 : 5, 5),
+            ([.resize(Resize(width: 200, height: nil))], 1, copied ? 3 : 1),
+        ]
+        try withVulkan(copiesThroughStaging: copied) { vulkan in
+            for (operations, heldStrips, streamedStrips) in cases {
+                let pipeline = try RenderPipeline(operations: operations)
+                var before = vulkan.traffic
+                let held = try pipeline.render(image, on: vulkan, mode: .strips)
+                let heldSubmissions = vulkan.traffic.since(before).submissions
+                #expect(heldSubmissions == heldStrips, "\(operations), copied \(copied): a held source in \(heldSubmissions) strips")
+                let reader = try PNGRowReader(bytes: png, limits: .init(), libpngOnly: false)
+                before = vulkan.traffic
+                let streamed = try pipeline.render(reader, on: vulkan, mode: .strips)
+                _ = try reader.finish()
+                let streamedSubmissions = vulkan.traffic.since(before).submissions
+                #expect(streamedSubmissions == streamedStrips,
+                        "\(operations), copied \(copied): a streamed source in \(streamedSubmissions) strips")
+                #expect(streamed == held, "\(operations), copied \(copied): strips of either height gave other bytes")
+            }
         }
     }
 

@@ -46,6 +46,9 @@ package struct RenderSchedule: Sendable {
     package let chunking: StripExecutor.Chunking
     /// About the most bytes the run holds: float strips or images, the
     /// source's stored rows, a device's staging, the source held whole where it is.
+    /// A caller that hands ``run(from:into:progress:)`` an image it holds where the
+    /// schedule expects a decoder (kiln-bench) holds that image beyond this, and a
+    /// device's taller strips for a held source with it.
     package let estimatedBytes: Int
 
     private let backend: any PassBackend
@@ -74,7 +77,8 @@ package struct RenderSchedule: Sendable {
             readsAhead = !readsSourceWhole
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: chunking)
-                + backend.stripHostBytes(depth: source.depth, sourceHeld: readsSourceWhole)
+                + (StripExecutor.readsEveryImageForward(graph)
+                   ? backend.stripHostBytes(depth: source.depth, sourceHeld: readsSourceWhole) : 0)
                 + (readsSourceWhole ? stored : 0)
                 + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
         }

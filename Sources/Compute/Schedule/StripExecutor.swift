@@ -57,6 +57,15 @@ package final class StripExecutor {
         graph.passes.contains { pass in pass.inputs.contains { $0.image == .source && !$0.isForward } }
     }
 
+    /// Whether every image of `graph` is read forwards (constants aside): only then may its
+    /// windows live in a device's memory (``PassBackend/devicePlace(for:depth:sourceHeld:)``).
+    package static func readsEveryImageForward(_ graph: PassGraph) -> Bool {
+        graph.passes.allSatisfy { pass in pass.inputs.allSatisfy { input in
+            if case .constant = input.image { return true }
+            return input.isForward
+        } }
+    }
+
     /// An executor of `graph` over `source` (of the size the graph was built for) on `backend`.
     package init(graph: PassGraph, source: any RowSource, backend: any PassBackend, chunking: Chunking = .standard) {
         precondition(source is any RandomAccessRowSource || !Self.readsSourceBackwards(graph),
@@ -97,7 +106,7 @@ package final class StripExecutor {
         wholeNodes = whole
         rectangleSource = byRectangle ? source as? any RandomAccessRowSource : nil
         // Only windows that slide forward live on a device; an image held whole or read by rectangle stays on the host.
-        let device = whole.isEmpty && !byRectangle
+        let device = Self.readsEveryImageForward(graph)
             ? backend.devicePlace(for: graph, depth: source.depth, sourceHeld: source is any RandomAccessRowSource) : nil
         let place = device ?? HostStrips(backend: backend, depth: source.depth)
         self.place = place

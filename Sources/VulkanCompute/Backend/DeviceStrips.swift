@@ -81,7 +81,7 @@ final class DeviceStrips: StripPlace {
     /// (2026-11-27, sixth session) `kiln export` of 24 MP resized to 1920 peaked at 143 MB
     /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU. On lavapipe every strip
     /// costs its shaders far more than on a GPU: with 4 MiB, the 16000×9000 photo's blur σ 4 +
-    /// sharpen + resize to 1920 took 155 strips and 75 s, against 35 and 39 s with 16 (this
+    /// sharpen + resize to 1920 took 155 strips and 75 s, against 35 and 36–39 s with 16 (this
     /// 2-core machine, 2026-11-27; the same bytes moved). The time is in the shaders: the
     /// blur after the shrink runs on strips of 7 rows of 1920, and `blur_y`'s workgroups are
     /// runs of 256 rows (`Shaders/blur.glsl`), so each column ran 256 invocations for 7
@@ -96,7 +96,7 @@ final class DeviceStrips: StripPlace {
     /// Strips are chunks of floats, each a submission and a fence wait: 8 MiB, and 32 MiB
     /// where the windows are device memory and the source is held (a decoded image). There
     /// the render is all the work, and taller strips render it up to twice as fast at a cost
-    /// in staging (two frames of up to 17 MB at 8 bits) small beside the image held. A source
+    /// in staging (two frames of 24 MiB at 8 bits) small beside the image held. A source
     /// streamed from its decoder is an image whose memory follows its width: its strips'
     /// staging stays small, and the decoder and the encoder set the pace, not the strips.
     /// Measured on the H200 (2026-11-27, sixth session, `kiln export`, each strip height with
@@ -123,20 +123,22 @@ final class DeviceStrips: StripPlace {
     }
 
     /// The host memory device strips of rows at `depth` hold besides their windows: two
-    /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)``. On a discrete
-    /// GPU 12 MiB at 8 bits from a streamed source, 16 at 16 bits, 48 and 64 MiB from a held
-    /// one; 36 and 40 MiB where memory is shared. A pass that asks for taller strips (a wide blur: up to four chunks) can
-    /// grow a frame's staging beyond it, by halves.
+    /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)`` and grown once
+    /// by half where a strip needs more (the first strip's rows above for a filter, a blur
+    /// asking for taller strips, 16-bit rows filling both bounds): on a discrete GPU 18 MiB
+    /// at 8 bits from a streamed source, 24 at 16 bits, 72 and 96 MiB from a held one; 54 and
+    /// 60 MiB where memory is shared.
     static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
-        2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth)
+        2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) * 3 / 2
     }
 
     /// One frame's staging, made at once at its first use: the most stored rows a strip
     /// reads (``storedBytesPerStrip``) and a chunk's packed output rows (a chunk of floats at
-    /// `depth`: a quarter of ``chunkBytes`` at 8 bits, half at 16). Grown as the rows came in,
-    /// the staging of the 400 MPix blur σ 4 was made 5 times, 16.6 MB in all for 9.3 MB kept,
-    /// and NVIDIA's driver (H200, 2026-11-27) kept the memory of the buffers freed: 22 MB
-    /// mapped from /dev/nvidiactl beside the driver's own 3.3 MB.
+    /// `depth`: a quarter of ``chunkBytes`` at 8 bits, half at 16); where a strip needs more,
+    /// at least half as much again (`Frame.reserve(_:)`). Grown as the rows came in, the
+    /// staging of the 400 MPix blur σ 4 was made 5 times on the H200 (16.6 MB for 9.3 MB
+    /// kept), its rows copied into each larger buffer. The slots keep their staging from one
+    /// image to the next, so a held image's larger staging stays for the images after it.
     private static func stagingBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
         storedBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld)
             + chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
@@ -315,7 +317,7 @@ final class DeviceStrips: StripPlace {
         do throws(ComputeError) {
             let slot = frame.slot
             let uploadBytes = Frame.aligned(frame.uploadBytes)
-            try slot.reserveStaging(uploadBytes + frame.downloadBytes, preserving: frame.uploadBytes)
+            try frame.reserve(uploadBytes + frame.downloadBytes)
             guard let staging = slot.staging else { throw .setupFailed("staging buffer missing") }
             let shared = backend.sharedMemory
             // Where the shaders find the stored rows and leave the packed ones.
@@ -503,14 +505,19 @@ private final class Frame {
     /// `minStorageBufferOffsetAlignment` the specification allows).
     static func aligned(_ bytes: Int) -> Int { (bytes + 255) / 256 * 256 }
 
-    /// Makes room in staging for `bytes` more stored bytes (at first ``stagingBytes``, then
-    /// growing by at least half, so a strip's rows are copied a few times at most), lets
-    /// `fill` write them, and returns their offset.
+    /// Makes staging hold at least `bytes`, keeping the rows staged: at first
+    /// ``stagingBytes``, then growing by at least half, so a strip's rows are copied a few
+    /// times at most.
+    func reserve(_ bytes: Int) throws(ComputeError) {
+        let size = slot.staging?.size ?? 0
+        guard bytes > size else { return }
+        try slot.reserveStaging(max(bytes, size * 3 / 2, stagingBytes), preserving: uploadBytes)
+    }
+
+    /// Makes room in staging for `bytes` more stored bytes, lets `fill` write them, and returns their offset.
     func stage(_ bytes: Int, fill: (UnsafeMutableRawPointer) -> Void) throws(ComputeError) -> Int {
         let offset = Self.aligned(uploadBytes)
-        if offset + bytes > slot.staging?.size ?? 0 {
-            try slot.reserveStaging(max(offset + bytes, (slot.staging?.size ?? 0) * 3 / 2, stagingBytes), preserving: uploadBytes)
-        }
+        try reserve(offset + bytes)
         guard let mapped = slot.staging?.mapped else { throw .setupFailed("staging buffer missing") }
         fill(mapped + offset)
         uploadBytes = offset + bytes
