@@ -218,6 +218,34 @@ struct StripTests {
         }
     }
 
+    @Test("the schedule's estimate counts a device's windows of rows only where they are host memory (shared with the device), and its staging",
+          .requiresVulkan)
+    func deviceStripsEstimate() throws {
+        // 4000 × 3000 in strips (its float images are over 64 MiB): a blur σ 30's windows hold
+        // 181 rows and more of each image, σ 1's a chunk's and a few.
+        let source = RenderSchedule.Source(width: 4000, height: 3000, depth: .eight)
+        let narrow = try RenderPipeline(operations: [.blur(Blur(sigma: 1))])
+        let wide = try RenderPipeline(operations: [.blur(Blur(sigma: 30))])
+        let cpu = try wide.schedule(for: source, on: CPUBackend()).estimatedBytes
+        for copied in [true, false] {
+            try withVulkan(copiesThroughStaging: copied) { vulkan in
+                let small = try narrow.schedule(for: source, on: vulkan)
+                let large = try wide.schedule(for: source, on: vulkan)
+                #expect(small.mode == .strips && large.mode == .strips)
+                let staging = vulkan.deviceStrips(depth: .eight, sourceHeld: false)?.stagingBytes ?? 0
+                #expect(staging > 0, "no staging counted")
+                if copied {
+                    #expect(large.estimatedBytes == small.estimatedBytes,
+                            "windows in device memory counted as the host's: \(large.estimatedBytes) against \(small.estimatedBytes)")
+                    #expect(large.estimatedBytes < cpu, "\(large.estimatedBytes) on the device against \(cpu) on the CPU")
+                } else {
+                    #expect(large.estimatedBytes > small.estimatedBytes,
+                            "windows in shared memory not counted: \(large.estimatedBytes) against \(small.estimatedBytes)")
+                }
+            }
+        }
+    }
+
     @Test("Vulkan strips on the device move only stored rows: bytes ≤ 1.25 × (source + output as stored), submissions ≤ strips + 2",
           .requiresVulkan)
     func deviceTraffic() throws {

@@ -83,10 +83,10 @@ package protocol PassBackend: RenderBackend {
     /// `sourceHeld`: every source row is in memory already (a decoded image), not
     /// streamed from a decoder, so taller strips cost little beside it.
     func devicePlace(for graph: PassGraph, depth: PixelBuffer.Depth, sourceHeld: Bool) -> (any StripPlace)?
-    /// Host bytes strip execution over rows of `depth` (from a source held or
-    /// streamed, as for ``devicePlace(for:depth:sourceHeld:)``) holds at most beside
-    /// the windows of rows the schedule counts (a device's staging); 0 on the CPU.
-    func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int
+    /// How the strips ``devicePlace(for:depth:sourceHeld:)`` makes for rows of `depth` hold
+    /// them (their chunks, where their windows live, their staging), for the schedule's
+    /// estimate; nil where strips run in host memory (``HostStrips``), as on the CPU.
+    func deviceStrips(depth: PixelBuffer.Depth, sourceHeld: Bool) -> DeviceStripLayout?
     /// The graph this backend runs in place of `graph`, computing the same
     /// pixels (the CPU leaves out the passes it would only copy).
     func prepared(_ graph: PassGraph) -> PassGraph
@@ -96,6 +96,6 @@ extension PassBackend {
     /// `graph` itself: a device runs every pass it was given.
     package func prepared(_ graph: PassGraph) -> PassGraph { graph }
 
-    /// Nothing beside the windows (no staging).
-    package func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int { 0 }
+    /// Strips in host memory.
+    package func deviceStrips(depth: PixelBuffer.Depth, sourceHeld: Bool) -> DeviceStripLayout? { nil }
 }

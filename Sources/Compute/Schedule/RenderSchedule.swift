@@ -44,8 +44,9 @@ package struct RenderSchedule: Sendable {
     package let readsAhead: Bool
     /// Strip height (strips only; the output does not depend on it).
     package let chunking: StripExecutor.Chunking
-    /// About the most bytes the run holds: float strips or images, the
-    /// source's stored rows, a device's staging, the source held whole where it is.
+    /// About the most host bytes the run holds: float strips (a device's windows
+    /// only where they are host memory) or images, the source's stored rows, a
+    /// device's staging, the source held whole where it is.
     /// A caller that hands ``run(from:into:progress:)`` an image it holds where the
     /// schedule expects a decoder (kiln-bench) holds that image beyond this, and a
     /// device's taller strips for a held source with it.
@@ -75,10 +76,15 @@ package struct RenderSchedule: Sendable {
             self.mode = .strips
             readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
             readsAhead = !readsSourceWhole
+            // Device strips (every image read forwards): their chunks, their windows where
+            // they are host memory, and their staging, as `StripExecutor` will run them.
+            let device = StripExecutor.readsEveryImageForward(graph)
+                ? backend.deviceStrips(depth: source.depth, sourceHeld: readsSourceWhole) : nil
+            var stripChunking = chunking
+            if let device, chunking.rows == nil { stripChunking.bytes = device.chunkBytes }
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
-                                                          depth: source.depth, chunking: chunking)
-                + (StripExecutor.readsEveryImageForward(graph)
-                   ? backend.stripHostBytes(depth: source.depth, sourceHeld: readsSourceWhole) : 0)
+                                                          depth: source.depth, chunking: stripChunking, device: device)
+                + (device?.stagingBytes ?? 0)
                 + (readsSourceWhole ? stored : 0)
                 + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
         }

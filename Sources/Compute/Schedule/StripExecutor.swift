@@ -192,11 +192,13 @@ package final class StripExecutor {
         }
     }
 
-    /// About the most float (and stored source) bytes an executor of `graph`
-    /// over a `width × height` source holds at once: per image, its chunk plus
-    /// the rows its consumers' chunks read; images held whole count whole.
+    /// About the most float (and stored source) bytes of host memory an executor of
+    /// `graph` over a `width × height` source holds at once: per image, its chunk plus
+    /// the rows its consumers' chunks read; images held whole count whole. On a device
+    /// (`device` not nil) the stored rows go to its staging, counted by the caller, and the
+    /// windows count only where `device` says they are host memory.
     package static func estimatedBytes(graph: PassGraph, width: Int, height: Int, depth: PixelBuffer.Depth,
-                                       chunking: Chunking = .standard) -> Int {
+                                       chunking: Chunking = .standard, device: DeviceStripLayout? = nil) -> Int {
         var sizes = [(width: width, height: height)]
         for pass in graph.passes { sizes.append((pass.width, pass.height)) }
         var held = sizes.indices.map { chunkRows($0, graph: graph, sizes: sizes, chunking: chunking) }
@@ -221,8 +223,10 @@ package final class StripExecutor {
                 }
             }
         }
-        let floats = zip(held, sizes).reduce(0) { $0 + min($1.0, $1.1.height) * $1.1.width * pixel }
-        let stored = chunkRows(0, graph: graph, sizes: sizes, chunking: chunking) * width * 4 * depth.bytesPerSample
+        let floats = device?.windowsInHostMemory == false ? 0
+            : zip(held, sizes).reduce(0) { $0 + min($1.0, $1.1.height) * $1.1.width * pixel }
+        let stored = device != nil ? 0
+            : chunkRows(0, graph: graph, sizes: sizes, chunking: chunking) * width * 4 * depth.bytesPerSample
         let constants = graph.constants.reduce(0) { $0 + $1.pixels.count * pixel }
         return floats + stored + constants + rectangles
     }

@@ -128,8 +128,16 @@ final class DeviceStrips: StripPlace {
     /// asking for taller strips, 16-bit rows filling both bounds): on a discrete GPU 18 MiB
     /// at 8 bits from a streamed source, 24 at 16 bits, 72 and 96 MiB from a held one; 54 and
     /// 60 MiB where memory is shared.
-    static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
+    private static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
         2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) * 3 / 2
+    }
+
+    /// The layout the schedule counts for strips like these: their chunks, their windows in
+    /// host memory where memory is shared, and ``hostBytes(sharedMemory:sourceHeld:depth:)``.
+    static func layout(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> DeviceStripLayout {
+        DeviceStripLayout(chunkBytes: chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld),
+                          windowsInHostMemory: sharedMemory,
+                          stagingBytes: hostBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth))
     }
 
     /// One frame's staging, made at once at its first use: the most stored rows a strip

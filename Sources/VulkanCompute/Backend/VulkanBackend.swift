@@ -110,8 +110,8 @@ public final class VulkanBackend: PassBackend {
         stripsOnDevice ? DeviceStrips(backend: self, depth: depth, sourceHeld: sourceHeld) : nil
     }
 
-    package func stripHostBytes(depth: PixelBuffer.Depth, sourceHeld: Bool) -> Int {
-        stripsOnDevice ? DeviceStrips.hostBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) : 0
+    package func deviceStrips(depth: PixelBuffer.Depth, sourceHeld: Bool) -> DeviceStripLayout? {
+        stripsOnDevice ? DeviceStrips.layout(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) : nil
     }
 
     /// Counts bytes handed to the device and back (``traffic``).
