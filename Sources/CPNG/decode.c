@@ -382,7 +382,7 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, i
         cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory");
         return NULL;
     }
-    d->file = fopen(path, "rb");
+    d->file = fopen(path, "rbe");
     if (d->file == NULL) {
         cpng_status_fail(status, CPNG_IO, NULL, "cannot open: %s", strerror(errno));
         free(d);

@@ -68,7 +68,7 @@ import Testing
             #expect(rename(path + ".new", path) == 0)
             return
         }
-        let fd = open(path, O_WRONLY | O_TRUNC)
+        let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
         #expect(fd >= 0)
         defer { close(fd) }
         var offset = 0

@@ -18,8 +18,12 @@ import Testing
     }()
 
     /// Fills the file system holding `path` to the last byte with one file.
+    ///
+    /// Opened close-on-exec: tests run in parallel in this process, and a kiln another test starts
+    /// while the file is open would inherit it and keep its blocks allocated after it is removed
+    /// (once, under CI's load, the resume found the disk still full).
     private func fill(_ path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }
         var chunk = 1 << 20
@@ -27,6 +31,13 @@ import Testing
         while chunk > 0 {
             if write(fd, zeros, chunk) < 0 { chunk /= 2 }
         }
+    }
+
+    /// What fills the file system at `path`, for a failure's message: `df` and every file's size.
+    private func usage(of path: String) -> String {
+        let df = (try? ProcessRunner.run("/bin/df", ["-k", path]))?.stdout ?? ""
+        let files = (try? ProcessRunner.run("/usr/bin/find", [path, "-printf", "%s %p\\n"]))?.stdout ?? ""
+        return df + files
     }
 
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
@@ -64,7 +75,7 @@ import Testing
 
         try FileManager.default.removeItem(atPath: disk + "/filler")
         let resumed = try kiln(["resume", out, "--progress", "none"])
-        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.status == 0, "\(resumed.stderr)\n\(usage(of: disk))")
         #expect(LargeImages.matchesReference(out) == [], "outputs identical to an uninterrupted run")
     }
 }

@@ -19,7 +19,7 @@ import Testing
             return
         }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
-        let fd = open(full, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        let fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         try #require(fd >= 0, "open: \(String(cString: strerror(errno)))")
         defer { close(fd) }
         #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)

@@ -210,7 +210,7 @@ enum StandardErrorCapture {
     static func run(_ body: () throws -> Void) throws -> String {
         let folder = try TemporaryFolder()
         let path = try folder.write([], as: "stderr.txt")
-        let file = open(path, O_WRONLY)
+        let file = open(path, O_WRONLY | O_CLOEXEC)
         let saved = dup(2)
         guard file >= 0, saved >= 0 else { return "" }
         fflush(nil)
