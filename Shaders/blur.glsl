@@ -1,25 +1,32 @@
 // blur — one axis of a separable Gaussian (blur_x.comp, blur_y.comp): weights exp(−k²/2σ²) for
 // |k| ≤ radius, normalized; pixels past the edges repeat the edge pixel.
-// A workgroup is one 256-pixel run along the axis: it loads the run and its
+// A workgroup is one run of RUN pixels along the axis: it loads the run and its
 // apron (radius pixels each side) into shared memory once, so every source
 // pixel is read from device memory about once instead of 2·radius + 1 times.
 // Radii above `maxApron` read device memory directly. The weights
 // exp(−k²/2σ²), k = 0…radius, are computed once per workgroup into shared
 // memory (radii up to `maxWeights`, σ ≈ 341), not once per tap per pixel.
+// RUN, the run's length, is 256 unless the including shader sets it: blur_y_short.comp
+// runs 32 rows, for tiles a quarter of a run tall or less (strips after a strong shrink,
+// a wide image's short strips), where runs of 256 spent 256 invocations and loads on each
+// column for a few pixels (ComputeKernel picks the program per dispatch).
 // ints = (unused, radius, premultiply input, unpremultiply output); floats = (sigma)
 // CPU twin: Sources/Render/Kernels/BlurKernel.swift.
+#ifndef RUN
+#define RUN 256
+#endif
 #ifdef VERTICAL
-layout(local_size_x = 1, local_size_y = 256) in;
+layout(local_size_x = 1, local_size_y = RUN) in;
 #define ALONG y
 #define ACROSS x
 #else
-layout(local_size_x = 256, local_size_y = 1) in;
+layout(local_size_x = RUN, local_size_y = 1) in;
 #define ALONG x
 #define ACROSS y
 #endif
 #include "pass.glsl"
 
-const int run = 256;
+const int run = RUN;
 const int maxApron = 64;
 shared vec4 window[run + 2 * maxApron];
 const int maxWeights = 1024;

@@ -7,6 +7,8 @@ extern const uint32_t *const kiln_spv_blur_x;
 extern const size_t kiln_spv_blur_x_size;
 extern const uint32_t *const kiln_spv_blur_y;
 extern const size_t kiln_spv_blur_y_size;
+extern const uint32_t *const kiln_spv_blur_y_short;
+extern const size_t kiln_spv_blur_y_short_size;
 extern const uint32_t *const kiln_spv_composite;
 extern const size_t kiln_spv_composite_size;
 extern const uint32_t *const kiln_spv_pack;
@@ -20,19 +22,20 @@ extern const size_t kiln_spv_sharpen_size;
 extern const uint32_t *const kiln_spv_unpack;
 extern const size_t kiln_spv_unpack_size;
 
-size_t kiln_spirv_module_count(void) { return 9; }
+size_t kiln_spirv_module_count(void) { return 10; }
 
 kiln_spirv_module kiln_spirv_module_at(size_t index) {
     switch (index) {
     case 0: return (kiln_spirv_module){"adjust", kiln_spv_adjust, kiln_spv_adjust_size};
     case 1: return (kiln_spirv_module){"blur_x", kiln_spv_blur_x, kiln_spv_blur_x_size};
     case 2: return (kiln_spirv_module){"blur_y", kiln_spv_blur_y, kiln_spv_blur_y_size};
-    case 3: return (kiln_spirv_module){"composite", kiln_spv_composite, kiln_spv_composite_size};
-    case 4: return (kiln_spirv_module){"pack", kiln_spv_pack, kiln_spv_pack_size};
-    case 5: return (kiln_spirv_module){"remap", kiln_spv_remap, kiln_spv_remap_size};
-    case 6: return (kiln_spirv_module){"resample", kiln_spv_resample, kiln_spv_resample_size};
-    case 7: return (kiln_spirv_module){"sharpen", kiln_spv_sharpen, kiln_spv_sharpen_size};
-    case 8: return (kiln_spirv_module){"unpack", kiln_spv_unpack, kiln_spv_unpack_size};
+    case 3: return (kiln_spirv_module){"blur_y_short", kiln_spv_blur_y_short, kiln_spv_blur_y_short_size};
+    case 4: return (kiln_spirv_module){"composite", kiln_spv_composite, kiln_spv_composite_size};
+    case 5: return (kiln_spirv_module){"pack", kiln_spv_pack, kiln_spv_pack_size};
+    case 6: return (kiln_spirv_module){"remap", kiln_spv_remap, kiln_spv_remap_size};
+    case 7: return (kiln_spirv_module){"resample", kiln_spv_resample, kiln_spv_resample_size};
+    case 8: return (kiln_spirv_module){"sharpen", kiln_spv_sharpen, kiln_spv_sharpen_size};
+    case 9: return (kiln_spirv_module){"unpack", kiln_spv_unpack, kiln_spv_unpack_size};
     default: return (kiln_spirv_module){0, 0, 0};
     }
 }

@@ -92,11 +92,11 @@ final class CommandSequence: @unchecked Sendable {
             var set: VkDescriptorSet? = set
             var parameters = parameters
             let layout = kernel.layout.pipelineLayout
-            functions.cmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
+            functions.cmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.main.pipeline)
             functions.cmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nil)
             functions.cmdPushConstants(commandBuffer, layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                        UInt32(MemoryLayout<KernelParameters>.size), &parameters)
-            let grid = Self.grid(pixels: Int(parameters.pixelCount), groupWidth: kernel.groupSize.x)
+            let grid = Self.grid(pixels: Int(parameters.pixelCount), groupWidth: kernel.main.groupSize.x)
             functions.cmdDispatch(commandBuffer, grid.x, grid.y, 1)
         }
 
@@ -105,12 +105,13 @@ final class CommandSequence: @unchecked Sendable {
             var set: VkDescriptorSet? = set
             var constants = constants
             let layout = kernel.layout.pipelineLayout
-            functions.cmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
+            let program = kernel.program(for: constants.tile)
+            functions.cmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, program.pipeline)
             functions.cmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nil)
             functions.cmdPushConstants(commandBuffer, layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0,
                                        UInt32(MemoryLayout<PassConstants>.size), &constants)
-            let x = (Int(constants.tile.z) + kernel.groupSize.x - 1) / kernel.groupSize.x
-            let y = (Int(constants.tile.w) + kernel.groupSize.y - 1) / kernel.groupSize.y
+            let x = (Int(constants.tile.z) + program.groupSize.x - 1) / program.groupSize.x
+            let y = (Int(constants.tile.w) + program.groupSize.y - 1) / program.groupSize.y
             functions.cmdDispatch(commandBuffer, UInt32(x), UInt32(y), 1)
         }
 

@@ -70,8 +70,8 @@ final class DeviceStrips: StripPlace {
         }
     }
 
-    /// 4 MiB from a source streamed from its decoder where rows are copied (as ``chunkBytes``),
-    /// else 16 MiB: a strip's stored rows are read straight into its frame's mapped
+    /// 4 MiB from a source streamed from its decoder (as ``chunkBytes``), 16 MiB from a held
+    /// one: a strip's stored rows are read straight into its frame's mapped
     /// staging, which also takes the strip's packed output rows: two frames hold about
     /// ``hostBytes(sharedMemory:sourceHeld:depth:)`` of host memory. Unbounded, the
     /// 16000×9000 photo shrunk to 1920 staged its source in 4 strips of 144 MB each (peak
@@ -79,19 +79,18 @@ final class DeviceStrips: StripPlace {
     /// The bound binds where a pass shrinks (a chunk of floats, ``chunkBytes``, reads a
     /// quarter of its bytes in stored rows at 8 bits where none does): on the H200
     /// (2026-11-27, sixth session) `kiln export` of 24 MP resized to 1920 peaked at 143 MB
-    /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU. On lavapipe every strip
-    /// costs its shaders far more than on a GPU: with 4 MiB, the 16000×9000 photo's blur σ 4 +
-    /// sharpen + resize to 1920 took 155 strips and 75 s, against 35 and 36–39 s with 16 (this
-    /// 2-core machine, 2026-11-27; the same bytes moved). The time is in the shaders: the
-    /// blur after the shrink runs on strips of 7 rows of 1920, and `blur_y`'s workgroups are
-    /// runs of 256 rows (`Shaders/blur.glsl`), so each column ran 256 invocations for 7
-    /// pixels. Until it takes shorter runs, where memory is shared (a GPU's shaders on the
-    /// host's cores, as lavapipe's, or an integrated GPU) a streamed source keeps 16 MiB.
-    var storedBytesPerStrip: Int? { Self.storedBytes(sharedMemory: backend.sharedMemory, sourceHeld: sourceHeld) }
+    /// with 16 MiB, 42 MB of it staging, against 51 MB on the CPU. The blur after that
+    /// shrink runs on strips of 7 rows of 1920: while `blur_y`'s workgroups were all runs of
+    /// 256 rows, each column ran 256 invocations for 7 pixels, and on lavapipe (whose shaders
+    /// run on the host's cores) the 16000×9000 photo's blur σ 4 + sharpen + resize to 1920
+    /// took 155 strips and 75 s with 4 MiB, so shared memory kept 16 (35 strips, 36–41 s,
+    /// 184 MB). With runs of 32 rows for short tiles (`blur_y_short`, seventh session, this
+    /// 2-core machine, release builds, one run each): 36.4 s and 145 MB with 4 MiB (155
+    /// strips), 31.2 s and 199 MB with 16; the same bytes moved and written. So every device
+    /// takes the same bound.
+    var storedBytesPerStrip: Int? { Self.storedBytes(sourceHeld: sourceHeld) }
 
-    private static func storedBytes(sharedMemory: Bool, sourceHeld: Bool) -> Int {
-        sourceHeld || sharedMemory ? 16 << 20 : 4 << 20
-    }
+    private static func storedBytes(sourceHeld: Bool) -> Int { sourceHeld ? 16 << 20 : 4 << 20 }
 
     /// Strips are chunks of floats, each a submission and a fence wait: 8 MiB, and 32 MiB
     /// where the windows are device memory and the source is held (a decoded image). There
@@ -126,8 +125,8 @@ final class DeviceStrips: StripPlace {
     /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)`` and grown once
     /// by half where a strip needs more (the first strip's rows above for a filter, a blur
     /// asking for taller strips, 16-bit rows filling both bounds): on a discrete GPU 18 MiB
-    /// at 8 bits from a streamed source, 24 at 16 bits, 72 and 96 MiB from a held one; 54 and
-    /// 60 MiB where memory is shared.
+    /// at 8 bits from a streamed source, 24 at 16 bits, 72 and 96 MiB from a held one; where
+    /// memory is shared the same from a streamed source, 54 and 60 MiB from a held one.
     private static func hostBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
         2 * stagingBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld, depth: depth) * 3 / 2
     }
@@ -148,7 +147,7 @@ final class DeviceStrips: StripPlace {
     /// kept), its rows copied into each larger buffer. The slots keep their staging from one
     /// image to the next, so a held image's larger staging stays for the images after it.
     private static func stagingBytes(sharedMemory: Bool, sourceHeld: Bool, depth: PixelBuffer.Depth) -> Int {
-        storedBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld)
+        storedBytes(sourceHeld: sourceHeld)
             + chunkBytes(sharedMemory: sharedMemory, sourceHeld: sourceHeld) * depth.bytesPerSample / 4
     }
 

@@ -36,6 +36,12 @@ enum ShaderLibrary {
         return module
     }
 
+    /// The module of `kernel`'s `_short` shader (`Shaders/<kernel>_short.comp`: the same
+    /// computation in shorter workgroups, for short tiles), nil where it has none.
+    static func shortModule(_ kernel: KernelID) -> Module? {
+        modules[kernel.name + "_short"]
+    }
+
     /// The `LocalSize` execution mode's x and y (SPIR-V specification §3.6: `OpExecutionMode`
     /// is opcode 16, mode `LocalSize` is 17); (1, 1) when the module declares none.
     static func localSize(_ words: UnsafePointer<UInt32>, count: Int) -> (x: Int, y: Int) {

@@ -74,7 +74,7 @@ public final class VulkanBackend: PassBackend {
         pack = try ComputeKernel(.pack, layout: layout)
         builds.store(2, ordering: .relaxed)
         label = "Vulkan · \(device.name)"
-        let workgroup = unpack.groupSize.x
+        let workgroup = unpack.main.groupSize.x
         let addressable = Int(physical.limits.maxStorageBufferRange) / MemoryLayout<SIMD4<Float>>.size
         let wanted = min(addressable, options.maxPixelsPerDispatch ?? .max)
         // A multiple of the workgroup size keeps every chunk offset aligned (≥ 1 KiB, above any
@@ -139,6 +139,12 @@ public final class VulkanBackend: PassBackend {
             builds.add(1, ordering: .relaxed)
             return built
         }
+    }
+
+    /// The workgroup shape a dispatch of `kernel` over a tile of `width` × `height` pixels runs
+    /// in (``ComputeKernel/program(for:)``): `blur_y`'s runs of 32 rows for short tiles, 256 else.
+    package func workgroup(of kernel: KernelID, width: Int, height: Int) throws(ComputeError) -> (x: Int, y: Int) {
+        try pipeline(for: kernel).program(for: SIMD4(0, 0, Int32(width), Int32(height))).groupSize
     }
 
     // MARK: - The two ways a graph runs
