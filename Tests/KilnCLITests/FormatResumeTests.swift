@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct FormatResumeTests {
     /// A folder of 8 photo-sized JPEGs, 2 PNGs and 2 WebPs, made once.
     static let inputs: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-format-resume-\(getpid())"
+        let dir = testScratch + "/format-resume"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for index in 0..<12 {
             let png = LargeImages.directory + String(format: "/photo%02d.png", index)

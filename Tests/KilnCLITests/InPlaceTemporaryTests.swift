@@ -20,14 +20,13 @@ import Testing
 
     /// The images, and what an export into a folder writes for them (made once).
     private static let reference: (source: String, outputs: String) = {
-        let dir = NSTemporaryDirectory() + "/kiln-inplace-tmp-\(getpid())"
+        let dir = testScratch + "/in-place"
         try? FileManager.default.createDirectory(atPath: dir + "/source", withIntermediateDirectories: true)
         for name in LargeImages.outputs(in: LargeImages.directory).prefix(8) {
             try? FileManager.default.copyItem(atPath: LargeImages.directory + "/" + name, toPath: dir + "/source/" + name)
         }
         let r = try! kiln(["export", dir + "/source", "--output", dir + "/outputs", "--progress", "none", "--brightness", "0.1"])
         precondition(r.status == 0, "reference export failed: \(r.stderr)")
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-inplace-tmp-\(getpid())") }
         return (dir + "/source", dir + "/outputs")
     }()
 

@@ -16,8 +16,12 @@ import Testing
         let setpriv = "/usr/bin/setpriv"
         try #require(FileManager.default.isExecutableFile(atPath: setpriv),
                      "as root the test needs setpriv (util-linux) to drop privileges")
+        // The other user makes its slot folder in a folder anyone may write to, as the temporary folder.
+        let anyone = testScratch + "/anyone"
+        try? FileManager.default.createDirectory(atPath: anyone, withIntermediateDirectories: true)
+        #expect(chmod(anyone, 0o1777) == 0)
         return try ChildProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.kiln] + arguments,
-                                environment: ["KILN_RUNTIME_DIR": NSTemporaryDirectory() + "/kiln-slots-" + UUID().uuidString])
+                                environment: ["KILN_RUNTIME_DIR": anyone + "/slots-" + UUID().uuidString])
             .wait(timeout: .seconds(120))
     }
 

@@ -12,7 +12,7 @@ import Testing
 @Suite(.serialized) struct ShardTests {
     /// 40 images of different sizes in two folders (found with --recursive), made once.
     static let inputs: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-shard-inputs-\(getpid())"
+        let dir = testScratch + "/shard-inputs"
         var rng = SeededGenerator(seed: 13)
         for index in 0..<40 {
             let width = 24 + Int(rng.next() % 160), height = 16 + Int(rng.next() % 120)
@@ -23,7 +23,6 @@ import Testing
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: folder + String(format: "/img%02d.png", index), contents: Data(png))
         }
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-shard-inputs-\(getpid())") }
         return dir
     }()
 
@@ -31,10 +30,9 @@ import Testing
 
     /// A single-process export of ``inputs``, to compare the shards' union with.
     static let reference: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-shard-ref-\(getpid())"
+        let dir = testScratch + "/shard-reference"
         let r = try! kiln(["export", inputs, "--recursive", "--output", dir, "--progress", "none", "--level", "1"])
         precondition(r.status == 0, "reference export failed: \(r.stderr)")
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-shard-ref-\(getpid())") }
         return dir
     }()
 

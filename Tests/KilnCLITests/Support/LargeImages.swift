@@ -12,14 +12,13 @@ enum LargeImages {
 
     /// The folder (created on first use).
     static let directory: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-large-\(getpid())"
+        let dir = testScratch + "/large"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var rng = SeededGenerator(seed: 20261122)
         for index in 0..<count {
             let png = photo(width: width, height: height, phase: Double(index) * 0.7, using: &rng)
             _ = FileManager.default.createFile(atPath: dir + String(format: "/photo%02d.png", index), contents: Data(png))
         }
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-large-\(getpid())") }
         return dir
     }()
 
@@ -42,10 +41,9 @@ enum LargeImages {
 
     /// An uninterrupted export of the folder, made once, to compare interrupted runs against.
     static let reference: (directory: String, secondsPerImage: Double) = {
-        let dir = NSTemporaryDirectory() + "/kiln-large-ref-\(getpid())"
+        let dir = testScratch + "/large-reference"
         let r = try! kiln(["export", directory, "--output", dir, "--progress", "none", "--jobs", "2"])
         precondition(r.status == 0, "reference export failed: \(r.stderr)")
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-large-ref-\(getpid())") }
         return (dir, r.elapsed.seconds / Double(count) * 2)
     }()
 

@@ -44,15 +44,25 @@ func kiln(_ arguments: [String], stdin: String = "", environment: [String: Strin
     try startKiln(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
 }
 
+/// This test process's own folder in the temporary folder, removed when the process exits:
+/// its kiln runs' machine-slot folders and cache, and the inputs and references made once.
+/// (Each run's slot folder had been left in the temporary folder: 15,000 after a day of runs.)
+let testScratch: String = {
+    let dir = NSTemporaryDirectory() + "/kiln-tests-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-tests-\(getpid())") }
+    return dir
+}()
+
 /// The cache folder of this test process's kiln runs.
-let testCache = NSTemporaryDirectory() + "/kiln-test-cache-\(ProcessInfo.processInfo.processIdentifier)"
+let testCache = testScratch + "/cache"
 
 /// Starts the built `kiln` in the background (see ``kiln(_:stdin:environment:timeout:)``).
 func startKiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
                directory: String? = nil) throws -> ChildProcess {
     var env = environment
     if env["KILN_RUNTIME_DIR"] == nil {
-        env["KILN_RUNTIME_DIR"] = NSTemporaryDirectory() + "/kiln-slots-" + UUID().uuidString
+        env["KILN_RUNTIME_DIR"] = testScratch + "/slots-" + UUID().uuidString
     }
     if env["XDG_CACHE_HOME"] == nil { env["XDG_CACHE_HOME"] = testCache }
     return try ChildProcess(Paths.kiln, arguments, stdin: stdin, environment: env, directory: directory)

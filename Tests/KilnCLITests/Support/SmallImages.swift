@@ -16,7 +16,7 @@ enum SmallImages {
 
     /// The folder (created on first use).
     static let directory: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-small-\(getpid())"
+        let dir = testScratch + "/small"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         for index in 0..<count {
             var rng = SeededGenerator(seed: UInt64(index))
@@ -35,17 +35,15 @@ enum SmallImages {
                                              options: .init(level: 6))
             _ = FileManager.default.createFile(atPath: dir + String(format: "/%06d.png", index), contents: Data(png))
         }
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-small-\(getpid())") }
         return dir
     }()
 
     /// An uninterrupted export of the folder, made once, to compare interrupted runs against.
     static let reference: String = {
-        let dir = NSTemporaryDirectory() + "/kiln-small-ref-\(getpid())"
+        let dir = testScratch + "/small-reference"
         let r = try! kiln(["export", directory, "--output", dir, "--progress", "none"] + operations,
                           environment: environment)
         precondition(r.status == 0, "reference export failed: \(r.stderr)")
-        atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-small-ref-\(getpid())") }
         return dir
     }()
 
