@@ -40,8 +40,8 @@ final class ComputeKernel: @unchecked Sendable {
     /// the tile is at most a quarter of the main program's workgroup along the axis where the
     /// short one is shorter, the main one else. A workgroup loads its run and the run's apron
     /// whatever part of the run the tile covers, so runs of 256 over a tile of 7 rows cost each
-    /// column 256 invocations and loads for 7 pixels; a tile of 64 rows costs runs of 32 two
-    /// groups of 32 and their aprons. Taller tiles keep the long runs, whose aprons are shared
+    /// column 256 invocations and loads for 7 pixels; over a tile of 64 rows, runs of 32 cost
+    /// each column two groups of 32 and their two aprons. Taller tiles keep the long runs, whose aprons are shared
     /// by more pixels (blur σ 8 of 24 MP renders 12 × the 16-core CPU on the H200 with them).
     /// Measured on lavapipe (this 2-core machine, 2026-11-27, seventh session, release builds,
     /// one run each; the same bytes written): the blur σ 4 of a 20000 × 1000 crop of the

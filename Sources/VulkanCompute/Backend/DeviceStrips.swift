@@ -22,8 +22,9 @@ internal import ImageCore
 ///
 /// Measured on lavapipe (blur σ 4 + sharpen + resize to 1920 of the
 /// 16000×9000 photo): 584 MB across the boundary, exactly the stored source
-/// and output, in 35 submissions; a pass at a time through host memory moved
-/// 3,315 MB (5.7 ×) in 351 (BENCHMARKS.md, "GPU").
+/// and output, in one submission a strip (155 strips of 4 MiB of stored rows);
+/// a pass at a time through host memory moved 3,315 MB (5.7 ×) in 351
+/// submissions (BENCHMARKS.md, "GPU" and "Lavapipe").
 ///
 /// Two strips in flight, not more: on the H200 (2026-11-27) a ring of 3 or 4
 /// frames changed nothing beyond the run-to-run spread (blur σ 8 of 24 MP:

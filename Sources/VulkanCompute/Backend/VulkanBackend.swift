@@ -125,8 +125,8 @@ public final class VulkanBackend: PassBackend {
                       submissions: context.submissions)
     }
 
-    /// Pipelines built so far (`unpack` and `pack` included): one per kernel used,
-    /// however many images and threads use it.
+    /// Kernels built so far (`unpack` and `pack` included): one per kernel used, however many
+    /// images and threads use it; a kernel with a short program (`blur_y`) builds both pipelines.
     package var pipelineBuilds: Int { builds.load(ordering: .relaxed) }
 
     /// The pipeline of `kernel`, built the first time a graph needs it and kept.

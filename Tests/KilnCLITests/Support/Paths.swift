@@ -50,6 +50,8 @@ func kiln(_ arguments: [String], stdin: String = "", environment: [String: Strin
 let testScratch: String = {
     let dir = NSTemporaryDirectory() + "/kiln-tests-\(getpid())"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    // Open to other users whatever the umask: JournalAccessTests runs kiln as one.
+    chmod(dir, 0o755)
     atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "/kiln-tests-\(getpid())") }
     return dir
 }()
