@@ -278,7 +278,8 @@ public final class ExportJob: Sendable {
         let work = remaining
         let (costs, pixels) = plannedCosts(of: work, progress: progress)
         let tracker = JobProgress(root: progress, costs: costs, pixels: pixels, base: progressBefore,
-                                  workers: min(options.jobs, max(costs.count, 1)))
+                                  workers: min(options.jobs, max(costs.count, 1)),
+                                  cores: ProcessInfo.processInfo.activeProcessorCount)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
                                  critical: hooks.critical, stop: { [self] in stop(because: $0) },

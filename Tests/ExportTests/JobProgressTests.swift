@@ -9,7 +9,7 @@ import Testing
 
     @Test func theFractionFollowsEachStageAndNeverFalls() {
         let root = Progress(totalUnitCount: 1)
-        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0, workers: 2)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0, workers: 2, cores: 2)
         var seen = [job.fraction]
         let big = job.begin(0), small = job.begin(1)
         job.advance(big, rendering: 0.5)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aResumeStartsWhereTheStoppedRunWasAndSharesTheRest() {
-        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.6, workers: 2)
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.6, workers: 2, cores: 2)
         #expect(job.fraction == 0.6)
         #expect(abs(job.share - 0.4) < 1e-12)
         let image = job.begin(2)
@@ -51,18 +51,18 @@ import Testing
             before = root.fractionCompleted
         }
         #expect(before > 0.25)
-        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0.25, workers: 2)
+        let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0.25, workers: 2, cores: 2)
         #expect(job.fraction >= before)
         #expect(root.fractionCompleted >= before)
     }
 
     @Test func theLastImagesInHandAreTheCriticalPath() {
-        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2)
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2, cores: 2)
         let first = job.begin(0), second = job.begin(1)
         // The job moves 0.01 of itself a second: 1.52 cost units, two images side by side, 0.76 each;
         // an image alone goes speedUp(2 → 1) times that. Nothing measured yet: image 1 (2) ends
         // beside image 0, image 2 (50) takes its place and ends beside it, and image 0's last 48 go alone.
-        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1)
+        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1, cores: 2)
         #expect(abs(job.secondsLeftInHand(rate: 0.01) - (52 / 0.76 + 48 / alone)) < 1e-6,
                 "images waiting their turn go at the job's rate while the workers are busy, then alone")
         job.finish(second)
@@ -91,7 +91,7 @@ import Testing
     @Test func anEncodeLeftAloneIsExpectedToGoAsFastAsTheCoresAllowIt() {
         // Two images encoding side by side (their segments share the cores); then one ends.
         let job = JobProgress(root: Progress(totalUnitCount: 1),
-                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0, workers: 2)
+                              costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90)], pixels: 2, base: 0, workers: 2, cores: 2)
         let first = job.begin(0), second = job.begin(1)
         let clock = ContinuousClock(), began = clock.now
         for item in [first, second] {
@@ -109,7 +109,7 @@ import Testing
         // The first image did 30 in the time so far beside another: alone, it goes speedUp(2 → 1)
         // faster, so the 60 left take twice that time over the speed-up; with the second's 9 left,
         // a little more.
-        let faster = JobProgress.speedUp(sharing: 2, to: 1)
+        let faster = JobProgress.speedUp(sharing: 2, to: 1, cores: 2)
         #expect(faster > 1.5 && faster < 2)
         #expect(alone >= 2 * 1.1 * 0.99 / faster && alone <= 2 * measured * 1.01 / faster,
                 "60 left after 30 in \(measured) s: \(alone)")
@@ -120,30 +120,46 @@ import Testing
         // 15 equal images, two workers, nothing measured: seven pairs at the job's rate, then the
         // last image with the cores to itself, which it cannot fill.
         let job = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 15),
-                              pixels: 15, base: 0, workers: 2)
-        let rate = 0.01 * 15, alone = rate / 2 * JobProgress.speedUp(sharing: 2, to: 1)
+                              pixels: 15, base: 0, workers: 2, cores: 2)
+        let rate = 0.01 * 15, alone = rate / 2 * JobProgress.speedUp(sharing: 2, to: 1, cores: 2)
         #expect(abs(job.secondsLeftInHand(rate: 0.01) - (14 / rate + 1 / alone)) < 1e-6)
         #expect(job.secondsLeftInHand(rate: 0.01) > 100, "more than the work at the job's rate")
         // 41: the last 16 waiting are played out (eight pairs), the 25 before them go at the job's rate.
         let long = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 41),
-                               pixels: 41, base: 0, workers: 2)
+                               pixels: 41, base: 0, workers: 2, cores: 2)
         #expect(abs(long.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
         // One worker: the job's rate is one image's alone.
         let one = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 15),
-                              pixels: 15, base: 0, workers: 1)
+                              pixels: 15, base: 0, workers: 1, cores: 2)
         #expect(abs(one.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
+    }
+
+    @Test func beyondTheCoresImagesTakeTurnsOnThem() {
+        // Up to the cores, (before / after)^0.7; beyond them, n images go cores / n of the pace of
+        // `cores` images each.
+        #expect(abs(JobProgress.speedUp(sharing: 2, to: 1, cores: 2) - pow(2, 0.7)) < 1e-12)
+        #expect(abs(JobProgress.speedUp(sharing: 8, to: 1, cores: 16) - pow(8, 0.7)) < 1e-12)
+        #expect(abs(JobProgress.speedUp(sharing: 8, to: 2, cores: 2) - 4) < 1e-12)
+        #expect(abs(JobProgress.speedUp(sharing: 8, to: 1, cores: 2) - 4 * pow(2, 0.7)) < 1e-12)
+        #expect(abs(JobProgress.speedUp(sharing: 1, to: 8, cores: 2) * JobProgress.speedUp(sharing: 8, to: 1, cores: 2) - 1) < 1e-12)
+        // 9 equal images, `--jobs 8` on 2 cores, nothing measured: 8 at the job's rate, then the
+        // last alone, 4 × 2^0.7 (6.5) times as fast as one of the 8 (counted 8^0.7 = 4.3, it ran long).
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: Array(repeating: StageCost(render: 0, encode: 1), count: 9),
+                              pixels: 9, base: 0, workers: 8, cores: 2)
+        let rate = 0.01 * 9, one = rate / 8
+        #expect(abs(job.secondsLeftInHand(rate: 0.01) - (8 / rate + 1 / (one * 4 * pow(2, 0.7)))) < 1e-6)
     }
 
     @Test func anyNumberOfWorkersIsCountedAndEqualImagesInFullRoundsGoAtTheJobsRate() {
         let equal = Array(repeating: StageCost(render: 0, encode: 1), count: 10_000)
         // 64 workers: the last 512 images played out, 8 rounds in which all 64 end together.
-        let played = JobProgress(root: Progress(totalUnitCount: 1), costs: equal, pixels: 1, base: 0, workers: 64)
+        let played = JobProgress(root: Progress(totalUnitCount: 1), costs: equal, pixels: 1, base: 0, workers: 64, cores: 2)
         #expect(abs(played.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
         // More than 64 at once (`--jobs 1000`): everything at the job's rate, nothing played out —
         // played out, the long last image (100 of the 2,099) would run alone far beyond it.
         let many = JobProgress(root: Progress(totalUnitCount: 1),
                                costs: Array(equal.prefix(1_999)) + [StageCost(render: 0, encode: 100)], pixels: 1, base: 0,
-                               workers: 1_000)
+                               workers: 1_000, cores: 2)
         #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
         let items = (0..<2_000).map { many.begin($0) }
         #expect(abs(many.secondsLeftInHand(rate: 0.01) - 100) < 1e-6)
@@ -153,12 +169,12 @@ import Testing
     }
 
     @Test func anImageHandedToTheCommitHasNoWorkLeft() {
-        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2)
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 2, cores: 2)
         let skipped = job.begin(0), other = job.begin(1)
         job.handOver(skipped)  // skipped as the same work: never rendered nor encoded
         #expect(abs(job.fraction - 100.0 / 152) < 1e-9)
         // Left: image 1's 2 beside image 2's 50, then image 2's last 48 alone.
-        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1)
+        let alone = 0.76 * JobProgress.speedUp(sharing: 2, to: 1, cores: 2)
         #expect(abs(job.secondsLeftInHand(rate: 0.01) - (2 / 0.76 + 48 / alone)) < 1e-6)
         job.finish(skipped)  // committed: the fraction stays
         #expect(abs(job.fraction - 100.0 / 152) < 1e-9)
@@ -169,7 +185,7 @@ import Testing
         // Two workers; a third image, done, waits for its commit while the other two encode.
         let job = JobProgress(root: Progress(totalUnitCount: 1),
                               costs: [StageCost(render: 10, encode: 90), StageCost(render: 10, encode: 90),
-                                      StageCost(render: 1, encode: 1)], pixels: 3, base: 0, workers: 2)
+                                      StageCost(render: 1, encode: 1)], pixels: 3, base: 0, workers: 2, cores: 2)
         let first = job.begin(0), second = job.begin(1)
         for item in [first, second] {
             job.advance(item, rendering: 1)

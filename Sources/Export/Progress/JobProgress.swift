@@ -67,6 +67,8 @@ public final class JobProgress: @unchecked Sendable {
     private let totals: [Double]
     /// Images worked on at once: those in flight beyond it wait for their commit, using no core.
     private let workers: Int
+    /// The cores they share (``speedUp(sharing:to:cores:)``).
+    private let cores: Int
     private let state: Locked<State>
     /// Input pixels of this run's images, for the throughput shown.
     public let pixels: Int
@@ -75,13 +77,14 @@ public final class JobProgress: @unchecked Sendable {
 
     /// Attaches to `root` for this run's images, whose costs are `costs` (in
     /// the order ``begin(_:)`` names them) and input pixels `pixels`, after
-    /// earlier runs reached `base` (0 for a new job), `workers` of them at once.
-    public init(root: Progress, costs: [StageCost], pixels: Int, base: Double, workers: Int) {
+    /// earlier runs reached `base` (0 for a new job), `workers` of them at once on `cores` cores.
+    public init(root: Progress, costs: [StageCost], pixels: Int, base: Double, workers: Int, cores: Int) {
         self.root = root
         self.costs = costs
         totals = costs.map(\.total)
         self.pixels = pixels
         self.workers = max(workers, 1)
+        self.cores = max(cores, 1)
         let base = min(max(base, 0), 1)
         var state = State(base: base, total: totals.reduce(0, +))
         // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
@@ -106,32 +109,42 @@ public final class JobProgress: @unchecked Sendable {
     /// Starts image `index` of the costs.
     public func begin(_ index: Int) -> Item {
         state.withLock { state in
-            Self.share(&state, among: state.inFlight.count + 1, workers: workers)
+            Self.share(&state, among: state.inFlight.count + 1, workers: workers, cores: cores)
             state.inFlight[index] = InFlight()
             state.next = max(state.next, index + 1)
         }
         return Item(index: index)
     }
 
-    /// How much faster an image goes when the images sharing the cores go from
-    /// `before` to `after`: `(before / after)^0.7`. Its segments run in batches
-    /// on every core, each batch as slow as its slowest segment: on W1 at level
-    /// 9 (2 cores), the last image, left alone, went 1.65 × its pace beside
-    /// another, not 2 × (with 2 ×, estimates ran 25-37 % short in the last seconds).
-    public static func speedUp(sharing before: Int, to after: Int) -> Double {
-        pow(Double(before) / Double(max(after, 1)), 0.7)
+    /// How much faster an image goes when the images sharing `cores` cores go from
+    /// `before` to `after`: `(before / after)^0.7` while they are no more than the cores. Its
+    /// segments run in batches on every core, each batch as slow as its slowest segment: on W1
+    /// at level 9 (2 cores), the last image, left alone, went 1.65 × its pace beside another, not
+    /// 2 × (with 2 ×, estimates ran 25-37 % short in the last seconds). Beyond the cores
+    /// (`--jobs` above them) the images take turns on them: n images go `cores` / n of the pace
+    /// of `cores` images each. Counted as `(before / after)^0.7` there too, 8 images on 2 cores
+    /// left one 4.3 × faster where the cores allow 6.5 ×, and the end of such a job was
+    /// estimated long.
+    public static func speedUp(sharing before: Int, to after: Int, cores: Int) -> Double {
+        pace(sharing: max(after, 1), cores: cores) / pace(sharing: max(before, 1), cores: cores)
+    }
+
+    /// One image's pace among `count` sharing `cores` cores, against its pace alone.
+    private static func pace(sharing count: Int, cores: Int) -> Double {
+        let cores = max(cores, 1)
+        return count <= cores ? pow(Double(count), -0.7) : pow(Double(cores), -0.7) * Double(cores) / Double(count)
     }
 
     /// The images in flight are about to be `count`: when the images sharing
     /// the cores change (at most `workers`: the rest wait for their commit),
-    /// each encode's pace so far is kept, scaled by ``speedUp(sharing:to:)``,
+    /// each encode's pace so far is kept, scaled by ``speedUp(sharing:to:cores:)``,
     /// and measured afresh from now.
-    private static func share(_ state: inout State, among count: Int, workers: Int) {
+    private static func share(_ state: inout State, among count: Int, workers: Int, cores: Int) {
         let before = min(state.inFlight.count, workers), after = min(count, workers)
         guard after != before, after > 0 else { return }
         for (index, var image) in state.inFlight where image.lastStep != nil {
             if let pace = image.pace ?? image.earlierPace {
-                image.earlierPace = pace * speedUp(sharing: before, to: after)
+                image.earlierPace = pace * speedUp(sharing: before, to: after, cores: cores)
             }
             image.firstStep = nil
             state.inFlight[index] = image
@@ -161,7 +174,7 @@ public final class JobProgress: @unchecked Sendable {
     public func finish(_ item: Item) {
         state.withLock { state in
             guard state.inFlight[item.index] != nil else { return }
-            Self.share(&state, among: state.inFlight.count - 1, workers: workers)
+            Self.share(&state, among: state.inFlight.count - 1, workers: workers, cores: cores)
             guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
             state.inFlightDone -= image.reached
             state.done += totals[item.index]
@@ -179,9 +192,9 @@ public final class JobProgress: @unchecked Sendable {
     /// its own pace once its encode's steps span a second since it began or the images in flight
     /// last changed (zlib's rows go at a steady rate, whatever the cost model guessed for this
     /// content), counted down from its last step, else at its pace before that change; alone,
-    /// ``speedUp(sharing:to:)`` times faster than beside others. An image with no pace yet, or not
-    /// begun, goes at `rate` (the job's fraction per second, with every worker busy) shared
-    /// among `workers`: alone, at ``speedUp(sharing:to:)`` (`workers` → 1) ÷ `workers` of it.
+    /// ``speedUp(sharing:to:cores:)`` times faster than beside others. An image with no pace yet, or
+    /// not begun, goes at `rate` (the job's fraction per second, with every worker busy) shared
+    /// among `workers`: alone, at ``speedUp(sharing:to:cores:)`` (`workers` → 1) ÷ `workers` of it.
     /// The job cannot end sooner than this: the work left, the images in hand at the pace they
     /// have shown.
     ///
@@ -200,9 +213,9 @@ public final class JobProgress: @unchecked Sendable {
             guard state.total > 0, rate > 0 else { return 0 }
             // The job's rate in cost per second, and one image's alone.
             let whole = rate / max(1 - state.base, 1e-9) * state.total
-            let aloneSpeed = whole * Self.speedUp(sharing: workers, to: 1) / Double(workers)
+            let aloneSpeed = whole * Self.speedUp(sharing: workers, to: 1, cores: cores) / Double(workers)
             let waiting = state.total - state.done - state.inFlight.keys.reduce(0) { $0 + totals[$1] }
-            let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1)
+            let sharing = Self.speedUp(sharing: min(state.inFlight.count, workers), to: 1, cores: cores)
             let running = state.inFlight.map { index, image in
                 let left = max(totals[index] - image.reached, 0)
                 guard let pace = image.pace ?? image.earlierPace, let last = image.lastStep else {
@@ -214,7 +227,7 @@ public final class JobProgress: @unchecked Sendable {
             }
             return SharedCores.seconds(running: running, waiting: totals[min(state.next, totals.count)...],
                                        waitingCost: max(waiting, 0), aloneSpeed: aloneSpeed, rate: whole,
-                                       workers: workers)
+                                       workers: workers, cores: cores)
         }
     }
 

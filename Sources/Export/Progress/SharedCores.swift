@@ -2,7 +2,7 @@
 /// processor sharing, played out image by image.
 ///
 /// Up to `workers` images run at once, each as fast as it would go alone slowed by the others
-/// beside it (``JobProgress/speedUp(sharing:to:)``); when one ends, the next waiting image takes
+/// beside it (``JobProgress/speedUp(sharing:to:cores:)``); when one ends, the next waiting image takes
 /// its place, in the order the job begins them; when none waits, the images left share the
 /// cores among fewer. So the end of a job, where one or two images run without company, takes
 /// as long as those images alone take — not the job's rate with every worker busy.
@@ -29,12 +29,12 @@ enum SharedCores {
     static let playedWorkers = 64
 
     /// The seconds until the last image is done: `running` first, then `waiting` (their costs,
-    /// in the order they will begin; each at `aloneSpeed` when alone), `workers` at a time.
+    /// in the order they will begin; each at `aloneSpeed` when alone), `workers` at a time on `cores`.
     /// The job's rate, `rate` cost per second with every worker busy, counts the images waiting
     /// beyond the last ``playedOut`` × `workers` (and, then, the running images too). Amounts that
     /// are not finite and positive count for nothing; with no finite positive `rate`, 0.
     static func seconds(running: [Running], waiting: ArraySlice<Double>, waitingCost: Double, aloneSpeed: Double,
-                        rate: Double, workers: Int) -> Double {
+                        rate: Double, workers: Int, cores: Int) -> Double {
         guard rate.isFinite, rate > 0 else { return 0 }
         let workers = max(workers, 1)
         let running = running.filter { $0.left.isFinite && $0.left > 0 }
@@ -46,14 +46,14 @@ enum SharedCores {
         if tail.count < waiting.count {
             // Far from the end: the images in hand and the bulk of the queue go at the job's rate.
             let bulk = running.reduce(waitingCost - tail.reduce(0) { $0 + ($1.isFinite ? max($1, 0) : 0) }) { $0 + $1.left }
-            return max(bulk, 0) / rate + playOut([], then: tail, aloneSpeed: aloneSpeed, workers: workers)
+            return max(bulk, 0) / rate + playOut([], then: tail, aloneSpeed: aloneSpeed, workers: workers, cores: cores)
         }
-        return playOut(running, then: tail, aloneSpeed: aloneSpeed, workers: workers)
+        return playOut(running, then: tail, aloneSpeed: aloneSpeed, workers: workers, cores: cores)
     }
 
     /// Processor sharing of `running`, then `queue`, over `workers` slots.
     private static func playOut(_ running: [Running], then queue: ArraySlice<Double>, aloneSpeed: Double,
-                                workers: Int) -> Double {
+                                workers: Int, cores: Int) -> Double {
         // An image with no finite speed is left out: it would never end (and the play with it).
         var active = running.filter { $0.left > 0 && $0.alone.isFinite && $0.alone > 0 }
         var queue = queue[...]
@@ -65,7 +65,7 @@ enum SharedCores {
             guard !active.isEmpty else { return seconds }
             // More images than workers share `workers` slots' worth of speed.
             let sharing = min(active.count, workers)
-            let slowdown = JobProgress.speedUp(sharing: sharing, to: 1) * Double(active.count) / Double(sharing)
+            let slowdown = JobProgress.speedUp(sharing: sharing, to: 1, cores: cores) * Double(active.count) / Double(sharing)
             let times = active.map { $0.left * slowdown / $0.alone }
             guard let first = times.indices.min(by: { times[$0] < times[$1] }) else { return seconds }
             let step = times[first]
