@@ -23,12 +23,13 @@ struct FaultInjectionTests {
         VulkanTesting.expectNoValidationMessages(recorder)
     }
 
-    @Test("KILN_FAULT_DEVICE_LOST_AT is read into the options")
+    @Test("KILN_FAULT_DEVICE_LOST_AT, KILN_VULKAN_VALIDATION and KILN_VULKAN_RUNS are read into the options")
     func optionFromEnvironment() {
         #expect(VulkanOptions.fromEnvironment(["KILN_FAULT_DEVICE_LOST_AT": "3"]).deviceLostAtSubmission == 3)
         #expect(VulkanOptions.fromEnvironment([:]).deviceLostAtSubmission == nil)
         #expect(VulkanOptions.fromEnvironment(["KILN_FAULT_DEVICE_LOST_AT": "0"]).deviceLostAtSubmission == nil)
         #expect(VulkanOptions.fromEnvironment(["KILN_VULKAN_VALIDATION": "1"]).validation != nil)
+        #expect(VulkanOptions.fromEnvironment([:]).shortRuns && !VulkanOptions.fromEnvironment(["KILN_VULKAN_RUNS": "long"]).shortRuns)
         #expect(VulkanOptions.fromEnvironment([:]).validation == nil)
     }
 }

@@ -210,6 +210,12 @@ struct StripTests {
                 let cpu = try pipeline.render(image, on: CPUBackend())
                 let difference = maxDifference(whole, samples(cpu), width: cpu.width, height: cpu.height)
                 #expect(difference != nil && difference! <= bound(image.depth), "σ \(sigma): Vulkan vs CPU \(difference ?? -1)")
+                // KILN_VULKAN_RUNS=long: strips of 7 rows in runs of 256, the same bytes.
+                try withVulkan(shortRuns: false) { long in
+                    #expect(try long.workgroup(of: blurY, width: 1920, height: 7) == (1, 256))
+                    let same = try pipeline.render(image, on: long, chunking: .rows(7), mode: .strips) == whole
+                    #expect(same, "σ \(sigma): strips of 7 rows in runs of 256 differ from the whole image")
+                }
             }
         }
     }

@@ -15,13 +15,14 @@ public enum VulkanTesting {
     /// the other arguments are `VulkanOptions`' test hooks.
     package static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil,
                                maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true,
-                               copiesThroughStaging: Bool = false) throws -> VulkanBackend {
+                               copiesThroughStaging: Bool = false, shortRuns: Bool = true) throws -> VulkanBackend {
         var options = VulkanOptions()
         options.validation = recorder
         options.deviceLostAtSubmission = deviceLostAt
         options.maxPixelsPerDispatch = maxPixelsPerDispatch
         options.stripsOnDevice = stripsOnDevice
         options.copiesThroughStaging = copiesThroughStaging
+        options.shortRuns = shortRuns
         return try VulkanBackend(device: vulkanDevice(), options: options)
     }
 
@@ -39,12 +40,13 @@ public enum VulkanTesting {
 /// validation layer on, then fails the test on any validation message. For
 /// `.requiresVulkan` tests.
 public func withVulkan(maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true, copiesThroughStaging: Bool = false,
-                       sourceLocation: SourceLocation = #_sourceLocation,
+                       shortRuns: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: (VulkanBackend) throws -> Void) throws {
     let recorder = ValidationRecorder()
     do {
         try body(try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixelsPerDispatch,
-                                           stripsOnDevice: stripsOnDevice, copiesThroughStaging: copiesThroughStaging))
+                                           stripsOnDevice: stripsOnDevice, copiesThroughStaging: copiesThroughStaging,
+                                           shortRuns: shortRuns))
     }
     VulkanTesting.expectNoValidationMessages(recorder, sourceLocation: sourceLocation)
 }

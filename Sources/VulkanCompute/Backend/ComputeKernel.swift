@@ -20,11 +20,12 @@ final class ComputeKernel: @unchecked Sendable {
     /// The program of its `_short` shader, if it has one.
     let short: Program?
 
-    /// Builds the pipelines of `kernel` from its SPIR-V.
-    init(_ kernel: KernelID, layout: KernelLayout) throws(ComputeError) {
+    /// Builds the pipelines of `kernel` from its SPIR-V: its short program's too unless `shortRuns`
+    /// is false.
+    init(_ kernel: KernelID, layout: KernelLayout, shortRuns: Bool = true) throws(ComputeError) {
         let main = try Self.build(try ShaderLibrary.module(kernel), name: kernel.name, layout: layout)
         do {
-            short = try ShaderLibrary.shortModule(kernel).map { module throws(ComputeError) in
+            short = try (shortRuns ? ShaderLibrary.shortModule(kernel) : nil).map { module throws(ComputeError) in
                 try Self.build(module, name: kernel.name + "_short", layout: layout)
             }
         } catch {

@@ -38,6 +38,8 @@ public final class VulkanBackend: PassBackend {
     /// GPUs): then shaders read and write staging directly, and no copy is recorded.
     let sharedMemory: Bool
     private let stripsOnDevice: Bool
+    /// Whether kernels with a short program build it (``VulkanOptions/shortRuns``).
+    private let shortRuns: Bool
 
     /// Float bytes of a graph at most that run whole on the device (one upload, one download).
     package var wholeGraphBytes: Int { 64 << 20 }
@@ -82,6 +84,7 @@ public final class VulkanBackend: PassBackend {
         chunkPixels = max(workgroup, wanted / workgroup * workgroup)
         sharedMemory = !options.copiesThroughStaging && Self.hasSharedMemory(physical.memoryProperties)
         stripsOnDevice = options.stripsOnDevice
+        shortRuns = options.shortRuns
         context.onOutOfMemory { [weak self] in self?.releaseKeptWindows() ?? false }
     }
 
@@ -134,7 +137,7 @@ public final class VulkanBackend: PassBackend {
     func pipeline(for kernel: KernelID) throws(ComputeError) -> ComputeKernel {
         try kernels.withLock { kernels throws(ComputeError) -> ComputeKernel in
             if let built = kernels[kernel] { return built }
-            let built = try ComputeKernel(kernel, layout: layout)
+            let built = try ComputeKernel(kernel, layout: layout, shortRuns: shortRuns)
             kernels[kernel] = built
             builds.add(1, ordering: .relaxed)
             return built

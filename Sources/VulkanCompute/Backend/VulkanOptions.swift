@@ -21,6 +21,10 @@ public struct VulkanOptions: Sendable {
     /// device strips copy stored rows through staging as on a discrete GPU
     /// (tests run that path on lavapipe).
     package var copiesThroughStaging: Bool
+    /// Whether a kernel with a short program (`blur_y_short`) runs it over short tiles
+    /// (``ComputeKernel/program(for:)``); false runs every tile in the kernel's own long runs
+    /// (`KILN_VULKAN_RUNS=long`, for comparing the two on a GPU: `Scripts/gpu-check`).
+    package var shortRuns: Bool
     /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
     public var environment: [String: String]
 
@@ -31,10 +35,12 @@ public struct VulkanOptions: Sendable {
         maxPixelsPerDispatch = nil
         stripsOnDevice = true
         copiesThroughStaging = false
+        shortRuns = true
         environment = ProcessInfo.processInfo.environment
     }
 
-    /// Options read from `KILN_VULKAN_VALIDATION`, `KILN_FAULT_DEVICE_LOST_AT` and `KILN_VULKAN_STRIPS`.
+    /// Options read from `KILN_VULKAN_VALIDATION`, `KILN_FAULT_DEVICE_LOST_AT`, `KILN_VULKAN_STRIPS`
+    /// and `KILN_VULKAN_RUNS`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> VulkanOptions {
         var options = VulkanOptions()
         options.environment = environment
@@ -43,6 +49,7 @@ public struct VulkanOptions: Sendable {
         }
         options.deviceLostAtSubmission = environment["KILN_FAULT_DEVICE_LOST_AT"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
         options.stripsOnDevice = environment["KILN_VULKAN_STRIPS"] != "host"
+        options.shortRuns = environment["KILN_VULKAN_RUNS"] != "long"
         return options
     }
 }
