@@ -397,9 +397,11 @@ public final class ExportJob: Sendable {
         // occupied output is judged before the input is read (identical work is skipped unread).
         var source = occupied ? nil : InputFile(path: item.input)
         let made = source.map { Provenance(input: $0, plan: planDigest) } ?? Provenance(input: item.input, plan: planDigest)
+        // Which file that is, for the user cache's records (`MadeCache`): a hint stands for it alone.
+        let inputFile = source?.version.identity ?? FileIdentity(path: item.input)
         // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
         let replace = options.overwrite || lostWrites.contains(item.output)
-        let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made)
+        let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)
         if let problem = item.problem {
             result.error = problem
         } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
@@ -541,7 +543,8 @@ public final class ExportJob: Sendable {
                         // The record describes the file kept, not the bytes this run made and dropped
                         // (another tIME, other pixels): the next run finds it unchanged.
                         record = FinishedRecord(output: item.output, status: .skipped, size: present.count,
-                                                crc32: CRC32.checksum(present), error: nil, made: made)
+                                                crc32: CRC32.checksum(present), error: nil, made: made,
+                                                input: inputFile?.description)
                     } else {
                         result.status = .conflict
                         result.error = "\(destination) exists and differs from what this export makes "
@@ -558,7 +561,7 @@ public final class ExportJob: Sendable {
                         throw error
                     }
                     record = FinishedRecord(output: item.output, status: .written, size: file.size, crc32: file.crc32,
-                                            error: nil, made: made)
+                                            error: nil, made: made, input: inputFile?.description)
                     result.status = .written
                     result.bytesWritten = file.size
                     return FinishedImage(result: result, record: record, staged: written, replace: replace,
@@ -581,6 +584,8 @@ public final class ExportJob: Sendable {
         // resume redoes failures and conflicts (the input may have been fixed) but not skips.
         record.status = result.status
         record.error = result.error
+        // A skip of identical work (its journal's record or a hint) names the input that stands for it now.
+        if result.status == .skipped { record.input = inputFile?.description }
         return FinishedImage(result: result, record: record, deliver: deliver)
     }
 
@@ -668,14 +673,17 @@ public final class ExportJob: Sendable {
     }
 
     /// What occupies the output path (the caller found it occupied).
-    private func existingOutput(_ item: ExportItem, made: Provenance?) -> Existing {
+    private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileIdentity?) -> Existing {
         let path = output.url(of: item.output)
         guard let present = output.regularFileContents(item.output) else {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
         }
         guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
-            if let hint = madeHints[item.output], let made, hint.made == made, present.count == hint.size,
-               CRC32.checksum(present) == hint.crc32 {
+            // A hint stands for the very input file that made the output, not any of its name, size
+            // and time: another set of inputs by the same names, copied with their times, is made
+            // again and compared (before, its outputs were kept as the first set's).
+            if let hint = madeHints[item.output], let made, hint.made == made, let inputFile,
+               hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
                 return .identical(hint)
             }
             return .unrecorded(present)

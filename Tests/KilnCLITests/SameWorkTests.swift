@@ -1,5 +1,7 @@
 import Foundation
+import ImageCore
 import KilnTestSupport
+import PNGCodec
 import Testing
 
 /// An output found in place without a journal record is judged by what this
@@ -76,6 +78,34 @@ import Testing
         #expect(redone.status == 0, "\(redone.stderr)")
         #expect(Events(redone.stdoutLines).files("skipped").count == written, "\(redone.stdout)")
         #expect(FileManager.default.fileExists(atPath: touched + ".paused"), "the touched input was not made again")
+    }
+
+    /// A record in the user's cache stands for the input file that made the output, not for any
+    /// file of its name, size and time: another folder's inputs by the same names and sizes,
+    /// with the same times, exported into the cleaned output folder are made again and compared,
+    /// and other pictures are conflicts. Before, their outputs were skipped unread: the folder
+    /// kept the first pictures and the run said it was done (exit 0).
+    @Test func aRecordStandsForTheInputFileThatMadeIt() throws {
+        let dir = try TemporaryDirectory()
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        // Stored at level 0 (deflate's stored blocks): the same size whatever the pixels.
+        for (folder, value) in [("a", UInt8(40)), ("b", UInt8(200))] {
+            try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true)
+            let image = PixelBuffer(width: 32, height: 32, depth: .eight, bytes: [UInt8](repeating: value, count: 32 * 32 * 4))
+            let path = dir.join(folder + "/picture.png")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(try PNGEncoder.encode(image, options: .init(level: 0)))))
+            try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: path)
+        }
+        let size = { (folder: String) in try FileManager.default.attributesOfItem(atPath: dir.join(folder + "/picture.png"))[.size] as? Int }
+        #expect(try size("a") == size("b"), "the test needs inputs alike in size")
+        let out = dir.join("out")
+        let first = try kiln(["export", dir.join("a"), "--output", out, "--progress", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/.kiln"), "no journal: the second run has only the cache")
+        let second = try kiln(["export", dir.join("b"), "--output", out, "--progress", "json"])
+        #expect(second.status == 1, "another picture into an occupied output is a conflict: \(second.stderr)")
+        #expect(Events(second.stdoutLines).files("conflict").count == 1, "\(second.stdout)")
+        #expect(Events(second.stdoutLines).files("skipped").isEmpty, "\(second.stdout)")
     }
 
     /// The cache's word counts only from a folder and a file that are the user's alone,

@@ -2,7 +2,7 @@ import Foundation
 
 /// A file's identity on disk (device and inode), so that the same file reached
 /// through different paths, symlinks or hard links compares equal.
-struct FileIdentity: Hashable, Sendable {
+struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     let device: UInt64
     let inode: UInt64
 
@@ -18,6 +18,9 @@ struct FileIdentity: Hashable, Sendable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }
+
+    /// `DEVICE-INODE`, in decimal.
+    var description: String { "\(device)-\(inode)" }
 }
 
 /// One version of a file's content, as far as `stat` tells: its identity, size,

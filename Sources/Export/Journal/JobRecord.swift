@@ -55,16 +55,20 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
     public var error: String?
     /// What made the output (written, or skipped as identical work); nil in journals of older versions.
     public var made: Provenance? = nil
+    /// The input file that made it, by device and inode (`DEVICE-INODE`), written or skipped: the
+    /// user cache's records (``MadeCache``) count only for that file. nil in older journals.
+    public var input: String? = nil
 
     /// A record of one finished item.
     public init(output: String, status: FileResult.Status, size: Int, crc32: UInt32, error: String?,
-                made: Provenance? = nil) {
+                made: Provenance? = nil, input: String? = nil) {
         self.output = output
         self.status = status
         self.size = size
         self.crc32 = crc32
         self.error = error
         self.made = made
+        self.input = input
     }
 }
 

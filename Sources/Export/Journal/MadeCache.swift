@@ -6,12 +6,13 @@ import Foundation
 ///
 /// A run that exits 0 removes `OUTPUT/.kiln/` (a published folder holds only
 /// its outputs). Before it does, the records of the outputs it wrote or
-/// skipped — relative path, size, CRC-32 and what made them (input size and
-/// time, the plan's digest; no absolute path) — go to
+/// skipped — relative path, size, CRC-32 and what made them (the input file's
+/// device and inode, size and time, the plan's digest; no path) — go to
 /// `$XDG_CACHE_HOME/kiln/made/` (`~/.cache/kiln/made/` without it), one file
 /// per output folder named by the folder's device and inode. The next job
 /// into that folder with no journal of its own reads them as hints: an output
-/// whose size, CRC-32 and provenance match its hint is skipped as the same
+/// whose size, CRC-32 and provenance match its hint, made from the very input
+/// file it names (``FinishedRecord/input``), is skipped as the same
 /// work at the cost of reading it once; any other output is made again and
 /// compared, exactly as without the cache. A hint never makes a conflict.
 ///
@@ -40,7 +41,7 @@ public enum MadeCache {
     /// The name, in the cache folder, of the file holding the records of the output folder
     /// `directory` (nil when it does not exist).
     static func name(for directory: String) -> String? {
-        FileIdentity(path: directory).map { "\($0.device)-\($0.inode).ndjson" }
+        FileIdentity(path: directory).map { "\($0).ndjson" }
     }
 
     /// The records kept for the output folder `directory`, by output path; empty when there are none.
