@@ -398,7 +398,7 @@ public final class ExportJob: Sendable {
         var source = occupied ? nil : InputFile(path: item.input)
         let made = source.map { Provenance(input: $0, plan: planDigest) } ?? Provenance(input: item.input, plan: planDigest)
         // Which file that is, for the user cache's records (`MadeCache`): a hint stands for it alone.
-        let inputFile = source?.version.identity ?? FileIdentity(path: item.input)
+        let inputFile = source?.version ?? FileVersion(path: item.input)
         // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
         let replace = options.overwrite || lostWrites.contains(item.output)
         let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)
@@ -584,8 +584,6 @@ public final class ExportJob: Sendable {
         // resume redoes failures and conflicts (the input may have been fixed) but not skips.
         record.status = result.status
         record.error = result.error
-        // A skip of identical work (its journal's record or a hint) names the input that stands for it now.
-        if result.status == .skipped { record.input = inputFile?.description }
         return FinishedImage(result: result, record: record, deliver: deliver)
     }
 
@@ -673,7 +671,7 @@ public final class ExportJob: Sendable {
     }
 
     /// What occupies the output path (the caller found it occupied).
-    private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileIdentity?) -> Existing {
+    private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileVersion?) -> Existing {
         let path = output.url(of: item.output)
         guard let present = output.regularFileContents(item.output) else {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")

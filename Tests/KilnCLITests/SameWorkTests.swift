@@ -84,7 +84,9 @@ import Testing
     /// file of its name, size and time: another folder's inputs by the same names and sizes,
     /// with the same times, exported into the cleaned output folder are made again and compared,
     /// and other pictures are conflicts. Before, their outputs were skipped unread: the folder
-    /// kept the first pictures and the run said it was done (exit 0).
+    /// kept the first pictures and the run said it was done (exit 0). The file's change time is
+    /// part of what a record names (a later file may be given a removed one's inode number): the
+    /// same file with its mode changed is made again, compared, and skipped.
     @Test func aRecordStandsForTheInputFileThatMadeIt() throws {
         let dir = try TemporaryDirectory()
         let time = Date(timeIntervalSince1970: 1_700_000_000)
@@ -102,6 +104,14 @@ import Testing
         let first = try kiln(["export", dir.join("a"), "--output", out, "--progress", "json"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "/.kiln"), "no journal: the second run has only the cache")
+        #expect(chmod(dir.join("a/picture.png"), 0o600) == 0)
+        let pause = dir.join("pause")
+        #expect(FileManager.default.createFile(atPath: pause, contents: Data()))
+        let again = try kiln(["export", dir.join("a"), "--output", out, "--progress", "json"],
+                             environment: ["KILN_TEST_PAUSE_DECODE": pause])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).files("skipped").count == 1, "\(again.stdout)")
+        #expect(FileManager.default.fileExists(atPath: pause + ".paused"), "the changed input was skipped unread")
         let second = try kiln(["export", dir.join("b"), "--output", out, "--progress", "json"])
         #expect(second.status == 1, "another picture into an occupied output is a conflict: \(second.stderr)")
         #expect(Events(second.stdoutLines).files("conflict").count == 1, "\(second.stdout)")

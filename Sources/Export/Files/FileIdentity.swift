@@ -31,7 +31,7 @@ struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
 /// The kernel stamps times from a coarse clock (a few milliseconds): a rewrite
 /// to the very same size within one tick of the version taken could go unseen.
 /// No `stat` field tells more; a checksum would mean reading the file twice.
-struct FileVersion: Equatable, Sendable {
+struct FileVersion: Equatable, Sendable, CustomStringConvertible {
     let identity: FileIdentity
     let size: Int
     /// Modification time, in nanoseconds since 1970.
@@ -53,4 +53,9 @@ struct FileVersion: Equatable, Sendable {
         guard stat(path, &info) == 0 else { return nil }
         self.init(info)
     }
+
+    /// `DEVICE-INODE-CTIME` (nanoseconds), in decimal: this very file, as it is. Device and inode
+    /// alone name a place a later file may take (ext4 gives a removed file's inode number to the
+    /// next one made); the change time moves on with any write, rename over it or new link.
+    var description: String { "\(identity)-\(changed)" }
 }

@@ -55,8 +55,9 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
     public var error: String?
     /// What made the output (written, or skipped as identical work); nil in journals of older versions.
     public var made: Provenance? = nil
-    /// The input file that made it, by device and inode (`DEVICE-INODE`), written or skipped: the
-    /// user cache's records (``MadeCache``) count only for that file. nil in older journals.
+    /// The input file that made it, as it was (`DEVICE-INODE-CTIME`), where it was written or found
+    /// the same work by comparison: the user cache's records (``MadeCache``) count only for that
+    /// file. A skip of a recorded output keeps its record's. nil with `--in-place` and in older journals.
     public var input: String? = nil
 
     /// A record of one finished item.

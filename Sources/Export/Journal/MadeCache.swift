@@ -7,7 +7,8 @@ import Foundation
 /// A run that exits 0 removes `OUTPUT/.kiln/` (a published folder holds only
 /// its outputs). Before it does, the records of the outputs it wrote or
 /// skipped — relative path, size, CRC-32 and what made them (the input file's
-/// device and inode, size and time, the plan's digest; no path) — go to
+/// device, inode and change time, its size and modification time, the plan's
+/// digest; no path) — go to
 /// `$XDG_CACHE_HOME/kiln/made/` (`~/.cache/kiln/made/` without it), one file
 /// per output folder named by the folder's device and inode. The next job
 /// into that folder with no journal of its own reads them as hints: an output
