@@ -396,9 +396,9 @@ public final class ExportJob: Sendable {
         // What made the output: the input's stat, from the read that decodes it when it is read now; an
         // occupied output is judged before the input is read (identical work is skipped unread).
         var source = occupied ? nil : InputFile(path: item.input)
-        let made = source.map { Provenance(input: $0, plan: planDigest) } ?? Provenance(input: item.input, plan: planDigest)
-        // Which file that is, for the user cache's records (`MadeCache`): a hint stands for it alone.
+        // Which file that is, as it is (the user cache's records stand for it alone: `MadeCache`).
         let inputFile = source?.version ?? FileVersion(path: item.input)
+        let made = inputFile.map { Provenance(input: $0, plan: planDigest) }
         // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
         let replace = options.overwrite || lostWrites.contains(item.output)
         let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)

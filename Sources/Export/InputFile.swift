@@ -33,11 +33,6 @@ struct InputFile {
     /// itself and reports any error).
     let bytes: [UInt8]?
 
-    /// Size in bytes.
-    var size: Int { version.size }
-    /// Modification time, in nanoseconds since 1970.
-    var modified: Int { version.modified }
-
     /// Reads `path`; nil when it cannot be opened (the decoder says why).
     init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

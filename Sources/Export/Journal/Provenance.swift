@@ -13,17 +13,9 @@ public struct Provenance: Codable, Sendable, Equatable {
     /// Digest of the plan (``digest(of:)``).
     public var plan: String
 
-    /// The provenance of exporting `input` now under the plan with digest `plan`; nil when the input cannot be read.
-    public init?(input: String, plan: String) {
-        var info = stat()
-        guard stat(input, &info) == 0 else { return nil }
-        inputSize = Int(info.st_size)
-        inputModified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-        self.plan = plan
-    }
-
-    /// The provenance of exporting an input already read (its `fstat`, no second look at the path).
-    init(input: InputFile, plan: String) {
+    /// The provenance of exporting the input at version `input` (its `fstat` where it was
+    /// opened, else its `stat`) under the plan with digest `plan`.
+    init(input: FileVersion, plan: String) {
         inputSize = input.size
         inputModified = input.modified
         self.plan = plan
