@@ -185,21 +185,34 @@ struct StripTests {
         }
     }
 
-    @Test("Vulkan: blur_y in runs of 32 rows (tiles up to 64 rows) and of 256 (taller ones) gives the same bytes, the CPU's within SPEC §4.3, for radii within the shared-memory apron and beyond it",
+    @Test("Vulkan: blur_y in runs of 32 rows (tiles up to 64 rows) and of 256 (taller ones) gives the same bytes, the CPU's within SPEC §4.3, for radii within the shared-memory apron, beyond it, and beyond the weight table",
           .requiresVulkan)
     func blurRunsOfBothLengths() throws {
         var generator = SeededGenerator(seed: TestSeed().value)
         // 300 × 600: the whole image is one dispatch, 600 rows tall (runs of 256); strips of 7
         // and 64 rows run in runs of 32, strips of 65 and 200 in runs of 256.
         let image = TestImages.image(width: 300, height: 600, depth: .eight, alpha: true, using: &generator)
+        // σ 350 (radius 1050) computes each tap's weight, past the table of 1024 (`maxWeights` in
+        // Shaders/blur.glsl): 2101 taps a pixel, so 8 columns of 1200 rows. Noise blurred that
+        // far is its mean, whatever the weights; a step (red), a ramp (green) and alpha varying
+        // across are not.
+        var columns = TestImages.image(width: 8, height: 1200, depth: .eight, alpha: true, using: &generator)
+        for y in 0..<1200 {
+            for x in 0..<8 {
+                columns.set(x, y, 0, y < 600 ? 0 : 255)
+                columns.set(x, y, 1, y * 255 / 1199)
+                columns.set(x, y, 3, 255 - 16 * x)
+            }
+        }
         try withVulkan { vulkan in
             let blurY = KernelID("blur_y")
             #expect(try vulkan.workgroup(of: blurY, width: 1920, height: 7) == (1, 32))
             #expect(try vulkan.workgroup(of: blurY, width: 300, height: 64) == (1, 32))
             #expect(try vulkan.workgroup(of: blurY, width: 300, height: 65) == (1, 256))
             #expect(try vulkan.workgroup(of: KernelID("blur_x"), width: 300, height: 7) == (256, 1))
-            // σ 4: a radius of 12 (the apron in shared memory); σ 30: 90, past the apron of 64.
-            for sigma in [4.0, 30.0] {
+            // σ 4: a radius of 12 (the apron in shared memory); σ 30: 90, past the apron of 64;
+            // σ 350: past the weight table.
+            for (sigma, image) in [(4.0, image), (30.0, image), (350.0, columns)] {
                 let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: sigma))])
                 let whole = try pipeline.render(image, on: vulkan, mode: .whole)
                 for height in [7, 64, 65, 200] {
