@@ -30,9 +30,11 @@ public protocol ImageCodec: Sendable {
 }
 
 extension ImageCodec {
-    /// ``sameWork(_:_:tolerance:)`` for a format without time stamps: the same
-    /// bytes, or, with `tolerance` above 0, two files that decode to the same
-    /// size and samples within `tolerance`.
+    /// The samples' half of ``sameWork(_:_:tolerance:)`` for a format without time
+    /// stamps: the same bytes, or, with `tolerance` above 0, two files that decode to
+    /// the same size and samples within `tolerance`. The format's `sameWork` first
+    /// checks that what the file holds besides its coded pixels (metadata, coding
+    /// options) is the same: two files whose pixels agree may be other work.
     public func sameBytesOrSamples(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
         if a == b { return true }
         func decode(_ bytes: [UInt8]) -> PixelBuffer? {

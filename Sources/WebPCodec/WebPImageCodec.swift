@@ -91,8 +91,17 @@ public struct WebPImageCodec: ImageCodec {
         try WebPWriter(width: width, height: height, depth: depth, settings: settings, output: output)
     }
 
+    /// The same bytes; or, with `tolerance` above 0, the same chunks but for the coded
+    /// image (``WebPLayout``: metadata, features, lossy or lossless) and samples within
+    /// `tolerance`. Pixels alone would take an output with the metadata `--strip` removes
+    /// for this work (found 2026-11-27, eighth session). A lossy file's quality is inside
+    /// its coded image: another quality whose samples all stay within `tolerance` would
+    /// pass, which a photo's do not.
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
-        sameBytesOrSamples(a, b, tolerance: tolerance)
+        if a == b { return true }
+        guard tolerance > 0, let left = WebPLayout.chunks(a), let right = WebPLayout.chunks(b),
+              left.elementsEqual(right) else { return false }
+        return sameBytesOrSamples(a, b, tolerance: tolerance)
     }
 
     private static func contents(of path: String) throws(WebPError) -> [UInt8] {

@@ -228,6 +228,33 @@ import Testing
         #expect(psnr >= 35, "\(psnr) dB against a full decode and resize")
     }
 
+    /// Before: with the journal cleaned, an output made again and compared was judged by its pixels alone, so
+    /// `--strip` over a JPEG or WebP that kept EXIF said "skipped", exit 0, and the EXIF stayed; so did
+    /// `--progressive` over a baseline JPEG and `--lossless` over a lossy WebP whose pixels happened to agree.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"), arguments: ["jpeg", "webp"])
+    func withoutItsJournalALossyOutputIsJudgedByItsWholeFile(format: String) throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("photo.jpg"))
+        try ImageTools.run("exiftool", ["-q", "-overwrite_original", "-Artist=Kiln Test", dir.join("photo.jpg")])
+        let output = dir.join("out/photo." + (format == "jpeg" ? "jpg" : "webp"))
+        func artist() throws -> String {
+            try ImageTools.run("exiftool", ["-s3", "-f", "-Artist", output]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let first = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try artist() == "Kiln Test")
+        let other = format == "jpeg" ? ["--progressive"] : ["--lossless"]
+        for options in [["--strip"], other] {
+            let r = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format] + options)
+            #expect(r.status == 1, "\(options): \(r.stdout)")
+            #expect(Events(r.stdoutLines).files("conflict").count == 1, "\(options): \(r.stdout)")
+            #expect(try artist() == "Kiln Test", "\(options): the output was replaced")
+        }
+        let same = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format])
+        #expect(same.status == 0, "\(same.stdout)")
+        #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
+    }
+
     /// The plan's digest holds every format option: another quality is a conflict, the same one a skip.
     @Test(.enabled(if: tools, "needs ImageMagick"))
     func anotherQualityIsAConflictTheSameASkip() throws {
