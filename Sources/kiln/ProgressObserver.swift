@@ -41,7 +41,7 @@ final class ProgressObserver: Sendable {
                 if case .expiring(_, let reason) = event {
                     stopping.store(true, ordering: .relaxed)
                     if reason == .stalled { stalled.withLock { $0 = session.job.imagesInHand } }
-                    reporter.stopping(reason: Self.describe(reason), inFlight: session.job.counts.inFlight, grace: grace)
+                    reporter.stopping(reason: reason, inFlight: session.job.counts.inFlight, grace: grace)
                 }
                 if event.isEnd { return }
             }
@@ -90,15 +90,5 @@ final class ProgressObserver: Sendable {
         presentation.progress(snapshot)
         // Paused from a view (a KDE job view's Suspend): `kiln status` says suspended, as after Ctrl-Z.
         status.publishIfDue(isStopping ? .stopping : session.job.isPaused ? .suspended : .running)
-    }
-
-    private static func describe(_ reason: ExpirationReason) -> String {
-        switch reason {
-        case .userCancelled: return "cancelled"
-        case .systemTermination: return "the system asked kiln to stop"
-        case .hangUp: return "the terminal closed (SIGHUP)"
-        case .stalled: return "no progress for the stall timeout"
-        case .declinedWhenSlow: return "slower than expected"
-        }
     }
 }

@@ -22,7 +22,9 @@ import Testing
         let r = try child.wait(timeout: .seconds(60))
         #expect(r.signal == nil && r.status == 75, "killed by signal \(String(describing: r.signal)): \(r.stderr)")
         let events = Events(r.stdoutLines)
-        #expect((events.named("stopping").first ?? [:])[string: "reason"].contains("terminal closed"), "\(r.stdout)")
+        // The reason by its name, for scripts (docs/cli.md), and in words.
+        #expect((events.named("stopping").first ?? [:])[string: "reason"] == "hangUp", "\(r.stdout)")
+        #expect((events.named("stopping").first ?? [:])[string: "message"].contains("terminal closed"), "\(r.stdout)")
         #expect(events.all.last?["event"] as? String == "end")
         #expect(events.all.last?["exitCode"] as? Int == 75)
         let resumed = try kiln(["resume", out.path, "--progress", "none"])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ContinuedProcessing
 import Compute
 import Export
 
@@ -19,7 +20,7 @@ protocol ExportReporter: Sendable {
     func tick(_ snapshot: ProgressSnapshot)
     /// The task is expiring: it takes no new image, finishes the `inFlight` images
     /// within `grace` seconds (abandoning them after, for `kiln resume`), and stops.
-    func stopping(reason: String, inFlight: Int, grace: Double)
+    func stopping(reason: ExpirationReason, inFlight: Int, grace: Double)
     /// Why the job cannot start or go on (bad output folder, no GPU, …); `end` follows.
     func error(_ message: String)
     /// The job ended with this exit code; `earlier` is what earlier runs of a resumed job had done;
@@ -33,5 +34,19 @@ extension ExportReporter {
         error(message)
         end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue, traffic: DeviceTraffic())
         return code
+    }
+}
+
+extension ExpirationReason {
+    /// Why the job stops, in a person's words: the bar's and stderr's, and the JSON
+    /// `stopping` event's `message` (its `reason` is the case's name, for scripts).
+    var sentence: String {
+        switch self {
+        case .userCancelled: return "cancelled"
+        case .systemTermination: return "the system asked kiln to stop"
+        case .hangUp: return "the terminal closed (SIGHUP)"
+        case .stalled: return "no progress for the stall timeout"
+        case .declinedWhenSlow: return "slower than expected"
+        }
     }
 }

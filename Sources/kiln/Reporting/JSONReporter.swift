@@ -1,4 +1,5 @@
 import Compute
+import ContinuedProcessing
 import Export
 import Foundation
 import Locking
@@ -48,9 +49,10 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func stopping(reason: String, inFlight: Int, grace: Double) {
+    func stopping(reason: ExpirationReason, inFlight: Int, grace: Double) {
         var line = JSONLine(event: "stopping")
-        line.add("reason", .string(reason))
+        line.add("reason", .string(reason.rawValue))
+        line.add("message", .string(reason.sentence))
         line.add("inFlight", .int(inFlight))
         line.add("grace", .double(grace))
         emit(line)

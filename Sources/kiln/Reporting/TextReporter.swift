@@ -1,4 +1,5 @@
 import Compute
+import ContinuedProcessing
 import Export
 import Foundation
 import Locking
@@ -66,8 +67,8 @@ final class TextReporter: ExportReporter {
         printLine("kiln: warning: \(message)")
     }
 
-    func stopping(reason: String, inFlight: Int, grace: Double) {
-        let text = Self.stoppingText(reason: reason, inFlight: inFlight, grace: grace)
+    func stopping(reason: ExpirationReason, inFlight: Int, grace: Double) {
+        let text = Self.stoppingText(reason: reason.sentence, inFlight: inFlight, grace: grace)
         state.withLock { $0.status = text }
         if showBar { redraw(force: true) } else if !quiet { err.write("kiln: \(text)\n") }
     }

@@ -22,12 +22,12 @@ struct Events {
     func files(_ status: String) -> [[String: Any]] { named("file").filter { $0["status"] as? String == status } }
 
     /// Checks that the run stopped as Ctrl-C stops it, cancelled by a view of the job (a
-    /// notification's or a KDE job view's Cancel): reason `cancelled`, every image in flight
+    /// notification's or a KDE job view's Cancel): reason `userCancelled`, every image in flight
     /// at the stop written, fewer than all of `LargeImages` written and each one in `out`.
     /// Returns how many were in flight and how many were written.
     func stoppedLikeCtrlC(out: String) -> (inFlight: Int, written: Int) {
         let stopping = named("stopping").first ?? [:]
-        #expect(stopping[string: "reason"] == "cancelled", "\(all)")
+        #expect(stopping[string: "reason"] == "userCancelled" && stopping[string: "message"] == "cancelled", "\(all)")
         let stop = all.firstIndex { $0["event"] as? String == "stopping" } ?? all.endIndex
         let inFlight = stopping["inFlight"] as? Int ?? -1
         let finishedAfter = all[stop...].filter { $0["event"] as? String == "file" }
