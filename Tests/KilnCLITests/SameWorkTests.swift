@@ -190,6 +190,27 @@ import Testing
                 "the edited output was written over: \(resumed.stdout) \(resumed.stderr)")
     }
 
+    /// Before: `--level 1` into a folder a clean `--level 9` run had made (its journal removed)
+    /// said "skipped", exit 0, and kept the level-9 files: pixels within the backends'
+    /// agreement were taken for the same work, and another level changes only the IDAT.
+    @Test(.enabled(if: ImageTools.has("convert"), "needs ImageMagick"))
+    func anotherLevelIsAConflictWithoutTheJournalToo() throws {
+        let dir = try TemporaryDirectory()
+        // Photo-like, 480 KB of rows: ISA-L at level 1, libdeflate at 9 (two different IDATs).
+        try ImageTools.run("convert", ["-seed", "28", "-size", "400x300", "plasma:fractal", dir.join("photo.png")])
+        let export = ["export", dir.join("photo.png"), "--output", dir.join("out"), "--device", "cpu", "--progress", "json"]
+        let first = try kiln(export + ["--level", "9"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let made = try Data(contentsOf: URL(fileURLWithPath: dir.join("out/photo.png")))
+        let other = try kiln(export + ["--level", "1"])
+        #expect(other.status == 1, "\(other.stdout)")
+        #expect(Events(other.stdoutLines).files("conflict").count == 1, "\(other.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("out/photo.png"))) == made, "the output was replaced")
+        let same = try kiln(export + ["--level", "9"], environment: ["XDG_CACHE_HOME": dir.join("other-cache")])
+        #expect(same.status == 0, "\(same.stdout)")
+        #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
+    }
+
     /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
     /// same command on `--device cpu`, exit 1. JPEG and WebP outputs are judged by their
     /// whole file but the coded pixels (and a JPEG's Huffman tables, which follow them).
