@@ -26,10 +26,11 @@ static int ok(cwebp_status *status) {
     return CWEBP_OK;
 }
 
-/* A libwebp decoding status as a failure. */
+/* A libwebp decoding status as a failure. The file holds all its RIFF header declares
+   (cwebp_read_info checks), so data that ends early is a damaged bitstream, not a cut file. */
 static int decode_failure(VP8StatusCode code, cwebp_status *status) {
     switch (code) {
-    case VP8_STATUS_NOT_ENOUGH_DATA: return fail(status, CWEBP_TRUNCATED, "the data ends before the image does");
+    case VP8_STATUS_NOT_ENOUGH_DATA: return fail(status, CWEBP_CORRUPT, "the bitstream is damaged (it ends before the image does)");
     case VP8_STATUS_OUT_OF_MEMORY: return fail(status, CWEBP_NO_MEMORY, "libwebp ran out of memory");
     case VP8_STATUS_UNSUPPORTED_FEATURE: return fail(status, CWEBP_UNSUPPORTED, "a feature libwebp does not decode");
     case VP8_STATUS_INVALID_PARAM: return fail(status, CWEBP_CORRUPT, "invalid parameter");
@@ -40,6 +41,12 @@ static int decode_failure(VP8StatusCode code, cwebp_status *status) {
 int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status) {
     if (size < 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) {
         return fail(status, CWEBP_NOT_WEBP, "not a WebP file (no RIFF/WEBP header)");
+    }
+    /* A cut file: fewer bytes than its RIFF header declares (libwebp's demuxer would call the container damaged). */
+    uint64_t declared = 8 + ((uint64_t)data[4] | (uint64_t)data[5] << 8 | (uint64_t)data[6] << 16 | (uint64_t)data[7] << 24);
+    if (declared > size) {
+        return fail(status, CWEBP_TRUNCATED, "the file ends after %zu of the %llu bytes its RIFF header declares", size,
+                    (unsigned long long)declared);
     }
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);

@@ -60,6 +60,27 @@ import Testing
         #expect(sizes[1] < sizes[0], "\(sizes)")
     }
 
+    /// Before: a cut WebP was "corrupt WebP: the RIFF container is damaged" and a damaged one of full
+    /// length "truncated WebP: the data ends before the image does", the reasons the wrong way round.
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func aCutWebPIsTruncatedADamagedOneCorrupt() throws {
+        let dir = try makeInputs()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: dir.join("in/lossy.webp")))
+        try FileManager.default.createDirectory(atPath: dir.join("bad"), withIntermediateDirectories: true)
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: dir.join("bad/cut.webp")))
+        var damaged = [UInt8](whole)
+        for index in (damaged.count / 3)..<(damaged.count / 3 + 30) { damaged[index] ^= 0xA5 }
+        try Data(damaged).write(to: URL(fileURLWithPath: dir.join("bad/damaged.webp")))
+        try FileManager.default.copyItem(atPath: dir.join("in/photo.png"), toPath: dir.join("bad/photo.png"))
+        let r = try kiln(["export", dir.join("bad"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(dir.join("bad/cut.webp") + ": truncated WebP: the file ends after \(whole.count / 2) of the "
+                                  + "\(whole.count) bytes its RIFF header declares"), "\(r.stderr)")
+        #expect(r.stderr.contains(dir.join("bad/damaged.webp") + ": corrupt WebP"), "\(r.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { !$0.hasPrefix(".") }
+        #expect(written == ["photo.png"], "\(written)")
+    }
+
     @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
     func anAnimationIsRefusedNamingTheFile() throws {
         let dir = try makeInputs()
