@@ -69,6 +69,15 @@ public struct ColorProfile: Sendable, Equatable {
         guard bytes.count >= 128, bytes[36..<40].elementsEqual("acsp".utf8) else { return nil }
         return String(decoding: bytes[16..<20], as: UTF8.self)
     }
+
+    /// Why the profile cannot tag an output written in colour (a JPEG's three
+    /// components, a WebP's RGB): a gray profile describes one channel; nil when it can.
+    /// PNG's writer applies the same rule by its output's colour type.
+    public var colourOutputDrop: DroppedMetadata? {
+        colorSpace == "GRAY"
+            ? DroppedMetadata(type: "ICC profile", reason: "a gray colour profile cannot describe a colour output", isNotable: true)
+            : nil
+    }
 }
 
 /// One text entry: a keyword and its value.

@@ -52,11 +52,8 @@ public final class JPEGRowReader: ImageReader {
         } else {
             cmyk = nil
         }
-        if metadata.colorProfile?.colorSpace == "GRAY" && decoder.info.components == 1 {
-            // The rows are RGB: a gray profile no longer describes them.
-            metadata.colorProfile = nil
-            metadata.warnings.append("APP2: the gray ICC profile does not describe the RGB rows; it is left out")
-        }
+        // A gray JPEG's gray profile stays: its rows are RGB with r = g = b, and the header says gray,
+        // so a PNG output is written gray and keeps it; a colour output drops it (its writer says so).
         header = ImageHeader(format: .jpeg, width: width, height: height, depth: .eight, hasAlpha: false,
                              isGray: decoder.info.components == 1, decodesWhole: false)
         leadingMetadata = metadata

@@ -70,7 +70,10 @@ struct JPEGSegment: Equatable {
             // JFIF 1.01, no density unit, aspect 1:1, no thumbnail.
             segments.append(JPEGSegment(marker: 0xE0, data: Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]))
         }
-        if keep.contains(.icc), let profile = metadata.colorProfile {
+        if keep.contains(.icc), let drop = metadata.colorProfile?.colourOutputDrop {
+            // Kiln writes three components, gray rows too.
+            dropped.append(drop)
+        } else if keep.contains(.icc), let profile = metadata.colorProfile {
             let count = (profile.bytes.count + maxICCPart - 1) / maxICCPart
             if count <= 255 {
                 for number in 0..<count {

@@ -218,10 +218,12 @@ public final class WebPWriter: ImageWriter {
             image = PixelBuffer(width: width, height: height, depth: .eight, bytes: samples)
         }
         let metadata = metadata ?? ImageMetadata()
-        let icc = settings.keep.contains(.icc) ? metadata.colorProfile?.bytes ?? [] : []
+        // A WebP is RGB: a gray profile cannot tag it.
+        let grayDrop = settings.keep.contains(.icc) ? metadata.colorProfile?.colourOutputDrop : nil
+        let icc = settings.keep.contains(.icc) && grayDrop == nil ? metadata.colorProfile?.bytes ?? [] : []
         let exif = settings.keep.contains(.exif) ? metadata.exif ?? [] : []
         let xmp = settings.keep.contains(.text) ? metadata.xmp ?? [] : []
-        var dropped: [DroppedMetadata] = []
+        var dropped: [DroppedMetadata] = grayDrop.map { [$0] } ?? []
         if settings.keep.contains(.text), !metadata.text.isEmpty {
             dropped.append(DroppedMetadata(type: "text", reason: "WebP output keeps XMP, not text entries", isNotable: false))
         }

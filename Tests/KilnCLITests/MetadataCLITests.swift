@@ -82,6 +82,50 @@ import Testing
         try Data(png).write(to: URL(fileURLWithPath: path))
     }
 
+    /// Before: a gray PNG's gray profile was written into JPEG and WebP outputs, whose rows are colour
+    /// (a three-component JPEG tagged GRAY), and a gray JPEG's was dropped from its gray PNG output.
+    @Test(.enabled(if: ImageTools.has("convert"), "needs ImageMagick"))
+    func aGrayProfileStaysWithGrayRowsOnly() throws {
+        let dir = try TemporaryDirectory()
+        let profile = PNGBytes.iccHeader(space: "GRAY")
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let rows = (0..<8).map { y in (0..<16).map { x in UInt8(x * 16 + y) } }
+        let iccp = PNGBytes.chunk("iCCP", Array("gray".utf8) + [0, 0] + PNGBytes.zlibStored(profile))
+        try Data(PNGBytes.stored(width: 16, colorType: 0, rows: rows, before: iccp)).write(to: URL(fileURLWithPath: dir.join("in/g.png")))
+        // A one-component JPEG with the profile in APP2, right after SOI.
+        try ImageTools.run("convert", ["-size", "16x8", "gradient:", "-colorspace", "Gray", "-type", "Grayscale", dir.join("plain.jpg")])
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("plain.jpg"))))
+        let app2 = Array("ICC_PROFILE".utf8) + [0, 1, 1] + profile
+        let segment: [UInt8] = [0xFF, 0xE2, UInt8((app2.count + 2) >> 8), UInt8((app2.count + 2) & 0xFF)] + app2
+        try Data(plain.prefix(2) + segment + plain.dropFirst(2)).write(to: URL(fileURLWithPath: dir.join("in/j.jpg")))
+
+        func export(_ format: String) throws -> (warnings: [String], out: String) {
+            let out = dir.join(format)
+            let r = try kiln(["export", dir.join("in"), "-o", out, "--format", format, "--device", "cpu", "--progress", "json"])
+            #expect(r.status == 0, "\(format): \(r.stderr)")
+            return (Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }, out)
+        }
+        func holdsProfile(_ path: String) throws -> Bool {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            return bytes.indices.dropLast(profile.count).contains { bytes[$0..<($0 + 40)].elementsEqual(profile.prefix(40)) }
+        }
+        let png = try export("png")
+        for name in ["g.png", "j.png"] {
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png.out + "/" + name)))
+            #expect(PNGBytes.data(of: "IHDR", in: output).first?[9] == 0, "\(name): a gray PNG")
+            #expect(PNGBytes.data(of: "iCCP", in: output).count == 1, "\(name): the gray profile kept")
+        }
+        #expect(png.warnings.isEmpty, "\(png.warnings)")
+        for (format, suffix) in [("jpeg", "jpg"), ("webp", "webp")] {
+            let colour = try export(format)
+            for name in ["g", "j"] {
+                #expect(try !holdsProfile(colour.out + "/" + name + "." + suffix), "\(format): \(name) still holds the gray profile")
+            }
+            #expect(colour.warnings.contains { $0.contains("gray colour profile cannot describe a colour output") },
+                    "\(format): \(colour.warnings)")
+        }
+    }
+
     @Test func grayscaleDropsAnRGBProfileWithOneWarning() throws {
         let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
