@@ -260,8 +260,8 @@ public final class ExportJob: Sendable {
     /// Why the job stopped on its own before the end (the required GPU failed, the disk is full), if it did.
     public var stoppedBecause: String? { stopReason.withLock { $0 } }
 
-    /// Images of this run that the resize left smaller than its box on every given axis,
-    /// because it never enlarges without `--upscale`.
+    /// Images this run wrote that the resize left smaller than its box on every given axis,
+    /// because it never enlarges without `--upscale` (not those a stop abandoned).
     public var imagesLeftSmallerThanTheBox: Int { leftSmaller.load(ordering: .relaxed) }
 
     /// Whether every item is finished.
@@ -345,6 +345,7 @@ public final class ExportJob: Sendable {
 
     /// Counts a result once it is committed.
     private func count(_ result: FileResult) {
+        if result.status == .written && result.keptItsSize { leftSmaller.add(1, ordering: .relaxed) }
         state.withLock { counts in
             counts.completed += 1
             counts.pixels += result.pixels
@@ -506,7 +507,8 @@ public final class ExportJob: Sendable {
                 tracker.advance(progressItem, rendering: 1)
                 if let box = shrinkOnlyBox, box.width.map({ writer.width < $0 }) ?? true,
                    box.height.map({ writer.height < $0 }) ?? true {
-                    leftSmaller.add(1, ordering: .relaxed)
+                    // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
+                    result.keptItsSize = true
                 }
                 guard !isStopped else { return nil }
                 let droppedMetadata = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in

@@ -25,6 +25,8 @@ public struct FileResult: Sendable, Equatable {
     public var pixels: Int = 0
     /// Bytes written (0 unless written).
     public var bytesWritten: Int = 0
+    /// Smaller than a shrink-only `--resize` box, it kept its size (counted in the job's warning once written).
+    public var keptItsSize = false
     /// What a person should know although the output was written (a damaged
     /// ancillary chunk left out, a colour profile dropped), each naming the input.
     public var warnings: [String] = []

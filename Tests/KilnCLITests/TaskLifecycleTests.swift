@@ -22,6 +22,24 @@ import Testing
             .filter { $0 != ".kiln" && !$0.hasSuffix(".png") }
     }
 
+    /// Before: the images a stop abandoned after their render were counted in "N images were smaller
+    /// than the --resize box" (5 counted, 3 written, in an exploratory run at level 9).
+    @Test func aStopCountsOnlyTheImagesItWroteAsKeptSmall() throws {
+        let out = try TemporaryDirectory()
+        // Level 9 compresses each image whole after its render: images are abandoned with their pixels made.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json", "--jobs", "2",
+                                   "--resize", "4000x", "--level", "9", "--grace", "0"])
+        #expect(child.waitUntil { fileEvents(child) >= 2 })
+        child.send(SIGINT)
+        let r = try child.wait()
+        #expect(r.status == 75, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        let written = events.files("written").count
+        let note = events.named("warning").compactMap { $0["message"] as? String }.first { $0.contains("--resize box") }
+        #expect(note?.hasPrefix(written == 1 ? "1 image was" : "\(written) images were") == true,
+                "\(written) written: \(note ?? "no note")")
+    }
+
     @Test func sigintStopsResumablyAndResumeMatchesAnUninterruptedRun() throws {
         let reference = LargeImages.reference
         let out = try TemporaryDirectory()
