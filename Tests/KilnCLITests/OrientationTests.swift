@@ -191,4 +191,29 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         #expect(Events(second.stdoutLines).files("skipped").count == 8)
     }
+
+    /// Before: a watermark stored sideways with orientation 6 (a phone's photo, a logo saved so) was
+    /// placed as stored: 100 × 67 where a viewer shows it 100 × 150.
+    @Test(.enabled(if: ImageTools.has("convert") && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))
+    func aWatermarkIsPlacedAsAViewerShowsIt() throws {
+        let dir = try TemporaryDirectory()
+        // Stored 60 × 40, white with a red corner at the stored top left; shown 40 × 60, the corner top right.
+        try ImageTools.run("convert", ["-size", "60x40", "xc:white", "-fill", "red", "-draw", "rectangle 0,0 19,9",
+                                       "-quality", "100", dir.join("mark.jpg")])
+        try ImageTools.run("exiftool", ["-q", "-n", "-overwrite_original", "-Orientation=6", dir.join("mark.jpg")])
+        try ImageTools.run("convert", ["-size", "400x400", "xc:black", dir.join("base.png")])
+        let r = try kiln(["export", dir.join("base.png"), "-o", dir.join("out"), "--watermark", dir.join("mark.jpg"),
+                          "--watermark-scale", "0.25", "--watermark-position", "tl", "--watermark-margin", "0",
+                          "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let image = try PNGDecoder.decode(contentsOf: dir.join("out/base.png"))
+        try #require(image.depth == .eight)
+        func sample(_ x: Int, _ y: Int, _ channel: Int) -> Int { Int(image.bytes[(y * image.width + x) * 4 + channel]) }
+        var right = 0, bottom = 0
+        for y in 0..<image.height { for x in 0..<image.width where sample(x, y, 0) > 128 { right = max(right, x + 1); bottom = max(bottom, y + 1) } }
+        #expect(right == 100 && bottom == 150, "the mark covers \(right) × \(bottom)")
+        // The red corner, shown top right: red without green there, white at the top left.
+        #expect(sample(90, 5, 0) > 200 && sample(90, 5, 1) < 60, "no red at the top right")
+        #expect(sample(5, 5, 1) > 200, "the top left is not white")
+    }
 }

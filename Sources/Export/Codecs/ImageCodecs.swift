@@ -1,7 +1,9 @@
+import Compute
 import Foundation
 import ImageCore
 import JPEGCodec
 import PNGCodec
+import Render
 import WebPCodec
 
 /// The codecs an export reads and writes: an input's format is recognised by
@@ -81,12 +83,15 @@ enum ImageCodecs {
         codec(for: prefix(of: path))?.format
     }
 
-    /// The whole image in the file at `path`, checked to its end (a watermark).
+    /// The whole image in the file at `path`, checked to its end, as a viewer shows it: its
+    /// EXIF orientation applied (SPEC §4.1), on the CPU (a watermark: a phone's photo or a
+    /// logo saved sideways with orientation 6 was placed as stored, before 2026-11-27).
     static func decode(contentsOf path: String, limits: DecodingLimits) throws -> PixelBuffer {
         let reader = try reader(path: path, bytes: nil, limits: limits)
         let image = try reader.readAll()
-        _ = try reader.finish()
-        return image
+        let upright = Operation.upright(exifOrientation: try reader.finish().orientation)
+        guard !upright.isEmpty else { return image }
+        return try RenderPipeline(operations: upright, loadImage: { _, _ in image }).render(image, on: CPUBackend())
     }
 
     /// The first bytes of the file at `path` (fewer for a short or unreadable one: the reader says why).
