@@ -622,13 +622,17 @@ public final class ExportJob: Sendable {
     /// orientation 1 once the orientation was applied. An orientation found
     /// only after the pixels (an eXIf after IDAT) came too late to turn the
     /// image: the tag is kept, so viewers still show the image upright, and a
-    /// warning says so. Under `--no-autorotate` the tag is kept as it is.
+    /// warning says so. Under `--no-autorotate` the tag is kept as it is, or, where the
+    /// EXIF is not kept (`--strip`), a warning says the output shows as stored, turned.
     private func describeOrientation(of metadata: inout ImageMetadata, applied: Int, width: Int, height: Int) {
         let stated = metadata.orientation
         let late = options.plan.autorotate && stated != applied
         if late {
             metadata.warnings.append("EXIF orientation \(stated) comes after the image data, too late to be applied; "
                                      + "the tag is kept, so viewers that honour it show the image upright")
+        } else if !options.plan.autorotate && stated != 1 && !options.plan.metadata.contains(.exif) {
+            metadata.warnings.append("EXIF orientation \(stated) is neither applied (--no-autorotate) nor kept (the EXIF "
+                                     + "is not: --strip or --keep): viewers show the output as stored, turned or mirrored")
         }
         metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late)
     }

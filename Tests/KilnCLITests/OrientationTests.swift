@@ -44,6 +44,21 @@ import Testing
         #expect(try pngcheckFailures([output]) == [])
     }
 
+    /// Before: `--no-autorotate --strip` wrote the stored pixels without the tag, so the output showed
+    /// turned, and nothing said so.
+    @Test func anOrientationNeitherAppliedNorKeptIsSaid() throws {
+        let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
+        let dir = try TemporaryDirectory()
+        let (stripped, _) = try Self.export(png, in: dir, ["--no-autorotate", "--strip"])
+        #expect(stripped.status == 0, "\(stripped.stderr)")
+        let said = Events(stripped.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(said.count == 1 && said[0].contains("EXIF orientation 6 is neither applied (--no-autorotate) nor kept"), "\(said)")
+        let kept = try TemporaryDirectory()
+        let (tagged, output) = try Self.export(png, in: kept, ["--no-autorotate"])
+        #expect(Events(tagged.stdoutLines).named("warning").isEmpty, "\(tagged.stdout)")
+        #expect(try Self.exif(of: try Self.read(output)).orientation == 6)
+    }
+
     /// The orientation's turn, `--crop`, `--rotate` and `--flip v` are composed into one remap
     /// of the stored source (`PassBuilder.remap`): the pixels two runs give, the first
     /// turning and cropping, the second rotating and flipping what the first wrote.
