@@ -55,9 +55,9 @@ public final class ColorConverter: @unchecked Sendable {
         if let embedded = metadata.colorProfile?.bytes {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {
-                warnings.append("iCCP: lcms2 cannot read the embedded profile; converted from \(conversion.inputProfile) instead")
+                warnings.append("lcms2 cannot read the embedded ICC profile; converted from \(conversion.inputProfile) instead")
             } else if ccolor_profile_is_rgb(source) == 0 {
-                warnings.append("iCCP: the embedded profile is not RGB; converted from \(conversion.inputProfile) instead")
+                warnings.append("the embedded ICC profile is not RGB; converted from \(conversion.inputProfile) instead")
                 ccolor_profile_close(source)
                 source = nil
             }

@@ -501,7 +501,7 @@ public final class ExportJob: Sendable {
                 // The profile the rows were converted into, in the blocks the writer completes the file with.
                 if converted { converter?.retag(&metadata) }
                 if let dropped {
-                    colorWarnings.append("iCCP: the profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
+                    colorWarnings.append("the ICC profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
                 tracker.advance(progressItem, rendering: 1)

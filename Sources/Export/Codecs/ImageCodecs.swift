@@ -64,6 +64,8 @@ enum ImageCodecs {
         }
         let start = bytes?.prefix(prefixLength) ?? prefix(of: path)
         if let codec = codec(for: start) { return try open(codec) }
+        // A file that cannot be opened says so once, not once per codec tried.
+        if bytes == nil, start.isEmpty, let unopened = UnopenedFile(path: path) { throw unopened }
         if let format = ForeignFormats.name(of: start) { throw ForeignImage(format: format) }
         var reasons: [any Error] = []
         for codec in all {
@@ -111,3 +113,19 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     }
 }
 
+/// A file that cannot be opened for reading (missing, a permission), with the system's reason.
+struct UnopenedFile: Error, CustomStringConvertible {
+    let reason: String
+
+    /// Nil when the file at `path` opens.
+    init?(path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            close(descriptor)
+            return nil
+        }
+        reason = String(cString: strerror(errno))
+    }
+
+    var description: String { "I/O error: cannot open the file: \(reason)" }
+}
