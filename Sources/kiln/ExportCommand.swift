@@ -212,7 +212,27 @@ struct ExportCommand: AsyncParsableCommand {
             record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
-                            ignored: ignored).run()
+                            ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, items: items)).run()
+    }
+
+    /// Under `--format same`, each format option that no output of the job takes (a JPEG
+    /// option where no input is a JPEG, …): it would change nothing, silently. With
+    /// `--format` named, such options are refused instead (``OperationOptions``).
+    static func unusedFormatOptions(_ output: OutputSettings, items: [ExportItem]) -> [String] {
+        guard output.format == .same else { return [] }
+        let written = Set(items.filter { $0.problem == nil }.map { ($0.output as NSString).pathExtension.lowercased() })
+        let jpeg = written.contains("jpg"), webp = written.contains("webp")
+        var notes: [String] = []
+        if !jpeg && !webp && output.quality != nil {
+            notes.append("--quality applies to JPEG and WebP outputs, and this job writes none (--format same keeps each input's format)")
+        }
+        if !jpeg && (output.progressive || output.subsample != nil) {
+            notes.append("--progressive and --subsample apply to JPEG outputs, and this job writes none (--format same keeps each input's format)")
+        }
+        if !webp && output.lossless {
+            notes.append("--lossless applies to WebP outputs, and this job writes none (--format same keeps each input's format)")
+        }
+        return notes
     }
 
     /// Why nothing was found, and where to look instead; what the scans passed over, if anything.

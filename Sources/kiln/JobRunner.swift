@@ -19,6 +19,8 @@ struct JobRunner {
     let reporter: any ExportReporter
     /// The files the export's folder scans passed over. A resume does not scan again: none.
     var ignored = IgnoredFiles()
+    /// Warnings about the command, shown right after the start (format options no output takes).
+    var notes: [String] = []
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -124,6 +126,7 @@ struct JobRunner {
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
+        for note in notes { reporter.warning(note) }
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }

@@ -77,4 +77,19 @@ import Testing
         #expect(warnings.count == 1, "\(warnings)")
         #expect(warnings.first?.contains("\(count) images") == true && warnings.first?.contains("--upscale") == true)
     }
+
+    /// Before: `--lossless` or `--progressive` on PNG inputs under `--format same` did nothing, exit 0,
+    /// and nothing said so (with `--format png` they are refused, exit 64).
+    @Test func formatOptionsNoOutputTakesAreSaid() throws {
+        let dir = try TemporaryDirectory()
+        let input = Paths.sampleData + "/rgb8.png"
+        let r = try kiln(["export", input, "--output", dir.join("a"), "--progress", "json", "--lossless", "--progressive"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.count == 2 && warnings.contains { $0.hasPrefix("--lossless applies to WebP outputs") }
+                && warnings.contains { $0.hasPrefix("--progressive and --subsample apply to JPEG outputs") }, "\(warnings)")
+        // Where some output takes it, nothing is said: a WebP output of the same PNG.
+        let webp = try kiln(["export", input, "--output", dir.join("b"), "--progress", "json", "--format", "webp", "--lossless"])
+        #expect(webp.status == 0 && Events(webp.stdoutLines).named("warning").isEmpty, "\(webp.stdout)")
+    }
 }
