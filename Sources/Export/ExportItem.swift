@@ -1,3 +1,5 @@
+public import ImageCore
+
 /// One input image and where its output goes.
 public struct ExportItem: Sendable, Codable, Equatable {
     /// The input path, as given or as found under a directory input.
@@ -10,6 +12,9 @@ public struct ExportItem: Sendable, Codable, Equatable {
     /// inputs that map to the same output, or a name that is not UTF-8); the
     /// job reports it as a failure.
     public var problem: String?
+
+    /// The format its output is written in, by the output's name (nil for a folder's problem).
+    public var outputFormat: ImageFormat? { ImageCodecs.format(byExtensionOf: output) }
 
     /// An item to export.
     public init(input: String, output: String, problem: String? = nil) {

@@ -358,6 +358,15 @@ public final class ExportJob: Sendable {
         }
     }
 
+    /// The orientation tag `--no-autorotate` left unapplied, dropped with the EXIF (`--strip`, `--keep`):
+    /// the output then shows as stored, turned or mirrored, which the job says once.
+    private func unturned(_ metadata: ImageMetadata) -> [DroppedMetadata] {
+        guard !options.plan.autorotate, metadata.orientation != 1, !options.plan.metadata.contains(.exif) else { return [] }
+        return [DroppedMetadata(type: "EXIF orientation", reason: "neither applied (--no-autorotate) nor kept (the EXIF is "
+                                + "not: --strip or --keep), so viewers show the output as stored, turned or mirrored",
+                                isNotable: true)]
+    }
+
     /// Warnings for one image: every damaged chunk the decoder left out, and
     /// each notable drop (a colour profile that no longer fits) the first time
     /// this job meets it.
@@ -514,7 +523,7 @@ public final class ExportJob: Sendable {
                 let droppedMetadata = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
                     tracker.advance(progressItem, encoding: fraction)
                 })
-                result.warnings = metadataWarnings(metadata, droppedMetadata, input: item.input)
+                result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata), input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }
                 if options.inPlace {
@@ -622,17 +631,14 @@ public final class ExportJob: Sendable {
     /// orientation 1 once the orientation was applied. An orientation found
     /// only after the pixels (an eXIf after IDAT) came too late to turn the
     /// image: the tag is kept, so viewers still show the image upright, and a
-    /// warning says so. Under `--no-autorotate` the tag is kept as it is, or, where the
-    /// EXIF is not kept (`--strip`), a warning says the output shows as stored, turned.
+    /// warning says so. Under `--no-autorotate` the tag is kept as it is (where the
+    /// EXIF is not kept, ``unturned(_:)`` says so).
     private func describeOrientation(of metadata: inout ImageMetadata, applied: Int, width: Int, height: Int) {
         let stated = metadata.orientation
         let late = options.plan.autorotate && stated != applied
         if late {
             metadata.warnings.append("EXIF orientation \(stated) comes after the image data, too late to be applied; "
                                      + "the tag is kept, so viewers that honour it show the image upright")
-        } else if !options.plan.autorotate && stated != 1 && !options.plan.metadata.contains(.exif) {
-            metadata.warnings.append("EXIF orientation \(stated) is neither applied (--no-autorotate) nor kept (the EXIF "
-                                     + "is not: --strip or --keep): viewers show the output as stored, turned or mirrored")
         }
         metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late)
     }
@@ -686,8 +692,13 @@ public final class ExportJob: Sendable {
             // A hint stands for the very input file that made the output, not any of its name, size
             // and time: another set of inputs by the same names, copied with their times, is made
             // again and compared (before, its outputs were kept as the first set's).
-            if let hint = madeHints[item.output], let made, hint.made == made, let inputFile,
+            if let hint = madeHints[item.output], let made, let madeBefore = hint.made, let inputFile,
                hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
+                // The user's own record of this very file from this very input: it says what made it, also
+                // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).
+                guard madeBefore == made else {
+                    return .conflict("\(path) exists but \(madeBefore.difference(to: made)); kept — --overwrite replaces it")
+                }
                 return .identical(hint)
             }
             return .unrecorded(present)

@@ -8,7 +8,8 @@ enum JPEGLayout {
 
     /// The marker segments of `jpeg` from SOI to EOI, each as its marker code,
     /// length and payload, with each scan's coded data and the markers in
-    /// `leftOut` left out; nil when the stream does not parse as segments.
+    /// `leftOut` left out, then whatever follows EOI (a trailer another tool
+    /// appended, none in Kiln's); nil when the stream does not parse as segments.
     static func segments(_ jpeg: [UInt8], leavingOut leftOut: Set<UInt8>) -> [ArraySlice<UInt8>]? {
         guard jpeg.count >= 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { return nil }
         var segments: [ArraySlice<UInt8>] = []
@@ -20,7 +21,7 @@ enum JPEGLayout {
             guard offset < jpeg.count else { return nil }
             let marker = jpeg[offset]
             offset += 1
-            if marker == 0xD9 { return segments }
+            if marker == 0xD9 { return offset < jpeg.count ? segments + [jpeg[offset...]] : segments }
             // Markers without a length: TEM and restarts.
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
             guard offset + 2 <= jpeg.count else { return nil }

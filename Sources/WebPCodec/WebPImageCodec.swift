@@ -92,7 +92,7 @@ public struct WebPImageCodec: ImageCodec {
     }
 
     /// The same bytes; or, with `tolerance` above 0, the same chunks but for the coded
-    /// image (``WebPLayout``: metadata, features, lossy or lossless) and samples within
+    /// image (``WebPLayout``: metadata, lossy or lossless) and samples within
     /// `tolerance`. Pixels alone would take an output with the metadata `--strip` removes
     /// for this work (found 2026-11-27, eighth session). A lossy file's quality is inside
     /// its coded image: another quality whose samples all stay within `tolerance` would

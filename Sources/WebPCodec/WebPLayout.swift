@@ -1,11 +1,12 @@
 /// A WebP container's chunks without its coded image: what an export chose
-/// (features, metadata, lossy or lossless, alpha's coding), apart from what its
-/// pixels coded to.
+/// (metadata, lossy or lossless), apart from what its pixels coded to.
 enum WebPLayout {
     /// The chunks of `webp` after its RIFF header: each whole (four-character
-    /// code, size, payload), but `VP8 ` and `VP8L` as their code alone and
-    /// `ALPH` as its code and header byte (compression, filter, preprocessing);
-    /// nil when the file does not parse as chunks.
+    /// code, size, payload), but `VP8 ` and `VP8L` as their code alone, and
+    /// neither `VP8X` nor `ALPH`: libwebp writes them, and picks ALPH's
+    /// filter and compression, from the pixels (a plane of alpha all 255 has
+    /// neither; the other backend's alpha one level off may). Nil when the
+    /// file does not parse as chunks.
     static func chunks(_ webp: [UInt8]) -> [ArraySlice<UInt8>]? {
         guard webp.count >= 12, webp[0..<4].elementsEqual("RIFF".utf8), webp[8..<12].elementsEqual("WEBP".utf8) else {
             return nil
@@ -20,9 +21,7 @@ enum WebPLayout {
             let code = webp[offset..<(offset + 4)]
             if code.elementsEqual("VP8 ".utf8) || code.elementsEqual("VP8L".utf8) {
                 chunks.append(code)
-            } else if code.elementsEqual("ALPH".utf8) {
-                chunks.append(ArraySlice(Array(code) + webp[(offset + 8)..<min(end, offset + 9)]))
-            } else {
+            } else if !code.elementsEqual("VP8X".utf8) && !code.elementsEqual("ALPH".utf8) {
                 chunks.append(webp[offset..<end])
             }
             // Chunks are padded to an even size.

@@ -3,6 +3,7 @@ import Compute
 import VulkanCompute
 import Export
 import Foundation
+import ImageCore
 import Render
 
 /// `kiln export <inputs>... --output <dir>`: the batch export of SPEC §5.
@@ -220,8 +221,9 @@ struct ExportCommand: AsyncParsableCommand {
     /// `--format` named, such options are refused instead (``OperationOptions``).
     static func unusedFormatOptions(_ output: OutputSettings, items: [ExportItem]) -> [String] {
         guard output.format == .same else { return [] }
-        let written = Set(items.filter { $0.problem == nil }.map { ($0.output as NSString).pathExtension.lowercased() })
-        let jpeg = written.contains("jpg"), webp = written.contains("webp")
+        // By the outputs' names (under --in-place the inputs' own: .jpeg, .JPG …).
+        let written = Set(items.filter { $0.problem == nil }.compactMap(\.outputFormat))
+        let jpeg = written.contains(.jpeg), webp = written.contains(.webp)
         var notes: [String] = []
         if !jpeg && !webp && output.quality != nil {
             notes.append("--quality applies to JPEG and WebP outputs, and this job writes none (--format same keeps each input's format)")

@@ -240,17 +240,22 @@ import Testing
         func artist() throws -> String {
             try ImageTools.run("exiftool", ["-s3", "-f", "-Artist", output]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let first = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format])
+        let cache = ["XDG_CACHE_HOME": dir.join("cache")]
+        let first = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format], environment: cache)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try artist() == "Kiln Test")
         let other = format == "jpeg" ? ["--progressive"] : ["--lossless"]
-        for options in [["--strip"], other] {
-            let r = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format] + options)
-            #expect(r.status == 1, "\(options): \(r.stdout)")
-            #expect(Events(r.stdoutLines).files("conflict").count == 1, "\(options): \(r.stdout)")
+        // With the cache's record of the file (which says what made it) and with none (the file is compared).
+        for (options, environment) in [(["--strip"], cache), (other, cache),
+                                        (["--strip"], ["XDG_CACHE_HOME": dir.join("no-record")]),
+                                        (other, ["XDG_CACHE_HOME": dir.join("no-record")])] {
+            let r = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format] + options,
+                               environment: environment)
+            #expect(r.status == 1, "\(options), \(environment): \(r.stdout)")
+            #expect(Events(r.stdoutLines).files("conflict").count == 1, "\(options), \(environment): \(r.stdout)")
             #expect(try artist() == "Kiln Test", "\(options): the output was replaced")
         }
-        let same = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format])
+        let same = try export([dir.join("photo.jpg"), "-o", dir.join("out"), "--format", format], environment: cache)
         #expect(same.status == 0, "\(same.stdout)")
         #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
     }

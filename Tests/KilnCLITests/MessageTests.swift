@@ -91,5 +91,11 @@ import Testing
         // Where some output takes it, nothing is said: a WebP output of the same PNG.
         let webp = try kiln(["export", input, "--output", dir.join("b"), "--progress", "json", "--format", "webp", "--lossless"])
         #expect(webp.status == 0 && Events(webp.stdoutLines).named("warning").isEmpty, "\(webp.stdout)")
+        // In place, by the input's own name: a .jpeg takes --quality.
+        let jpeg = try kiln(["export", input, "--output", dir.join("c"), "--progress", "none", "--format", "jpeg"])
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
+        try FileManager.default.moveItem(atPath: dir.join("c/rgb8.jpg"), toPath: dir.join("c/rgb8.jpeg"))
+        let inPlace = try kiln(["export", "--in-place", dir.join("c/rgb8.jpeg"), "--progress", "json", "--quality", "70"])
+        #expect(inPlace.status == 0 && Events(inPlace.stdoutLines).named("warning").isEmpty, "\(inPlace.stdout)")
     }
 }

@@ -52,7 +52,15 @@ import Testing
         let (stripped, _) = try Self.export(png, in: dir, ["--no-autorotate", "--strip"])
         #expect(stripped.status == 0, "\(stripped.stderr)")
         let said = Events(stripped.stdoutLines).named("warning").compactMap { $0["message"] as? String }
-        #expect(said.count == 1 && said[0].contains("EXIF orientation 6 is neither applied (--no-autorotate) nor kept"), "\(said)")
+        #expect(said.count == 1 && said[0].contains("EXIF orientation left out: neither applied (--no-autorotate) nor kept"),
+                "\(said)")
+        // Said once for the job, however many images.
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.join("in"), withIntermediateDirectories: true)
+        for name in ["a.png", "b.png"] { try Data(png).write(to: URL(fileURLWithPath: folder.join("in/" + name))) }
+        let both = try kiln(["export", folder.join("in"), "-o", folder.join("out"), "--no-autorotate", "--strip",
+                             "--device", "cpu", "--progress", "json"])
+        #expect(Events(both.stdoutLines).named("warning").count == 1, "\(both.stdout)")
         let kept = try TemporaryDirectory()
         let (tagged, output) = try Self.export(png, in: kept, ["--no-autorotate"])
         #expect(Events(tagged.stdoutLines).named("warning").isEmpty, "\(tagged.stdout)")
