@@ -546,10 +546,13 @@ public final class ExportJob: Sendable {
                     result.status = .written
                     result.bytesWritten = bytes.count
                     return FinishedImage(result: result, record: record, recorded: true, deliver: deliver)
-                } else if case .unrecorded(let present) = existing {
+                } else if case .unrecorded(let present, let otherOptions) = existing {
                     // No record says what made it: what this work makes decides, within what
                     // the backends may differ by (the output may have been made on the other one).
-                    if codec.sameWork(present, memoryOutput.bytes, tolerance: Self.backendAgreement) {
+                    // A cache record that says other options made this very file leaves no room for
+                    // that: only the same file (but its time stamp) is this work (--strip over an
+                    // input without metadata makes it); anything else is the record's difference.
+                    if codec.sameWork(present, memoryOutput.bytes, tolerance: otherOptions == nil ? Self.backendAgreement : 0) {
                         result.status = .skipped
                         // The record describes the file kept, not the bytes this run made and dropped
                         // (another tIME, other pixels): the next run finds it unchanged.
@@ -558,7 +561,8 @@ public final class ExportJob: Sendable {
                                                 input: inputFile?.description)
                     } else {
                         result.status = .conflict
-                        result.error = "\(destination) exists and differs from what this export makes "
+                        result.error = otherOptions.map { "\(destination) exists but \($0); kept — --overwrite replaces it" }
+                            ?? "\(destination) exists and differs from what this export makes "
                             + "(made by other options, or not by kiln); kept — --overwrite replaces it"
                         record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
                     }
@@ -678,8 +682,9 @@ public final class ExportJob: Sendable {
         case identical(FinishedRecord)
         /// It was made otherwise (or changed since); the reason.
         case conflict(String)
-        /// No record says what made it; its bytes (nil when it is not a regular file).
-        case unrecorded([UInt8])
+        /// No journal record says what made it: its bytes, and how the user's cache record of this
+        /// very file says it was made otherwise, if one does.
+        case unrecorded([UInt8], otherOptions: String?)
     }
 
     /// What occupies the output path (the caller found it occupied).
@@ -696,12 +701,10 @@ public final class ExportJob: Sendable {
                hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
                 // The user's own record of this very file from this very input: it says what made it, also
                 // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).
-                guard madeBefore == made else {
-                    return .conflict("\(path) exists but \(madeBefore.difference(to: made)); kept — --overwrite replaces it")
-                }
+                guard madeBefore == made else { return .unrecorded(present, otherOptions: madeBefore.difference(to: made)) }
                 return .identical(hint)
             }
-            return .unrecorded(present)
+            return .unrecorded(present, otherOptions: nil)
         }
         guard present.count == earlier.size, CRC32.checksum(present) == earlier.crc32 else {
             return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")

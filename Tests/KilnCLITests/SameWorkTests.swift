@@ -214,6 +214,11 @@ import Testing
         let same = try kiln(export + ["--level", "9"], environment: cache)
         #expect(same.status == 0, "\(same.stdout)")
         #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
+        // Other options that make the very same file are this work: --strip over an input with nothing to strip.
+        let bare = ["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("bare"), "--device", "cpu", "--progress", "json"]
+        #expect(try kiln(bare, environment: cache).status == 0)
+        let stripped = try kiln(bare + ["--strip"], environment: cache)
+        #expect(stripped.status == 0 && Events(stripped.stdoutLines).files("skipped").count == 1, "\(stripped.stdout)")
     }
 
     /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
