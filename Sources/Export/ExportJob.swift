@@ -710,6 +710,10 @@ public final class ExportJob: Sendable {
             return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")
         }
         guard let made, madeBefore == made else {
+            // Other options, as the cache's record says: compared exactly, as there.
+            if let made, madeBefore.plan != made.plan {
+                return .unrecorded(present, otherOptions: madeBefore.difference(to: made))
+            }
             let why = made.map { madeBefore.difference(to: $0) } ?? "its input cannot be read"
             return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
         }

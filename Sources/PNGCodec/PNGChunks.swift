@@ -3,9 +3,10 @@ internal import ImageCore
 /// Reading a PNG stream at the chunk level, and comparing two exports.
 public enum PNGChunks {
     /// Whether two PNG streams are the same work (see ``ImageCodec/sameWork(_:_:tolerance:)``):
-    /// the same chunks, byte for byte, but for their tIME (two exports of the same
-    /// work made at different times); or, with `tolerance` above 0, the same
-    /// chunks but for tIME and IDAT and pixels that differ by at most
+    /// the same chunks, byte for byte, but for the time their tIME says (two
+    /// exports of the same work made at different times; one with a tIME and one
+    /// without are not); or, with `tolerance` above 0, the same chunks but for
+    /// tIME's time and IDAT, and pixels that differ by at most
     /// `tolerance` per 8-bit sample (`256 × tolerance` per 16-bit one): the same
     /// work rendered on another backend (CPU and Vulkan agree within 1). Another
     /// `--level` over the same pixels passes too: the IDAT depends on the deflate
@@ -26,8 +27,9 @@ public enum PNGChunks {
     }
 
     /// The chunks (length, type, data, CRC) of a well-formed stream after its
-    /// signature, those of the types in `leftOut` left out; nil when the stream
-    /// does not parse as chunks.
+    /// signature, those of the types in `leftOut` as their type alone (whether
+    /// there is one counts, not what it says); nil when the stream does not
+    /// parse as chunks.
     private static func chunks(_ png: [UInt8], leavingOut leftOut: Set<String>) -> [ArraySlice<UInt8>]? {
         var chunks: [ArraySlice<UInt8>] = []
         var offset = 8
@@ -37,7 +39,8 @@ public enum PNGChunks {
             let end = offset + 12 + length
             guard end <= png.count else { return nil }
             let type = String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            if !leftOut.contains(type) { chunks.append(png[offset..<end]) }
+            // A chunk left out still counts by its type, where it stands: its presence is the work's.
+            chunks.append(leftOut.contains(type) ? png[(offset + 4)..<(offset + 8)] : png[offset..<end])
             offset = end
         }
         return png.count >= 8 ? [png[0..<8]] + chunks : nil

@@ -92,8 +92,9 @@ struct JobRunner {
             }
             // Read before a new job's start forgets them: they say what made the outputs already there.
             earlierRecords = journal.finished()
-            // A folder whose journal a clean run removed: what that run made, kept in the user's cache.
-            if earlierRecords.isEmpty && shard == nil && !record.options.inPlace {
+            // What clean runs made, kept in the user's cache: for outputs the journal has no record of
+            // (its journal removed, or a run that ended in conflicts kept one without them).
+            if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
             if !resuming { try journal.start(record) }

@@ -206,16 +206,21 @@ import Testing
         let made = try Data(contentsOf: URL(fileURLWithPath: dir.join("out/photo.png")))
         let other = try kiln(export + ["--level", "1"], environment: cache)
         #expect(other.status == 1, "\(other.stdout)")
-        #expect(Events(other.stdoutLines).files("conflict").first?[string: "error"].contains("other options") == true,
+        #expect(Events(other.stdoutLines).files("conflict").first?[string: "error"].contains("made with other options") == true,
                 "\(other.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("out/photo.png"))) == made, "the output was replaced")
+        // The same command again: the conflict's journal holds no record of the file, the cache does.
+        let again = try kiln(export + ["--level", "1"], environment: cache)
+        #expect(again.status == 1 && Events(again.stdoutLines).files("conflict").count == 1, "\(again.stdout)")
+        try FileManager.default.removeItem(atPath: dir.join("out/.kiln"))
         let unknown = try kiln(export + ["--level", "1"], environment: ["XDG_CACHE_HOME": dir.join("no-record")])
         #expect(Events(unknown.stdoutLines).files("skipped").count == 1, "\(unknown.stdout)")
         let same = try kiln(export + ["--level", "9"], environment: cache)
         #expect(same.status == 0, "\(same.stdout)")
         #expect(Events(same.stdoutLines).files("skipped").count == 1, "\(same.stdout)")
         // Other options that make the very same file are this work: --strip over an input with nothing to strip.
-        let bare = ["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("bare"), "--device", "cpu", "--progress", "json"]
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("rgb8.png"))
+        let bare = ["export", dir.join("rgb8.png"), "--output", dir.join("bare"), "--device", "cpu", "--progress", "json"]
         #expect(try kiln(bare, environment: cache).status == 0)
         let stripped = try kiln(bare + ["--strip"], environment: cache)
         #expect(stripped.status == 0 && Events(stripped.stdoutLines).files("skipped").count == 1, "\(stripped.stdout)")
@@ -254,7 +259,8 @@ import Testing
             // Other options are still a conflict: the tolerance is for pixels, not for work.
             let other = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--device", "cpu",
                                   "--resize", "40x40", "--blur", "2", "--sharpen", "1", "--format", format, "--progress", "json"]
-                                 + (format == "jpeg" ? ["--quality", "100"] : []), environment: noRecord)
+                                 + (format == "jpeg" ? ["--quality", "100"] : []),
+                                 environment: ["XDG_CACHE_HOME": dir.join("third-cache")])
             #expect(other.status == 1)
             #expect(!Events(other.stdoutLines).files("conflict").isEmpty)
         }
