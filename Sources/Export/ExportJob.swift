@@ -710,10 +710,8 @@ public final class ExportJob: Sendable {
             return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")
         }
         guard let made, madeBefore == made else {
-            // Other options, as the cache's record says: compared exactly, as there.
-            if let made, madeBefore.plan != made.plan {
-                return .unrecorded(present, otherOptions: madeBefore.difference(to: made))
-            }
+            // A conflict at once, unread: a folder re-exported with other options under its journal is
+            // not decoded image by image (the cache's records, above, are compared: they are rarer).
             let why = made.map { madeBefore.difference(to: $0) } ?? "its input cannot be read"
             return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
         }
