@@ -30,19 +30,20 @@ public protocol ImageCodec: Sendable {
 }
 
 extension ImageCodec {
-    /// The samples' half of ``sameWork(_:_:tolerance:)`` for a format without time
-    /// stamps: the same bytes, or, with `tolerance` above 0, two files that decode to
-    /// the same size and samples within `tolerance`. The format's `sameWork` first
-    /// checks that what the file holds besides its coded pixels (metadata, coding
-    /// options) is the same: two files whose pixels agree may be other work.
-    public func sameBytesOrSamples(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
+    /// ``sameWork(_:_:tolerance:)`` for a format without time stamps: the same bytes,
+    /// or, with `tolerance` above 0, the same `layout` (what a file holds besides its
+    /// coded pixels: metadata, coding options; nil where it does not parse) and samples
+    /// of the same size within `tolerance`. Two files whose pixels agree may be other work.
+    public func sameLayoutAndSamples(_ a: [UInt8], _ b: [UInt8], tolerance: Int,
+                                     layout: ([UInt8]) -> [ArraySlice<UInt8>]?) -> Bool {
         if a == b { return true }
+        guard tolerance > 0, let left = layout(a), let right = layout(b), left.elementsEqual(right) else { return false }
         func decode(_ bytes: [UInt8]) -> PixelBuffer? {
             guard let reader = try? reader(bytes: bytes, limits: DecodingLimits()), let image = try? reader.readAll(),
                   (try? reader.finish()) != nil else { return nil }
             return image
         }
-        guard tolerance > 0, let first = decode(a), let second = decode(b), first.width == second.width,
+        guard let first = decode(a), let second = decode(b), first.width == second.width,
               first.height == second.height, first.depth == second.depth else { return false }
         return zip(first.bytes, second.bytes).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
     }

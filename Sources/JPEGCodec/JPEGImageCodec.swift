@@ -56,11 +56,7 @@ public struct JPEGImageCodec: ImageCodec {
     /// output of other options for this work: one with the metadata `--strip` removes, a
     /// baseline file for `--progressive` (found 2026-11-27, eighth session).
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
-        if a == b { return true }
-        let leftOut: Set<UInt8> = [JPEGLayout.huffmanTables]
-        guard tolerance > 0, let left = JPEGLayout.segments(a, leavingOut: leftOut),
-              let right = JPEGLayout.segments(b, leavingOut: leftOut), left.elementsEqual(right) else { return false }
-        return sameBytesOrSamples(a, b, tolerance: tolerance)
+        sameLayoutAndSamples(a, b, tolerance: tolerance) { JPEGLayout.segments($0, leavingOut: [JPEGLayout.huffmanTables]) }
     }
 }
 

@@ -98,10 +98,7 @@ public struct WebPImageCodec: ImageCodec {
     /// its coded image: another quality whose samples all stay within `tolerance` would
     /// pass, which a photo's do not.
     public func sameWork(_ a: [UInt8], _ b: [UInt8], tolerance: Int) -> Bool {
-        if a == b { return true }
-        guard tolerance > 0, let left = WebPLayout.chunks(a), let right = WebPLayout.chunks(b),
-              left.elementsEqual(right) else { return false }
-        return sameBytesOrSamples(a, b, tolerance: tolerance)
+        sameLayoutAndSamples(a, b, tolerance: tolerance, layout: WebPLayout.chunks)
     }
 
     private static func contents(of path: String) throws(WebPError) -> [UInt8] {
