@@ -40,6 +40,20 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("cannot take the machine's slot: \(error)", KilnExitCode.unavailable)
         }
+        let slotKind: MachineSlots.Kind = choice.backend.kind == .vulkan ? .gpu : .cpu
+        let holder = MachineSlots.Holder(pid: getpid(), output: Self.absolute(self.record.options.outputDirectory),
+                                         title: displayTitles(self.record, device: choice.note ?? choice.backend.label).0)
+        // `--strategy fail` takes its slot before anything is written: a refused start leaves the output
+        // folder as it was (no journal to resume, an earlier run's records kept). Queueing needs the
+        // journal first: `kiln status` shows the job's place in the queue.
+        let refusedOrFree: MachineSlots.Slot?
+        do {
+            refusedOrFree = settings.strategy == .fail ? try takeSlotAtOnce(slotKind, as: holder) : nil
+        } catch let refused as ExitCode {
+            throw refused
+        } catch {
+            throw reporter.refusal("cannot take the machine's slot: \(error)", KilnExitCode.unavailable)
+        }
         let shard = record.shard?.spec
         let directory = record.options.outputDirectory
         let output: OutputDirectory
@@ -165,19 +179,18 @@ struct JobRunner {
 
         let slot: MachineSlots.Slot?
         do {
-            let holder = MachineSlots.Holder(pid: getpid(), output: Self.absolute(directory), title: title)
-            slot = try acquireSlot(choice.backend.kind == .vulkan ? .gpu : .cpu, as: holder, status: status,
-                                   presentation: presentation, cancelled: { lifecycle.processState == .terminating })
+            slot = try refusedOrFree ?? MachineSlots().acquire(slotKind, as: holder, position: { position, holders in
+                reporter.queued(position: position, waitingFor: holders)
+                status.publish(.queued, queuePosition: position, waitingFor: holders)
+                presentation.queued(position: position)
+            }, cancelled: { lifecycle.processState == .terminating })
         } catch {
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
         }
+        // Nil: stopped while it waited in the queue.
         guard let slot else {
-            let code = settings.strategy == .fail ? KilnExitCode.unavailable : KilnExitCode.resumable
-            status.publish(.stopped, exitCode: code)
-            if settings.strategy == .fail {
-                throw stream.close(KilnExitCode.unavailable, error: "another kiln job holds the machine's slot (--strategy fail)")
-            }
+            status.publish(.stopped, exitCode: KilnExitCode.resumable)
             throw stream.close(KilnExitCode.resumable)
         }
         let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
@@ -288,17 +301,14 @@ struct JobRunner {
         }
     }
 
-    /// Takes the machine slot per `--strategy`; nil when refused (fail) or interrupted while queued.
-    /// The slot's file names `holder`, so jobs queued behind it say what they wait for.
-    private func acquireSlot(_ kind: MachineSlots.Kind, as holder: MachineSlots.Holder, status: StatusPublisher,
-                             presentation: JobPresentation, cancelled: () -> Bool) throws -> MachineSlots.Slot? {
+    /// Takes a free slot of `kind` for `holder` at once (`--strategy fail`), or refuses the start (exit 69),
+    /// naming the jobs that hold the slots.
+    private func takeSlotAtOnce(_ kind: MachineSlots.Kind, as holder: MachineSlots.Holder) throws -> MachineSlots.Slot {
         let slots = MachineSlots()
-        if settings.strategy == .fail { return try slots.tryAcquire(kind, as: holder) }
-        return try slots.acquire(kind, as: holder, position: { position, holders in
-            self.reporter.queued(position: position, waitingFor: holders)
-            status.publish(.queued, queuePosition: position, waitingFor: holders)
-            presentation.queued(position: position)
-        }, cancelled: cancelled)
+        if let slot = try slots.tryAcquire(kind, as: holder) { return slot }
+        let holders = (try? slots.holders(of: kind)) ?? []
+        throw reporter.refusal("\(MachineSlots.Holder.describe(holders)) holds the machine's \(kind == .gpu ? "GPU" : "CPU") "
+                               + "slot (--strategy fail); nothing was written", KilnExitCode.unavailable)
     }
 
     /// `path` from the root: what another process can find it by.

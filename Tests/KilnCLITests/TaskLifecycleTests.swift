@@ -263,11 +263,15 @@ import Testing
                                    environment: env.merging(["KILN_TEST_STALL_AFTER": "1"]) { $1 })
         #expect(holder.waitUntil { fileEvents(holder) >= 1 })
 
-        let refused = try kiln(["export", Paths.sampleData, "--output", second.path, "--progress", "json",
+        // Refused before anything is written: no folder, no journal for `kiln status` to call resumable.
+        let refused = try kiln(["export", Paths.sampleData, "--output", second.join("new"), "--progress", "json",
                                 "--strategy", "fail", "--device", "cpu"], environment: env)
         #expect(refused.status == 69, "\(refused.stderr)")
         #expect(refused.elapsed < .seconds(1), "took \(refused.elapsed)")
-        #expect(Paths.pngs(in: second.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: second.join("new")))
+        let error = Events(refused.stdoutLines).named("error").first?["message"] as? String ?? ""
+        #expect(error.contains("kiln pid \(holder.pid) (Exporting \(LargeImages.count) images → ")
+                && error.contains("holds the machine's CPU slot (--strategy fail)"), "\(error)")
 
         let waiter = try startKiln(["export", Paths.sampleData, "--output", third.path, "--progress", "json",
                                     "--device", "cpu"], environment: env)

@@ -73,6 +73,12 @@ public struct MachineSlots: Sendable {
         return try grab(kind, in: held, as: holder)
     }
 
+    /// The jobs holding the slots of `kind` now, as they wrote themselves into the slot
+    /// files (what a refused `--strategy fail` names). Throws ``RuntimeFolderError``.
+    public func holders(of kind: Kind) throws -> [Holder] {
+        holders(kind, in: try prepare(kind).folder)
+    }
+
     /// Waits for a slot of `kind` in FIFO order, calling `position` with the
     /// 1-based queue position and the jobs holding the slots whenever either
     /// changes; returns nil if `cancelled` becomes true first. Throws
