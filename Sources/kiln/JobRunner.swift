@@ -188,8 +188,11 @@ struct JobRunner {
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "cannot take the machine's slot: \(error)")
         }
-        // Nil: stopped while it waited in the queue.
+        // Nil: stopped while it waited in the queue. No task saw the stop: said here, as a running job's is.
         guard let slot else {
+            if let reason = lifecycle.terminationReason {
+                reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
+            }
             status.publish(.stopped, exitCode: KilnExitCode.resumable)
             throw stream.close(KilnExitCode.resumable)
         }

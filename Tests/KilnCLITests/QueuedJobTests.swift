@@ -41,6 +41,20 @@ import Testing
         #expect(plain.waitUntil { plain.stderrSoFar.contains("queued at position") })
         #expect(plain.stderrSoFar.contains("waiting for kiln pid \(holder.pid) (Holiday photos"), "\(plain.stderrSoFar)")
 
+        // Stopped while it waits: its stream says why, as a running job's does, before its end.
+        let fourth = try TemporaryDirectory()
+        let stopped = try startKiln(["export", Paths.sampleData, "--output", fourth.path, "--progress", "json",
+                                     "--device", "cpu"], environment: env)
+        #expect(stopped.waitUntil { stopped.stdoutSoFar.contains("\"event\":\"queued\"") })
+        stopped.send(SIGTERM)
+        let result = try stopped.wait(timeout: .seconds(60))
+        #expect(result.status == 75, "\(result.stderr)")
+        let events = Events(result.stdoutLines).all.compactMap { $0["event"] as? String }
+        #expect(events.suffix(2) == ["stopping", "end"], "\(events)")
+        let stopping = Events(result.stdoutLines).named("stopping").first
+        #expect(stopping?["reason"] as? String == "systemTermination", "\(result.stdout)")
+        #expect(stopping?["inFlight"] as? Int == 0, "\(result.stdout)")
+
         #expect(try kiln(["cancel", first.path]).status == 0)
         #expect(try holder.wait(timeout: .seconds(60)).status == 75)
         #expect(try waiter.wait(timeout: .seconds(120)).status == 0)

@@ -32,6 +32,8 @@ public final class ProcessLifecycle: Sendable {
         var sources = Sources()
         var interrupts = 0
         var terminating = false
+        /// Why the process is terminating: the first signal that asked it to.
+        var reason: ExpirationReason?
         var suspended = false
         var inBackground = false
         var foregroundNice: Int32 = 0
@@ -58,6 +60,11 @@ public final class ProcessLifecycle: Sendable {
 
     /// The process's current state.
     public var processState: ProcessState { state.withLock { $0.current } }
+
+    /// Why the process is ``ProcessState/terminating``, as the first signal that asked it to stop
+    /// said (`userCancelled`, `systemTermination`, `hangUp`); nil while nobody asked. What a caller
+    /// reports for work it stopped itself, such as a wait in a queue that no task saw.
+    public var terminationReason: ExpirationReason? { state.withLock { $0.reason } }
 
     /// Takes over SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGHUP (unless SIGHUP is
     /// ignored now) and starts the foreground check.
@@ -113,6 +120,7 @@ public final class ProcessLifecycle: Sendable {
             let first = state.withLock { state in
                 state.interrupts += 1
                 state.terminating = true
+                state.reason = state.reason ?? .userCancelled
                 return state.interrupts == 1
             }
             guard first else {
@@ -122,13 +130,13 @@ public final class ProcessLifecycle: Sendable {
             reportState()
             Task { [scheduler] in await scheduler.expireAll(reason: .userCancelled) }
         case SIGTERM:
-            state.withLock { $0.terminating = true }
+            state.withLock { $0.terminating = true; $0.reason = $0.reason ?? .systemTermination }
             reportState()
             Task { [scheduler] in await scheduler.expireAll(reason: .systemTermination) }
         case SIGHUP:
             // Decision: a closed terminal stops the job as SIGTERM does (grace, an end, resumable),
             // not at once: the images in flight are worth finishing.
-            state.withLock { $0.terminating = true }
+            state.withLock { $0.terminating = true; $0.reason = $0.reason ?? .hangUp }
             reportState()
             Task { [scheduler] in await scheduler.expireAll(reason: .hangUp) }
         case SIGTSTP:
