@@ -211,11 +211,11 @@ struct JobRunner {
         do {
             _ = try await session.run(request, hooks: hooks)
         } catch {
-            await observer.stop()
+            await observer.stop(afterEnd: false)
             status.publish(.stopped, exitCode: KilnExitCode.unavailable)
             throw stream.close(KilnExitCode.unavailable, error: "the export task was not accepted: \(error)")
         }
-        await observer.stop()
+        await observer.stop(afterEnd: true)
 
         let counts = job.counts
         let code = !job.isComplete ? KilnExitCode.resumable

@@ -61,10 +61,13 @@ final class ProgressObserver: Sendable {
     /// The images in hand when the stall watchdog expired the task, if it did.
     var stalledOn: [String]? { stalled.withLock { $0 } }
 
-    /// Stops following.
-    func stop() async {
-        for task in tasks.withLock({ $0 }) {
-            task.cancel()
+    /// Stops following. `afterEnd`: the task's end event was sent (its session returned), so the
+    /// events are read up to it rather than cancelled: a `stopping` sent just before the end (a stall
+    /// or a stop with no image in flight ends the task at once) is still reported.
+    func stop(afterEnd: Bool) async {
+        let tasks = tasks.withLock { $0 }
+        for (index, task) in tasks.enumerated() {
+            if index > 0 || !afterEnd { task.cancel() }
             await task.value
         }
     }

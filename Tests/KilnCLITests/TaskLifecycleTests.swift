@@ -113,6 +113,16 @@ import Testing
         #expect((Events(r.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "systemTermination", "\(r.stdout)")
         #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
         #expect(LargeImages.matchesReference(out.path) == [])
+
+        // A stall with no image in flight ends the task at once: its stopping event still comes, before the end.
+        let idle = try TemporaryDirectory()
+        let quick = try kiln(["export", Paths.sampleData, "--output", idle.path, "--progress", "json",
+                              "--stall-timeout", "1", "--jobs", "1"],
+                             environment: ["KILN_TEST_STALL_AFTER": "1"], timeout: .seconds(60))
+        #expect(quick.status == 75, "\(quick.stderr)")
+        let events = Events(quick.stdoutLines).all.compactMap { $0["event"] as? String }.filter { $0 != "progress" }
+        #expect(events.suffix(2) == ["stopping", "end"], "\(quick.stdout)")
+        #expect((Events(quick.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled")
     }
 
     /// The first SIGTERM or Ctrl-C takes no new image and lets the images in flight
@@ -168,6 +178,16 @@ import Testing
         #expect((Events(r.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled", "\(r.stdout)")
         #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
         #expect(LargeImages.matchesReference(out.path) == [])
+
+        // A stall with no image in flight ends the task at once: its stopping event still comes, before the end.
+        let idle = try TemporaryDirectory()
+        let quick = try kiln(["export", Paths.sampleData, "--output", idle.path, "--progress", "json",
+                              "--stall-timeout", "1", "--jobs", "1"],
+                             environment: ["KILN_TEST_STALL_AFTER": "1"], timeout: .seconds(60))
+        #expect(quick.status == 75, "\(quick.stderr)")
+        let events = Events(quick.stdoutLines).all.compactMap { $0["event"] as? String }.filter { $0 != "progress" }
+        #expect(events.suffix(2) == ["stopping", "end"], "\(quick.stdout)")
+        #expect((Events(quick.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled")
     }
 
     @Test func statusAndCancelFromAnotherProcess() throws {
