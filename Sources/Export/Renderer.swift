@@ -49,7 +49,7 @@ public final class Renderer: Sendable {
     /// The size of the output of an image of `header`.
     /// - Throws: `RenderError` when the operations do not apply to the image.
     func outputSize(of header: ImageHeader, orientation: Int = 1) throws -> (width: Int, height: Int) {
-        try pipeline(for: orientation).outputSize(width: header.width, height: header.height)
+        try pipeline(for: orientation).outputSize(width: header.width, height: header.height, shrunkFrom: header.shrunkFrom)
     }
 
     /// The operations an image stored with EXIF `orientation` gets: that
@@ -73,7 +73,8 @@ public final class Renderer: Sendable {
     /// schedule on the current backend says (for the job's memory budget).
     /// - Throws: `RenderError` when the operations do not apply to the image.
     func workingSet(of header: ImageHeader, orientation: Int = 1) throws -> Int {
-        try pipeline(for: orientation).workingSet(of: Self.source(header), on: current.withLock { $0 })
+        try pipeline(for: orientation).workingSet(of: Self.source(header), shrunkFrom: header.shrunkFrom,
+                                                  on: current.withLock { $0 })
     }
 
     /// Renders the image `reader` decodes into a sink `makeSink` makes (of
@@ -91,11 +92,12 @@ public final class Renderer: Sendable {
         let pipeline = try self.pipeline(for: orientation)
         let backend = current.withLock { $0 }
         func attempt(_ reader: any ImageReader, on backend: any PassBackend) throws -> ImageMetadata {
-            let size = try pipeline.outputSize(width: reader.width, height: reader.height)
+            let size = try pipeline.outputSize(width: reader.width, height: reader.height, shrunkFrom: reader.header.shrunkFrom)
             let sink = try makeSink(size.width, size.height, reader.depth)
             // Counted in, so images in flight share the cores instead of each taking them all.
             try ParallelLoop.rendering {
-                try pipeline.render(reader, decodesWhole: reader.header.decodesWhole, on: backend, into: sink,
+                try pipeline.render(reader, decodesWhole: reader.header.decodesWhole, shrunkFrom: reader.header.shrunkFrom,
+                                    on: backend, into: sink,
                                     progress: progress)
             }
             return try reader.finish()

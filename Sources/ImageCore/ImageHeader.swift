@@ -16,6 +16,10 @@ public struct ImageHeader: Sendable, Equatable {
     /// Whether rows exist only once the whole image is decoded (Adam7
     /// interlacing): the reader then holds the image, in its canonical form.
     public var decodesWhole: Bool
+    /// Set when the decoder shrank the image on load (JPEG's DCT scaling,
+    /// ``ImageReader/reduce(toAtLeast:_:)``): `width × height` is then the
+    /// reduced size, rounded up, and this the picture's own.
+    public var shrunkFrom: ShrinkOnLoad?
 
     /// A header.
     public init(format: ImageFormat, width: Int, height: Int, depth: PixelBuffer.Depth, hasAlpha: Bool,
@@ -27,6 +31,28 @@ public struct ImageHeader: Sendable, Equatable {
         self.hasAlpha = hasAlpha
         self.isGray = isGray
         self.decodesWhole = decodesWhole
+    }
+}
+
+/// How a decoder shrank an image on load: the stored size and the factor.
+/// Its rows cover `width / factor × height / factor` of the picture, the last
+/// row and column only in part where the size is no multiple of the factor (a
+/// 641-wide JPEG at 1/4 decodes 161 columns, the last a quarter of one), so a
+/// resize maps them by that true extent, never by the rounded-up count: the
+/// output has the size, and each pixel the place, it has from the whole image.
+public struct ShrinkOnLoad: Sendable, Hashable {
+    /// The stored width in pixels.
+    public var width: Int
+    /// The stored height in pixels.
+    public var height: Int
+    /// The factor the decoder divided both by (2, 4 or 8).
+    public var factor: Int
+
+    /// A shrink of a `width × height` image by `factor`.
+    public init(width: Int, height: Int, factor: Int) {
+        self.width = width
+        self.height = height
+        self.factor = factor
     }
 }
 

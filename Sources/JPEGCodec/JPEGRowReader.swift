@@ -95,9 +95,11 @@ public final class JPEGRowReader: ImageReader {
 
     /// Starts decoding rows at 1/`scale` of the size; the header then says their size.
     private func start(scale: Int) throws(JPEGError) {
+        let stored = ShrinkOnLoad(width: header.width, height: header.height, factor: scale)
         try decoder.start(scale: scale)
         started = true
         header.width = Int(decoder.info.width)
         header.height = Int(decoder.info.height)
+        if scale > 1 { header.shrunkFrom = stored }
     }
 }

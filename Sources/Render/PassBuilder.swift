@@ -1,4 +1,5 @@
 internal import Compute
+import ImageCore
 
 
 /// Collects the passes of one image while its operations lower themselves:
@@ -14,11 +15,35 @@ struct PassBuilder {
     let pixelLimit: Int
     /// The remap pass that made `current`, its input and map, while no pass has read it.
     private var lastRemap: (pass: Int, input: ImageRef, map: RemapKernel.Map)?
+    /// Where the picture lies in `current` when that is no whole number of pixels: a source
+    /// shrunk on load, then the rotations and flips of its EXIF orientation. Nil once any other
+    /// pass made `current` (a resize maps the extent onto whole pixels).
+    private(set) var extent: Extent?
 
-    init(width: Int, height: Int, pixelLimit: Int) {
+    /// The picture's place in an image that holds it in part of its edge pixels (``ShrinkOnLoad``).
+    struct Extent: Equatable {
+        /// Where it starts, in pixels: 0 as decoded; a flip puts the partial edge pixel first.
+        var x: Double
+        var y: Double
+        /// Its size before the shrink, in the image's present axes.
+        var width: Int
+        var height: Int
+        /// What the shrink divided the size by.
+        var factor: Int
+
+        /// Where it starts and how many pixels it spans along x (or y, `vertical`).
+        func axis(vertical: Bool) -> (start: Double, span: Double) {
+            (vertical ? y : x, Double(vertical ? height : width) / Double(factor))
+        }
+    }
+
+    /// A builder for a `width × height` source; `shrunkFrom`: the picture's own size when the
+    /// decoder shrank it on load.
+    init(width: Int, height: Int, pixelLimit: Int, shrunkFrom: ShrinkOnLoad? = nil) {
         self.width = width
         self.height = height
         self.pixelLimit = pixelLimit
+        extent = shrunkFrom.map { Extent(x: 0, y: 0, width: $0.width, height: $0.height, factor: $0.factor) }
     }
 
     /// Adds a pass that computes an intermediate image; `current` is unchanged.
@@ -40,6 +65,8 @@ struct PassBuilder {
     /// holding the crop's float image whole to turn it. (A 9 MP photo with
     /// `--crop … --rotate 90` peaked at 313 MB, against 98 MB for the rotation alone.)
     mutating func remap(_ map: RemapKernel.Map, width: Int, height: Int) {
+        let moved = extent.map { Self.extent($0, through: map) }
+        defer { extent = moved }
         if let last = lastRemap, current == .pass(last.pass), last.pass == passes.count - 1 {
             let composed = last.map.following(map)
             passes[last.pass] = RemapKernel.pass(last.input, map: composed, width: width, height: height)
@@ -57,6 +84,22 @@ struct PassBuilder {
         current = image
         self.width = width
         self.height = height
+        extent = nil
+    }
+
+    /// `extent` in the output of a remap through `map` (a rotation, a flip: a signed permutation).
+    /// On pixel centers the map is S = M·O + t, t = (c, f) + ½·(1 − a − b, 1 − d − e); M is
+    /// orthogonal, so O = Mᵀ·(S − t), and the extent's two corners give its new place.
+    private static func extent(_ extent: Extent, through map: RemapKernel.Map) -> Extent {
+        let tx = Double(map.c) + 0.5 * Double(1 - map.a - map.b), ty = Double(map.f) + 0.5 * Double(1 - map.d - map.e)
+        func output(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+            (Double(map.a) * (x - tx) + Double(map.d) * (y - ty), Double(map.b) * (x - tx) + Double(map.e) * (y - ty))
+        }
+        let (sx, sy) = (extent.axis(vertical: false), extent.axis(vertical: true))
+        let first = output(sx.start, sy.start), last = output(sx.start + sx.span, sy.start + sy.span)
+        let turned = map.b != 0
+        return Extent(x: min(first.x, last.x), y: min(first.y, last.y), width: turned ? extent.height : extent.width,
+                      height: turned ? extent.width : extent.height, factor: extent.factor)
     }
 
     /// Adds an image the passes can read.
@@ -84,18 +127,26 @@ struct PassBuilder {
     /// `RenderError.imageTooLarge` (naming `operation`) when `to` or the
     /// intermediate exceeds `pixelLimit`, before any table of taps is made.
     mutating func resample(_ input: ImageRef, from: (width: Int, height: Int), to: (width: Int, height: Int),
-                           filter: Resize.Filter, for operation: String) throws(RenderError) -> ImageRef {
+                           extent: Extent? = nil, filter: Resize.Filter,
+                           for operation: String) throws(RenderError) -> ImageRef {
         try Self.check((to.width, from.height), operation: operation, limit: pixelLimit)
         try Self.check(to, operation: operation, limit: pixelLimit)
-        let horizontal = from.width != to.width, vertical = from.height != to.height
+        // The part of the source each axis maps onto the output: all of it, or the picture's extent.
+        let spans = [false, true].map { vertical in
+            extent?.axis(vertical: vertical) ?? (0, Double(vertical ? from.height : from.width))
+        }
+        let horizontal = from.width != to.width || spans[0] != (0, Double(from.width))
+        let vertical = from.height != to.height || spans[1] != (0, Double(from.height))
         var image = input
         if horizontal {
             image = add(ResampleKernel.pass(image, vertical: false, filter: filter, from: from.width, to: to.width,
-                                            across: from.height, premultiplyInput: true, unpremultiplyOutput: !vertical))
+                                            span: spans[0], across: from.height, premultiplyInput: true,
+                                            unpremultiplyOutput: !vertical))
         }
         if vertical {
             image = add(ResampleKernel.pass(image, vertical: true, filter: filter, from: from.height, to: to.height,
-                                            across: to.width, premultiplyInput: !horizontal, unpremultiplyOutput: true))
+                                            span: spans[1], across: to.width, premultiplyInput: !horizontal,
+                                            unpremultiplyOutput: true))
         }
         return image
     }

@@ -4,7 +4,7 @@ public import ImageCore
 import Locking
 
 /// A job's operation list, bound once: parameters checked and watermark files
-/// decoded at creation. Per image, ``render(_:decodesWhole:on:chunking:mode:into:progress:)``
+/// decoded at creation. Per image, ``render(_:decodesWhole:shrunkFrom:on:chunking:mode:into:progress:)``
 /// — the one entry point of the render stage, for the export job, the tests
 /// and `kiln-bench` alike — lowers the operations to a `PassGraph` for that
 /// image's size, decides its ``RenderSchedule`` (whole on the device or strips,
@@ -23,6 +23,7 @@ public final class RenderPipeline: Sendable {
     private struct Size: Hashable {
         let width: Int
         let height: Int
+        let shrunkFrom: ShrinkOnLoad?
     }
 
     /// Sizes whose graphs are kept at once.
@@ -75,13 +76,14 @@ public final class RenderPipeline: Sendable {
         self.marks = marks
     }
 
-    /// The passes of an image of `width × height`; throws `RenderError` (e.g. a
+    /// The passes of an image of `width × height` (`shrunkFrom`: the picture's own size, when its
+    /// decoder shrank it on load); throws `RenderError` (e.g. a
     /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
     /// through which every growing image goes, checks before it builds anything).
-    package func graph(width: Int, height: Int) throws(RenderError) -> PassGraph {
-        let size = Size(width: width, height: height)
+    package func graph(width: Int, height: Int, shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> PassGraph {
+        let size = Size(width: width, height: height, shrunkFrom: shrunkFrom)
         if let graph = graphs.withLock({ $0[size] }) { return graph }
-        let graph = try build(width: width, height: height)
+        let graph = try build(width: width, height: height, shrunkFrom: shrunkFrom)
         graphs.withLock { graphs in
             if graphs.count >= Self.cachedSizes { graphs.removeAll(keepingCapacity: true) }
             graphs[size] = graph
@@ -89,8 +91,8 @@ public final class RenderPipeline: Sendable {
         return graph
     }
 
-    private func build(width: Int, height: Int) throws(RenderError) -> PassGraph {
-        var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit)
+    private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> PassGraph {
+        var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit, shrunkFrom: shrunkFrom)
         for (index, operation) in operations.enumerated() {
             switch operation {
             case .crop(let crop): try crop.lower(into: &builder)
@@ -107,27 +109,28 @@ public final class RenderPipeline: Sendable {
         return builder.graph
     }
 
-    /// The size of the output an image of `width × height` gets.
+    /// The size of the output an image of `width × height` gets (`shrunkFrom`: see ``graph(width:height:shrunkFrom:)``).
     /// - Throws: `RenderError` when the operations do not apply to it.
-    public func outputSize(width: Int, height: Int) throws(RenderError) -> (width: Int, height: Int) {
-        let graph = try graph(width: width, height: height)
+    public func outputSize(width: Int, height: Int,
+                           shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> (width: Int, height: Int) {
+        let graph = try graph(width: width, height: height, shrunkFrom: shrunkFrom)
         return graph.size(of: graph.result, source: (width, height))
     }
 
     /// How an image like `source` runs on `backend`.
     /// - Throws: `RenderError` when the operations do not apply to it.
-    package func schedule(for source: RenderSchedule.Source, on backend: any PassBackend,
+    package func schedule(for source: RenderSchedule.Source, shrunkFrom: ShrinkOnLoad? = nil, on backend: any PassBackend,
                           chunking: StripExecutor.Chunking = .standard,
                           mode: RenderSchedule.Mode? = nil) throws(RenderError) -> RenderSchedule {
-        RenderSchedule(graph: try graph(width: source.width, height: source.height), source: source, backend: backend,
-                       chunking: chunking, mode: mode)
+        RenderSchedule(graph: try graph(width: source.width, height: source.height, shrunkFrom: shrunkFrom), source: source,
+                       backend: backend, chunking: chunking, mode: mode)
     }
 
     /// About the most bytes rendering an image like `source` on `backend` holds (its schedule's estimate).
     /// - Throws: `RenderError` when the operations do not apply to it.
-    package func workingSet(of source: RenderSchedule.Source, on backend: any PassBackend,
+    package func workingSet(of source: RenderSchedule.Source, shrunkFrom: ShrinkOnLoad? = nil, on backend: any PassBackend,
                             chunking: StripExecutor.Chunking = .standard) throws(RenderError) -> Int {
-        try schedule(for: source, on: backend, chunking: chunking).estimatedBytes
+        try schedule(for: source, shrunkFrom: shrunkFrom, on: backend, chunking: chunking).estimatedBytes
     }
 
     /// Renders the image `source` gives on `backend` and hands the output rows
@@ -138,21 +141,22 @@ public final class RenderPipeline: Sendable {
     /// hears the fraction of output rows done.
     /// Throws `RenderError`s (the image or the job), the backend's `ComputeError`s
     /// (the caller may retry on the CPU), the source's and the sink's errors.
-    package func render(_ source: any RowSource, decodesWhole: Bool = false, on backend: any PassBackend,
-                        chunking: StripExecutor.Chunking = .standard, mode: RenderSchedule.Mode? = nil,
-                        into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+    package func render(_ source: any RowSource, decodesWhole: Bool = false, shrunkFrom: ShrinkOnLoad? = nil,
+                        on backend: any PassBackend, chunking: StripExecutor.Chunking = .standard,
+                        mode: RenderSchedule.Mode? = nil, into sink: any RowSink,
+                        progress: (Double) -> Void = { _ in }) throws {
         let shape = RenderSchedule.Source(width: source.width, height: source.height, depth: source.depth,
                                           decodesWhole: decodesWhole)
-        try schedule(for: shape, on: backend, chunking: chunking, mode: mode)
+        try schedule(for: shape, shrunkFrom: shrunkFrom, on: backend, chunking: chunking, mode: mode)
             .run(from: source, into: sink, progress: progress)
     }
 
-    /// ``render(_:decodesWhole:on:chunking:mode:into:progress:)`` into a buffer.
-    package func render(_ source: any RowSource, on backend: any PassBackend,
+    /// ``render(_:decodesWhole:shrunkFrom:on:chunking:mode:into:progress:)`` into a buffer.
+    package func render(_ source: any RowSource, shrunkFrom: ShrinkOnLoad? = nil, on backend: any PassBackend,
                         chunking: StripExecutor.Chunking = .standard, mode: RenderSchedule.Mode? = nil) throws -> PixelBuffer {
-        let size = try outputSize(width: source.width, height: source.height)
+        let size = try outputSize(width: source.width, height: source.height, shrunkFrom: shrunkFrom)
         let sink = PixelBufferSink(width: size.width, height: size.height, depth: source.depth)
-        try render(source, on: backend, chunking: chunking, mode: mode, into: sink)
+        try render(source, shrunkFrom: shrunkFrom, on: backend, chunking: chunking, mode: mode, into: sink)
         return sink.image()
     }
 }

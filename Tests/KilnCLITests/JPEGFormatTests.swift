@@ -228,6 +228,32 @@ import Testing
         #expect(psnr >= 35, "\(psnr) dB against a full decode and resize")
     }
 
+    /// Shrink-on-load of a JPEG whose size is no multiple of the factor: 641 × 427 at 1/4 decodes 161 × 107
+    /// pixels, the last column and row only in part. Before, the resize sized and placed the output from those
+    /// rounded-up counts: 100 × 66 instead of the 100 × 67 its PNG gets, and content stretched by up to half an
+    /// output pixel (20.8–29.1 dB against the PNG path's output; a fix that left flips' offsets out, 27.8–34.9 dB).
+    /// Now it is sized from the picture's own size and resampled from its true extent, in all 8 orientations.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"), arguments: 1...8)
+    func shrinkOnLoadKeepsTheSizeAndPlaceOfAnOddSizedPicture(orientation: Int) throws {
+        let dir = try TemporaryDirectory()
+        // Sharp edges near the right and bottom (where the partial pixels are) and a patch at the top left.
+        try ImageTools.run("convert", ["-size", "641x427", "xc:black", "-fill", "white", "-draw", "rectangle 560,0 640,426",
+                                       "-draw", "rectangle 0,380 640,426", "-fill", "gray", "-draw", "rectangle 0,0 40,40",
+                                       "-quality", "95", dir.join("odd.jpg")])
+        try ImageTools.run("exiftool", ["-q", "-n", "-overwrite_original", "-Orientation=\(orientation)", dir.join("odd.jpg")])
+        // The same pixels, decoded whole and stored upright: what the PNG path resizes.
+        try ImageTools.run("convert", [dir.join("odd.jpg"), "-auto-orient", dir.join("whole.png")])
+        for input in ["odd.jpg", "whole.png"] {
+            let r = try export([dir.join(input), "-o", dir.join("out"), "--resize", "100x100", "--format", "png"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let size = orientation >= 5 ? "67 100" : "100 67"
+        #expect(try ImageTools.identify(dir.join("out/odd.png"), "%w %h") == size)
+        #expect(try ImageTools.identify(dir.join("out/whole.png"), "%w %h") == size)
+        let psnr = try ImageTools.psnr(dir.join("out/whole.png"), dir.join("out/odd.png"))
+        #expect(psnr >= 45, "\(psnr) dB against the whole decode's resize")
+    }
+
     /// Before: with the journal cleaned, an output made again and compared was judged by its pixels alone, so
     /// `--strip` over a JPEG or WebP that kept EXIF said "skipped", exit 0, and the EXIF stayed; so did
     /// `--progressive` over a baseline JPEG and `--lossless` over a lossy WebP whose pixels happened to agree.

@@ -45,6 +45,48 @@ struct ResizeTests {
         }
     }
 
+    /// A source a decoder shrank on load: 161 × 107 at 1/4 is 41 × 27 pixels, the last column and row a
+    /// quarter of one. Sized as the whole picture in every EXIF orientation (the flips put the partial pixel
+    /// first), and the same on both backends; on a ramp, the inner pixels land where the whole picture has them.
+    @Test("a source shrunk on load", arguments: 1...8)
+    func shrunkOnLoad(orientation: Int) throws {
+        let shrink = ShrinkOnLoad(width: 161, height: 107, factor: 4)
+        // Stored pixel x holds the ramp's mean over the picture's columns 4x…4x+3 (v = column·255/164).
+        var ramp = PixelBuffer(width: 41, height: 27, depth: .sixteen)
+        for y in 0..<27 {
+            for x in 0..<41 {
+                let value = Int((Double(4 * x) + 2) / 164 * 65535)
+                for c in 0..<4 { ramp.set(x, y, c, c == 3 ? 65535 : value) }
+            }
+        }
+        var generator = TestSeed().generator
+        let noise = TestImages.image(width: 41, height: 27, depth: .eight, alpha: true, using: &generator)
+        let pipeline = try RenderPipeline(operations: [.resize(Resize(width: 30, height: 30))])
+            .prepending(Operation.upright(exifOrientation: orientation))
+        let size = try pipeline.outputSize(width: 41, height: 27, shrunkFrom: shrink)
+        // 161 × 107 into 30 × 30: 30 × 19.94, so 30 × 20. (Here the 41 × 27 stored pixels would round to the
+        // same size; the ramp below tells the true extent from them.)
+        #expect(size == (orientation >= 5 ? (20, 30) : (30, 20)))
+        try withVulkanIfAvailable { vulkan in
+            for image in [ramp, noise] {
+                let cpu = try pipeline.render(image, shrunkFrom: shrink, on: CPUBackend())
+                if let vulkan {
+                    let gpu = try pipeline.render(image, shrunkFrom: shrink, on: vulkan)
+                    #expect(maxDifference(gpu, samples(cpu), width: cpu.width, height: cpu.height).map { $0 <= 1 } == true,
+                            "orientation \(orientation), \(image.depth)-bit")
+                }
+                guard image.depth == .sixteen, orientation <= 2 else { continue }
+                // Output column j is centered on the picture's column (j + ½)·161/30; flipped (2), mirrored.
+                for j in 3..<27 {
+                    let column = (Double(j) + 0.5) * 161 / 30
+                    let expected = (orientation == 1 ? column : 161 - column) / 164 * 65535
+                    let got = Double(cpu.sample(j, 10, 0))
+                    #expect(abs(got - expected) <= 40, "orientation \(orientation), column \(j): \(got) against \(expected)")
+                }
+            }
+        }
+    }
+
     @Test("opaque blue beside fully transparent red: no red in the result")
     func noBleed() throws {
         var image = PixelBuffer(width: 8, height: 6, depth: .eight)

@@ -24,7 +24,7 @@ enum ResampleKernel {
         let offset: [Int]
         let weights: [Float]
 
-        /// Push constants of the shader: scale, support, filter scale.
+        /// Push constants of the shader: scale, support, filter scale, start.
         let floats: [Float]
 
         /// Output indices per block of the horizontal pass (whose source pixels stay in cache).
@@ -33,14 +33,17 @@ enum ResampleKernel {
         /// per chunk: 2 % of the 16000×9000 photo's fit to 1920 went to it).
         let blocks: [(Int, Range<Int>)]
 
-        init(from n: Int, to m: Int, filter: Resize.Filter) {
-            let scale = Double(n) / Double(m)
+        /// The taps of `m` outputs from `n` source pixels, of which those from `span.start` over
+        /// `span.span` pixels hold the picture (all `n` but after a shrink on load, ``PassBuilder/Extent``).
+        init(from n: Int, to m: Int, span: (start: Double, span: Double)? = nil, filter: Resize.Filter) {
+            let (start, length) = span ?? (0, Double(n))
+            let scale = length / Double(m)
             let filterScale = max(scale, 1)
             let support = filter.support * filterScale
-            floats = [Float(scale), Float(support), Float(filterScale)]
+            floats = [Float(scale), Float(support), Float(filterScale), Float(start)]
             var first = [Int](), count = [Int](), offset = [Int](), weights = [Float]()
             for i in 0..<m {
-                let center = (Float(i) + 0.5) * floats[0]
+                let center = floats[3] + (Float(i) + 0.5) * floats[0]
                 offset.append(weights.count)
                 if filter == .nearest {
                     first.append(min(Int(center), n - 1))
@@ -90,9 +93,10 @@ enum ResampleKernel {
     }
 
     /// Resizes `input` along `vertical ? y : x` from `n` to `m` pixels; the other axis is `across` long.
-    static func pass(_ input: ImageRef, vertical: Bool, filter: Resize.Filter, from n: Int, to m: Int, across: Int,
+    static func pass(_ input: ImageRef, vertical: Bool, filter: Resize.Filter, from n: Int, to m: Int,
+                     span: (start: Double, span: Double)? = nil, across: Int,
                      premultiplyInput: Bool, unpremultiplyOutput: Bool) -> RenderPass {
-        let taps = Taps(from: n, to: m, filter: filter)
+        let taps = Taps(from: n, to: m, span: span, filter: filter)
         let width = vertical ? across : m, height = vertical ? m : across
         let footprint: @Sendable (PixelRect) -> PixelRect = { rect in
             if vertical {

@@ -131,9 +131,11 @@ public struct Resize: Sendable, Equatable, Codable {
     }
 
     func lower(into builder: inout PassBuilder) throws(RenderError) {
-        let (resized, cropped) = target(width: builder.width, height: builder.height)
-        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized, filter: filter,
-                                         for: "resize")
+        // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
+        let extent = builder.extent
+        let (resized, cropped) = target(width: extent?.width ?? builder.width, height: extent?.height ?? builder.height)
+        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized,
+                                         extent: extent, filter: filter, for: "resize")
         builder.move(to: image, width: resized.width, height: resized.height)
         if cropped != resized {
             let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)
