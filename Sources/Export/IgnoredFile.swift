@@ -6,24 +6,29 @@
 /// a scan that takes what a name says is predictable. A name with the extension of
 /// an image format Kiln knows but does not read (``ForeignFormats``: `.gif`,
 /// `.tif`, `.heic`, …) is reported as an image in that format "by its name"; any
-/// other file only as "not an image file Kiln reads". Hidden entries, the job's own `.kiln` folder among them, folders
-/// and special files are never reported.
+/// other file only as "not an image file Kiln reads". A special file (a named pipe, a socket, a device),
+/// whatever its name, is "not a regular file": it is never opened. Hidden entries, the job's own `.kiln`
+/// folder among them, and folders are never reported.
 public struct IgnoredFile: Sendable, Equatable {
     /// The file's path as the scan reached it (a name that is not valid UTF-8 shown escaped).
     public let path: String
-    /// The image format its name says ("JPEG"), or nil when it does not look like an image.
+    /// The image format its name says ("JPEG"), or nil when it does not look like an image (or is a special file).
     public let format: String?
+    /// What a special file is ("a named pipe (FIFO)"); nil for a regular file.
+    public let special: String?
 
-    /// The file at `path`, its format taken from its name.
-    init(path: String) {
+    /// The file at `path`, its format taken from its name; `special`: what it is, when it is no regular file.
+    init(path: String, special: String? = nil) {
         self.path = path
-        format = ForeignFormats.name(byExtensionOf: path.split(separator: "/").last.map(String.init) ?? path)
+        self.special = special
+        format = special != nil ? nil : ForeignFormats.name(byExtensionOf: path.split(separator: "/").last.map(String.init) ?? path)
     }
 
-    /// Why it was passed over: "a GIF image (by its name); kiln reads PNG, JPEG and WebP", or
-    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)".
+    /// Why it was passed over: "a GIF image (by its name); kiln reads PNG, JPEG and WebP",
+    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)", or "not a regular file: a named pipe (FIFO)".
     public var reason: String {
-        format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads \(ImageCodecs.readableNames)" }
+        if let special { return "not a regular file: \(special)" }
+        return format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads \(ImageCodecs.readableNames)" }
             ?? "not an image file Kiln reads (\(IgnoredFile.scannedExtensions))"
     }
 
@@ -43,8 +48,10 @@ public struct IgnoredFiles: Sendable, Equatable {
 
     /// How many look like images by their name.
     public var images: Int { files.count { $0.format != nil } }
-    /// How many do not.
+    /// How many do not (special files included).
     public var others: Int { files.count - images }
+    /// How many are special files (pipes, sockets, devices).
+    public var specials: Int { files.count { $0.special != nil } }
 
     /// The image formats with how many files each, the most frequent first (then by name).
     public var formats: [(format: String, count: Int)] {

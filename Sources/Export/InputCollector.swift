@@ -120,10 +120,25 @@ public struct InputCollector {
     static let undecodableFolderProblem = "this folder's name is not valid UTF-8; kiln reads only UTF-8 names, "
         + "so the images in it were not exported (rename it)"
 
+    /// Why the images of a folder the scan cannot list are not exported.
+    static func unlistedFolderProblem(_ reason: String) -> String {
+        "cannot list this folder (\(reason)), so the images in it were not exported"
+    }
+
     /// Adds the items under `directory` to `items`, and the files passed over to `ignored`.
+    /// A folder that cannot be listed is one item saying so (its images fail, not vanish).
     private func walk(directory: String, relative: String, into items: inout [ExportItem],
                       ignoring ignored: inout [IgnoredFile]) {
-        for entry in Self.entries(of: directory).sorted(by: { $0.name.shown < $1.name.shown })
+        let entries: [(name: EntryName, type: mode_t?)]
+        switch Self.entries(of: directory) {
+        case .success(let listed): entries = listed
+        case .failure(let error):
+            let shown = relative.isEmpty ? directory : relative
+            items.append(ExportItem(input: directory, output: options.inPlace ? directory : shown,
+                                    problem: Self.unlistedFolderProblem(error.reason)))
+            return
+        }
+        for entry in entries.sorted(by: { $0.name.shown < $1.name.shown })
         where !entry.name.shown.hasPrefix(".") {
             let name = entry.name.shown
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
@@ -161,7 +176,10 @@ public struct InputCollector {
                     ignored.append(IgnoredFile(path: path))
                 }
             default:
-                continue
+                // A pipe, a socket, a device: never opened, but said.
+                var info = stat()
+                let kind = lstat(path, &info) == 0 ? SpecialFile.kind(info.st_mode) : nil
+                ignored.append(IgnoredFile(path: path, special: kind ?? "not a regular file"))
             }
         }
     }
@@ -178,8 +196,8 @@ public struct InputCollector {
     /// The entries of a directory with their type (`S_IFDIR`, `S_IFREG`, `S_IFLNK`, …)
     /// where the file system reports it in the listing (`d_type`), in one pass of `readdir`.
     /// An entry whose name is not UTF-8 always has a type here (see ``undecodableType(in:name:)``).
-    private static func entries(of directory: String) -> [(name: EntryName, type: mode_t?)] {
-        guard let stream = opendir(directory) else { return [] }
+    private static func entries(of directory: String) -> Result<[(name: EntryName, type: mode_t?)], ListingError> {
+        guard let stream = opendir(directory) else { return .failure(ListingError(reason: String(cString: strerror(errno)))) }
         defer { closedir(stream) }
         var entries: [(name: EntryName, type: mode_t?)] = []
         while let entry = readdir(stream) {
@@ -201,7 +219,12 @@ public struct InputCollector {
             if name.shown == "." || name.shown == ".." { continue }
             entries.append((name, type))
         }
-        return entries
+        return .success(entries)
+    }
+
+    /// Why a folder could not be listed: the system's reason ("Permission denied").
+    struct ListingError: Error {
+        let reason: String
     }
 
     /// The type of the entry `name` (NUL-terminated bytes) of the open folder `stream`, as the walk

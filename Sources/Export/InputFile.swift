@@ -35,7 +35,8 @@ struct InputFile {
 
     /// Reads `path`; nil when it cannot be opened (the decoder says why).
     init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without blocking: a pipe is not read here (its reader refuses it, ``SpecialFile``).
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()

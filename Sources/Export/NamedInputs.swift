@@ -16,7 +16,8 @@ public enum NamedInputs {
     ///
     /// Each path is opened, not only `stat`ed: a file that exists but that this
     /// user may not read fails here too. `O_NONBLOCK` keeps a FIFO from blocking
-    /// the check; folders open like files.
+    /// the check; folders open like files. Anything but a file or a folder (a
+    /// named pipe, a device) is refused too: reading it could wait forever.
     /// - Throws: ``ExportError/unreadableInput(_:reason:)`` naming the path and the system's reason.
     public static func check(_ inputs: [String]) throws(ExportError) {
         for path in inputs where path != "-" {
@@ -24,7 +25,11 @@ public enum NamedInputs {
             guard descriptor >= 0 else {
                 throw .unreadableInput(path, reason: String(cString: strerror(errno)))
             }
-            close(descriptor)
+            defer { close(descriptor) }
+            var info = stat()
+            if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT != S_IFDIR, let kind = SpecialFile.kind(info.st_mode) {
+                throw .unreadableInput(path, reason: "it is \(kind), not an image file or a folder")
+            }
         }
     }
 }

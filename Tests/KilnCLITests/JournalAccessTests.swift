@@ -10,21 +10,6 @@ import Testing
 /// (util-linux `setpriv`) over a folder root owns; as anyone else, the mode
 /// alone denies the owner. Either way the denial is real, not simulated.
 @Suite struct JournalAccessTests {
-    /// Runs the built kiln as a user the mode 000 denies.
-    private func kilnDenied(_ arguments: [String]) throws -> ChildProcess.Outcome {
-        guard geteuid() == 0 else { return try kiln(arguments) }
-        let setpriv = "/usr/bin/setpriv"
-        try #require(FileManager.default.isExecutableFile(atPath: setpriv),
-                     "as root the test needs setpriv (util-linux) to drop privileges")
-        // The other user makes its slot folder in a folder anyone may write to, as the temporary folder.
-        let anyone = testScratch + "/anyone"
-        try? FileManager.default.createDirectory(atPath: anyone, withIntermediateDirectories: true)
-        #expect(chmod(anyone, 0o1777) == 0)
-        return try ChildProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.kiln] + arguments,
-                                environment: ["KILN_RUNTIME_DIR": anyone + "/slots-" + UUID().uuidString])
-            .wait(timeout: .seconds(120))
-    }
-
     @Test(arguments: ["status", "resume", "cancel"])
     func anUnreadableJournalIsSaidToBeUnreadableNotMissing(_ command: String) throws {
         let dir = try TemporaryDirectory()

@@ -62,6 +62,8 @@ enum ImageCodecs {
         let open = { (codec: any ImageCodec) throws -> any ImageReader in
             try bytes.map { try codec.reader(bytes: $0, limits: limits) } ?? codec.reader(contentsOf: path, limits: limits)
         }
+        // A folder, a pipe or a device is never opened as an image: reading a pipe or a terminal could wait forever.
+        if bytes == nil, let special = SpecialFile(path: path) { throw special }
         let start = bytes?.prefix(prefixLength) ?? prefix(of: path)
         if let codec = codec(for: start) { return try open(codec) }
         // A file that cannot be opened says so once, not once per codec tried.
@@ -96,11 +98,17 @@ enum ImageCodecs {
         return try RenderPipeline(operations: upright, loadImage: { _, _ in image }).render(image, on: CPUBackend())
     }
 
-    /// The first bytes of the file at `path` (fewer for a short or unreadable one: the reader says why).
+    /// The first bytes of the file at `path` (fewer for a short or unreadable one, none for anything
+    /// but a regular file: the reader says why). Opened without blocking: a pipe named `.png` never holds it.
     private static func prefix(of path: String) -> ArraySlice<UInt8> {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return ArraySlice((try? handle.read(upToCount: prefixLength)) ?? Data())
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
+        var bytes = [UInt8](repeating: 0, count: prefixLength)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        return bytes.prefix(max(0, count))
     }
 }
 
@@ -111,6 +119,35 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     var description: String {
         reasons.isEmpty ? "not an image Kiln reads (\(ImageCodecs.readableNames))" : reasons.map { "\($0)" }.joined(separator: "; ")
     }
+}
+
+/// A path that names something other than a regular file: a folder, a named pipe, a socket, a device.
+/// Never opened as an image (a pipe or a terminal could block the read forever); it fails alone.
+struct SpecialFile: Error, CustomStringConvertible {
+    /// What it is: "a named pipe (FIFO)".
+    let kind: String
+
+    /// Nil when `path` is a regular file (or a link to one), or names nothing (the open says why).
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, let kind = Self.kind(info.st_mode) else { return nil }
+        self.kind = kind
+    }
+
+    /// What a file of mode `mode` is, in words; nil for a regular file.
+    static func kind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a named pipe (FIFO)"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a regular file"
+        }
+    }
+
+    var description: String { "not an image file: it is \(kind)" }
 }
 
 /// A file that cannot be opened for reading (missing, a permission), with the system's reason.

@@ -1,5 +1,6 @@
 import Foundation
 import KilnTestSupport
+import Testing
 
 /// Where the tests find the repository, its fixtures and the built `kiln`.
 enum Paths {
@@ -42,6 +43,23 @@ enum Paths {
 func kiln(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
           timeout: Duration = .seconds(300)) throws -> ChildProcess.Outcome {
     try startKiln(arguments, stdin: stdin, environment: environment).wait(timeout: timeout)
+}
+
+/// Runs the built kiln as a user a mode such as 000 denies: as root (who reads through any mode), as
+/// `nobody` through util-linux `setpriv`; as anyone else, as that user, whom the mode alone denies.
+/// Either way the denial is real, not simulated.
+func kilnDenied(_ arguments: [String]) throws -> ChildProcess.Outcome {
+    guard geteuid() == 0 else { return try kiln(arguments) }
+    let setpriv = "/usr/bin/setpriv"
+    try #require(FileManager.default.isExecutableFile(atPath: setpriv),
+                 "as root the test needs setpriv (util-linux) to drop privileges")
+    // The other user makes its slot folder in a folder anyone may write to, as the temporary folder.
+    let anyone = testScratch + "/anyone"
+    try? FileManager.default.createDirectory(atPath: anyone, withIntermediateDirectories: true)
+    #expect(chmod(anyone, 0o1777) == 0)
+    return try ChildProcess(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.kiln] + arguments,
+                            environment: ["KILN_RUNTIME_DIR": anyone + "/slots-" + UUID().uuidString])
+        .wait(timeout: .seconds(120))
 }
 
 /// This test process's own folder in the temporary folder, removed when the process exits:
