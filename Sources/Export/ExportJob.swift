@@ -411,7 +411,8 @@ public final class ExportJob: Sendable {
         let made = inputFile.map { Provenance(input: $0, plan: planDigest) }
         // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
         let replace = options.overwrite || lostWrites.contains(item.output)
-        let existing = replace || options.inPlace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)
+        let existing = options.inPlace ? replacedEarlier(item)
+            : replace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)
         if let problem = item.problem {
             result.error = problem
         } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
@@ -685,6 +686,24 @@ public final class ExportJob: Sendable {
         /// No journal record says what made it: its bytes, and how the user's cache record of this
         /// very file says it was made otherwise, if one does.
         case unrecorded([UInt8], otherOptions: String?)
+    }
+
+    /// In place, what an earlier run of this job (a stopped one, started again by the same command)
+    /// recorded of the file: if the file is still what that run replaced it with, it is that run's
+    /// output, not an input. Made by this same work it is skipped; by other options, a conflict:
+    /// these would stack on that run's (before, the same command again blurred the finished images
+    /// twice, exit 0). Otherwise (no record, or the file changed since) it is an input like any other.
+    private func replacedEarlier(_ item: ExportItem) -> Existing {
+        guard let earlier = earlierRecords[item.output], earlier.status == .written || earlier.status == .skipped,
+              let madeBefore = earlier.made, FileVersion(path: output.url(of: item.output))?.size == earlier.size,
+              let present = output.regularFileContents(item.output), present.count == earlier.size,
+              CRC32.checksum(present) == earlier.crc32 else { return .absent }
+        guard madeBefore.plan == planDigest else {
+            return .conflict("\(item.input) was replaced by an earlier run of this job with other options; kept, "
+                             + "not exported again over that run's work — `kiln resume` finishes that run, or remove "
+                             + "\(output.path)/.kiln to export it again with these options")
+        }
+        return .identical(earlier)
     }
 
     /// What occupies the output path (the caller found it occupied).

@@ -52,4 +52,39 @@ import Testing
         #expect(Events(resumed.stdoutLines).files("written").count == names.count - 3)
         #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
     }
+
+    /// The same command again after a stop (not `kiln resume`): the journal's records tell the inputs already
+    /// replaced from the rest. Before, it processed them again (brightened twice) and exited 0. With other
+    /// options it keeps them, as conflicts: the new options would stack on the stopped run's.
+    @Test(arguments: [false, true])
+    func theSameCommandAgainAfterAStopProcessesNoInputTwice(otherOptions: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let names = Paths.pngs(in: Paths.sampleData)
+        try copies(names, from: Paths.sampleData, into: dir)
+        let operations = ["--brightness", "0.1"]  // applied twice, it would show
+        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
+                         + operations).status == 0)
+        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
+                                     "--stall-timeout", "1"] + operations,
+                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let done = names.filter { differences([$0], dir.join("in"), dir.join("ref")).isEmpty }
+        #expect(done.count == 3)
+
+        let again = try startKiln(["export", "--in-place", "in", "--progress", "json"]
+                                  + (otherOptions ? ["--brightness", "0.2"] : operations), directory: dir.path).wait()
+        let events = Events(again.stdoutLines)
+        if otherOptions {
+            #expect(again.status == 1, "\(again.stderr)")
+            let conflicts = events.files("conflict")
+            #expect(conflicts.count == 3, "\(again.stdout)")
+            #expect((conflicts.first?["error"] as? String)?.contains("was replaced by an earlier run of this job with other "
+                                                                     + "options") == true, "\(again.stdout)")
+            #expect(differences(done, dir.join("in"), dir.join("ref")) == [], "the stopped run's outputs are kept")
+        } else {
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(events.files("skipped").count == 3 && events.files("written").count == names.count - 3, "\(again.stdout)")
+            #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
+        }
+    }
 }
