@@ -114,6 +114,13 @@ struct JobRunner {
             if !resuming { try journal.start(record) }
         } catch let refused as ExitCode {
             throw refused
+        } catch is JobEndedWhileWaiting {
+            // An export starts over, in the folder the job left (its outputs are found as this work's, or not);
+            // a resume has nothing left to do.
+            guard self.resuming else { return try await run() }
+            reporter.warning("the job in \(directory) finished while this resume waited for it: nothing is left to do")
+            reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: 0, traffic: DeviceTraffic())
+            return
         } catch {
             throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
         }
@@ -248,6 +255,9 @@ struct JobRunner {
         if code != KilnExitCode.success { throw exit }
     }
 
+    /// The job whose lock this one waited for ended without failures and removed its journal.
+    private struct JobEndedWhileWaiting: Error {}
+
     /// `items`, those whose input is in `stalled` failing at once: the previous two runs each
     /// stalled while exporting them.
     static func leavingOut(_ stalled: [String], from items: [ExportItem]) -> [ExportItem] {
@@ -294,10 +304,24 @@ struct JobRunner {
             throw reporter.refusal(place + (record.shard == nil ? "" : " (--strategy queue waits for it)"),
                                    KilnExitCode.unavailable)
         }
+        let signals = WaitSignals()  // before the warning: a signal sent once it is read is caught
+        defer { signals.stop() }
         reporter.warning(place + "; waiting for it (--strategy queue)")
         while true {
             usleep(200_000)
-            if let lock = try JobLock(journal: journal) { return lock }
+            if let number = signals.caughtSignal {
+                let reason: ExpirationReason = number == SIGINT ? .userCancelled : number == SIGTERM ? .systemTermination : .hangUp
+                reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
+                reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0,
+                             exitCode: KilnExitCode.resumable.rawValue, traffic: DeviceTraffic())
+                throw KilnExitCode.resumable
+            }
+            do {
+                if let lock = try JobLock(journal: journal) { return lock }
+            } catch where access(journal.directory, F_OK) != 0 {
+                // The job ended without failures and removed its journal: there is no lock left to wait for.
+                throw JobEndedWhileWaiting()
+            }
             if record.shard != nil, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
                 throw reporter.refusal("stopped waiting: the job was \(mark)", KilnExitCode.resumable)
             }

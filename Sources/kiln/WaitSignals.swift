@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// The first stop signal caught while a job waits for another process's lock (0: none yet).
+/// A global: a signal handler captures nothing. An atomic store is async-signal-safe.
+private let caughtWhileWaiting = Atomic<Int32>(0)
+
+/// The stop signals — SIGINT, SIGTERM, and SIGHUP unless it was ignored (`nohup`) — caught while a
+/// job waits for another process's lock on its folder, before its lifecycle (``ProcessLifecycle``)
+/// takes them over: the wait ends with the stream's `end` and exit 75, not a process killed with no
+/// `end` (a second `--strategy queue` job died at once on SIGTERM, exit 143).
+///
+/// A plain `sigaction` handler, in place when this returns (a dispatch source is registered
+/// asynchronously; with one, made after the job said it waits, the test's SIGTERM sent on reading
+/// that was lost and the job waited on).
+struct WaitSignals {
+    private let numbers: [Int32]
+
+    /// Catches the signals from now until ``stop()``.
+    init() {
+        var hangUp = sigaction()
+        let hangUpIgnored = sigaction(SIGHUP, nil, &hangUp) == 0
+            && unsafeBitCast(hangUp.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+        numbers = [SIGINT, SIGTERM] + (hangUpIgnored ? [] : [SIGHUP])
+        caughtWhileWaiting.store(0, ordering: .relaxed)
+        for number in numbers {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                _ = caughtWhileWaiting.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// The first stop signal caught, if any.
+    var caughtSignal: Int32? {
+        let number = caughtWhileWaiting.load(ordering: .relaxed)
+        return number == 0 ? nil : number
+    }
+
+    /// Gives the signals back to their default actions.
+    func stop() {
+        for number in numbers { signal(number, SIG_DFL) }
+    }
+}
