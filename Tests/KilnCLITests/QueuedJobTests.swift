@@ -57,7 +57,11 @@ import Testing
 
         #expect(try kiln(["cancel", first.path]).status == 0)
         #expect(try holder.wait(timeout: .seconds(60)).status == 75)
-        #expect(try waiter.wait(timeout: .seconds(120)).status == 0)
+        let waited = try waiter.wait(timeout: .seconds(120))
+        #expect(waited.status == 0)
+        // Each `queued` names the job it waits for; none is sent for the moment the holder lets go.
+        let named = Events(waited.stdoutLines).named("queued").map { $0["waitingForJobs"] as? Int ?? 0 }
+        #expect(!named.isEmpty && named.allSatisfy { $0 >= 1 }, "\(waited.stdout)")
         #expect(try plain.wait(timeout: .seconds(120)).status == 0)
     }
 }

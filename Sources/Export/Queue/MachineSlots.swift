@@ -92,12 +92,14 @@ public struct MachineSlots: Sendable {
         var last: (Int, [Holder]) = (0, [])
         while !cancelled() {
             let ahead = liveTickets(in: queue).filter { $0 < ticket.name }.count
+            // Taken first when it is this job's turn: reported before, the holder's letting go was
+            // a last `queued` naming nobody, just before the job started.
+            if ahead == 0, let slot = try grab(kind, in: held, as: holder) { return slot }
             let now = (ahead + 1, holders(kind, in: held))
             if now != last {
                 last = now
                 position(now.0, now.1)
             }
-            if ahead == 0, let slot = try grab(kind, in: held, as: holder) { return slot }
             usleep(100_000)
         }
         return nil
