@@ -90,8 +90,10 @@ public final class ColorConverter: @unchecked Sendable {
         case .srgb: handle = ccolor_profile_srgb()
         case .displayP3: handle = ccolor_profile_display_p3()
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw .unusableProfile(role: role, name: path, reason: "cannot read the file")
+            let data: Data
+            switch SmallFile.contents(of: path) {
+            case .success(let bytes): data = bytes
+            case .failure(let error): throw .unusableProfile(role: role, name: path, reason: "cannot read the file (\(error))")
             }
             handle = data.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
         }

@@ -93,7 +93,8 @@ public struct Recipe: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(known: ["operations", "output"])
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        operations = try container.decode([Render.Operation].self, forKey: .operations)
+        // Omitted: none (a recipe of output settings alone, `{"output":{"format":"jpeg","quality":90}}`).
+        operations = try container.decodeIfPresent([Render.Operation].self, forKey: .operations) ?? []
         output = try container.decodeIfPresent(Output.self, forKey: .output)
     }
 
@@ -101,16 +102,15 @@ public struct Recipe: Sendable, Equatable, Codable {
     /// (unreadable file, bad JSON, unknown op, missing field, wrong type, value out of range).
     public static func load(contentsOf path: String) throws(RenderError) -> Recipe {
         let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .invalidRecipe(path: path, problem: "cannot read the file (\(error.localizedDescription))")
+        switch SmallFile.contents(of: path) {
+        case .success(let bytes): data = bytes
+        case .failure(let error): throw .invalidRecipe(path: path, problem: "cannot read the file (\(error.reason))")
         }
         var recipe: Recipe
         do {
             recipe = try JSONDecoder().decode(Recipe.self, from: data)
         } catch let error as DecodingError {
-            throw .invalidRecipe(path: path, problem: describe(error))
+            throw .invalidRecipe(path: path, problem: describe(error, in: data))
         } catch {
             throw .invalidRecipe(path: path, problem: "\(error)")
         }
@@ -126,9 +126,10 @@ public struct Recipe: Sendable, Equatable, Codable {
         return recipe
     }
 
-    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected Int", …
-    /// (also how the job journal's stored plan reports a bad value).
-    package static func describe(_ error: DecodingError) -> String {
+    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected a whole number",
+    /// "operations[0].axis: \"x\" is not one of its values" … (also how the job journal's stored plan
+    /// reports a bad value). `data`: the JSON decoded, to say where its syntax breaks.
+    package static func describe(_ error: DecodingError, in data: Data? = nil) -> String {
         func place(_ path: [any CodingKey]) -> String {
             let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the top level" : text)
@@ -137,14 +138,43 @@ public struct Recipe: Sendable, Equatable, Codable {
         case .keyNotFound(let key, let context):
             return "\(place(context.codingPath + [key])): missing"
         case .typeMismatch(let type, let context):
-            return "\(place(context.codingPath)): wrong type, expected \(type)"
+            return "\(place(context.codingPath)): wrong type, expected \(kind(of: type))"
         case .valueNotFound(let type, let context):
-            return "\(place(context.codingPath)): missing value, expected \(type)"
+            return "\(place(context.codingPath)): missing value, expected \(kind(of: type))"
         case .dataCorrupted(let context):
-            let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
-            return "\(place(context.codingPath)): \(reason ?? context.debugDescription)"
+            // A string no case of an enumeration has: `Cannot initialize Axis from invalid String value x`.
+            if let value = context.debugDescription.range(of: "from invalid String value ").map({
+                context.debugDescription[$0.upperBound...] }) {
+                return "\(place(context.codingPath)): \"\(value)\" is not one of its values"
+            }
+            guard context.codingPath.isEmpty, context.debugDescription.contains("not valid JSON"), let data else {
+                let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
+                return "\(place(context.codingPath)): \(reason ?? context.debugDescription)"
+            }
+            // The decoder says only "not valid JSON": the parser says where, or it is a number the value cannot hold.
+            do {
+                _ = try JSONSerialization.jsonObject(with: data)
+                return "a number does not fit its value (a fraction where a whole number is needed, or out of range)"
+            } catch {
+                // "Number 1e400 is not representable in Swift.": out of range, in words without Swift.
+                let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String)?
+                    .replacingOccurrences(of: " is not representable in Swift.", with: " is out of range")
+                return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
+            }
         @unknown default:
             return "\(error)"
+        }
+    }
+
+    /// A type as a recipe's author knows it: "a number", "a list", …
+    private static func kind(of type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int32.Type, is UInt32.Type: "a whole number"
+        case is Double.Type, is Float.Type: "a number"
+        case is String.Type: "text (a string)"
+        case is Bool.Type: "true or false"
+        default:
+            "\(type)".hasPrefix("Array") ? "a list ([…])" : "\(type)".hasPrefix("Dictionary") ? "an object ({…})" : "\(type)"
         }
     }
 }

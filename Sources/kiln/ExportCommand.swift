@@ -213,18 +213,27 @@ struct ExportCommand: AsyncParsableCommand {
             record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
-                            ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, items: items)).run()
+                            ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, level: render.level != nil,
+                                                                             items: items)).run()
     }
 
     /// Under `--format same`, each format option that no output of the job takes (a JPEG
     /// option where no input is a JPEG, …): it would change nothing, silently. With
     /// `--format` named, such options are refused instead (``OperationOptions``).
-    static func unusedFormatOptions(_ output: OutputSettings, items: [ExportItem]) -> [String] {
+    /// `level`: `--level` was given.
+    static func unusedFormatOptions(_ output: OutputSettings, level: Bool, items: [ExportItem]) -> [String] {
         guard output.format == .same else { return [] }
         // By the outputs' names (under --in-place the inputs' own: .jpeg, .JPG …).
         let written = Set(items.filter { $0.problem == nil }.compactMap(\.outputFormat))
         let jpeg = written.contains(.jpeg), webp = written.contains(.webp)
         var notes: [String] = []
+        if !written.contains(.png) && level {
+            notes.append("--level applies to PNG outputs, and this job writes none (--format same keeps each input's format)")
+        }
+        if !jpeg && output.background != nil {
+            notes.append("--background applies to JPEG outputs (what their alpha is flattened onto), and this job writes none "
+                         + "(--format same keeps each input's format)")
+        }
         if !jpeg && !webp && output.quality != nil {
             notes.append("--quality applies to JPEG and WebP outputs, and this job writes none (--format same keeps each input's format)")
         }

@@ -28,7 +28,7 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
     var format: OutputFormat?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp works for a smaller file (1 fastest, 100 smallest; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp searches for a smaller file (1 fastest, 100 slowest; higher is usually, not always, smaller; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"))
     var quality: Int?
 
     @Flag(help: "Write progressive JPEGs (libjpeg then holds every coefficient of the image: about 3 bytes a pixel).")
@@ -151,6 +151,7 @@ struct OperationOptions: ParsableArguments {
             }
         }
         var output = OutputSettings()
+        var recipeLevel: Int?
         var plan: ExportPlan
         if let recipe {
             let given = flagsGiven
@@ -163,6 +164,7 @@ struct OperationOptions: ParsableArguments {
                                   metadata: metadata ?? loaded.output?.metadata?.selection ?? .all,
                                   autorotate: !noAutorotate && (loaded.output?.autorotate ?? true))
                 output = loaded.output?.settings ?? output
+                recipeLevel = loaded.output?.level
             } catch {
                 throw ValidationError(error.description)
             }
@@ -170,7 +172,7 @@ struct OperationOptions: ParsableArguments {
             plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all,
                               autorotate: !noAutorotate)
         }
-        plan.output = try outputSettings(over: output)
+        plan.output = try outputSettings(over: output, recipeLevel: recipeLevel)
         if let profile {
             let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,
                                              inputProfile: inputProfile.map(ColorConversion.Profile.init(argument:)) ?? .srgb)
@@ -198,8 +200,9 @@ struct OperationOptions: ParsableArguments {
         return plan
     }
 
-    /// `recipe`'s output settings with each format flag given in their place, checked.
-    private func outputSettings(over recipe: OutputSettings) throws -> OutputSettings {
+    /// `recipe`'s output settings with each format flag given in their place, checked: an option the
+    /// chosen format does not take is refused, named as given (the flag, or the recipe's key).
+    private func outputSettings(over recipe: OutputSettings, recipeLevel: Int?) throws -> OutputSettings {
         var output = recipe
         if let format { output.format = format }
         if let quality {
@@ -217,15 +220,30 @@ struct OperationOptions: ParsableArguments {
             }
             output.background = color
         }
-        guard output.format != .png || (output.quality == nil && !output.progressive && output.subsample == nil
-                                         && !output.lossless) else {
-            throw ValidationError("--quality, --progressive, --subsample and --lossless do not apply to PNG output")
+        // Each option given, as the user gave it: "--quality", or "output.quality (recipe r.json)".
+        func given(_ key: String, flag: Bool, recipe recipeSets: Bool) -> String? {
+            flag ? "--\(key)" : recipeSets ? "output.\(key) (recipe \(self.recipe ?? ""))" : nil
         }
-        guard output.format != .jpeg || !output.lossless else {
-            throw ValidationError("--lossless applies to WebP output, not JPEG")
-        }
-        guard output.format != .webp || (!output.progressive && output.subsample == nil) else {
-            throw ValidationError("--progressive and --subsample apply to JPEG output, not WebP")
+        let options: [(formats: [OutputFormat], name: String?)] = [
+            ([.jpeg, .webp], given("quality", flag: quality != nil, recipe: recipe.quality != nil)),
+            ([.jpeg], given("progressive", flag: progressive, recipe: recipe.progressive)),
+            ([.jpeg], given("subsample", flag: subsample != nil, recipe: recipe.subsample != nil)),
+            ([.webp], given("lossless", flag: lossless, recipe: recipe.lossless)),
+            ([.jpeg], given("background", flag: background != nil, recipe: recipe.background != nil)),
+            ([.png], given("level", flag: level != nil, recipe: recipeLevel != nil)),
+        ]
+        guard output.format != .same else { return output }
+        let refused = options.filter { $0.name != nil && !$0.formats.contains(output.format) }
+        guard refused.isEmpty else {
+            let title = { (format: OutputFormat) in format == .png ? "PNG" : format == .jpeg ? "JPEG" : "WebP" }
+            let takers = { (formats: [OutputFormat]) in formats.map(title).joined(separator: " or ") }
+            // "--level applies to PNG output, not JPEG"; "--quality (JPEG or WebP) and --background (JPEG) do not apply to PNG output".
+            guard refused.count > 1 else {
+                throw ValidationError("\(refused[0].name!) applies to \(takers(refused[0].formats)) output, not \(title(output.format))")
+            }
+            let names = refused.map { "\($0.name!) (\(takers($0.formats)))" }
+            throw ValidationError(names.dropLast().joined(separator: ", ") + " and " + names.last!
+                                  + " do not apply to \(title(output.format)) output")
         }
         return output
     }

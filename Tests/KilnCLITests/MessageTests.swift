@@ -98,4 +98,31 @@ import Testing
         let inPlace = try kiln(["export", "--in-place", dir.join("c/rgb8.jpeg"), "--progress", "json", "--quality", "70"])
         #expect(inPlace.status == 0 && Events(inPlace.stdoutLines).named("warning").isEmpty, "\(inPlace.stdout)")
     }
+
+    /// Before: `--level` with `--format jpeg` or `webp`, and `--background` with `--format png` or `webp`, were
+    /// taken silently (the subtitle even read "JPEG quality 85" under `--level 3`), and so under `--format same`.
+    @Test func levelAndBackgroundAreRefusedOrSaidWhereNoOutputTakesThem() throws {
+        let dir = try TemporaryDirectory()
+        let png = Paths.sampleData + "/rgb8.png"
+        for (format, option) in [("jpeg", ["--level", "3"]), ("webp", ["--level", "3"]), ("png", ["--background", "black"]),
+                                 ("webp", ["--background", "black"])] {
+            let r = try kiln(["export", png, "-o", dir.join("refused"), "--format", format] + option)
+            #expect(r.status == 64, "\(format) \(option): \(r.stderr)")
+            #expect(r.stderr.contains("\(option[0]) applies to \(option[0] == "--level" ? "PNG" : "JPEG") output"), "\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.join("refused")))
+        let both = try kiln(["export", png, "-o", dir.join("refused"), "--format", "png", "--quality", "5", "--background", "black"])
+        #expect(both.stderr.contains("--quality (JPEG or WebP) and --background (JPEG) do not apply to PNG output"),
+                "\(both.stderr)")
+        // Under --format same: said once at the start.
+        let jpeg = try kiln(["export", png, "-o", dir.join("jpeg"), "--format", "jpeg", "--progress", "none"])
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
+        for (input, option, said) in [(dir.join("jpeg/rgb8.jpg"), ["--level", "3"], "--level applies to PNG outputs"),
+                                      (png, ["--background", "black"], "--background applies to JPEG outputs")] {
+            let r = try kiln(["export", input, "-o", dir.join("same-\(option[0])"), "--progress", "json"] + option)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            #expect(warnings.count == 1 && warnings[0].hasPrefix(said), "\(warnings)")
+        }
+    }
 }

@@ -61,6 +61,15 @@ import Testing
          #"operations[1]: unknown key "fitt""#),
         (#"{"operations":[{"op":"blur","sigma":2}],"outputs":{"level":1}}"#, #"the top level: unknown key "outputs""#),
         (#"{"operations":[{"op":"blur","sigma":2}],"output":{"level":1,"lvl":2}}"#, #"output: unknown key "lvl""#),
+        // In a recipe author's words, not Swift's ("expected Dictionary<String, Any>", "Cannot initialize Axis …").
+        ("[]", "the top level: wrong type, expected an object ({…})"),
+        (#"{"operations":[{"op":"flip","axis":"x"}]}"#, #"operations[0].axis: "x" is not one of its values"#),
+        (#"{"output":{"format":"gif"}}"#, #"output.format: "gif" is not one of its values"#),
+        (#"{"operations":[{"op":"resize","width":1.5}]}"#, "a number does not fit its value"),
+        (#"{"operations":[{"op":"blur","sigma":"x"}]}"#, "operations[0].sigma: wrong type, expected a number"),
+        // A format option the recipe's format does not take names the recipe's key, not a flag.
+        (#"{"output":{"format":"png","quality":50}}"#, "output.quality (recipe "),
+        (#"{"output":{"format":"jpeg","level":3}}"#, "applies to PNG output, not JPEG"),
     ])
     func badRecipesExit64NamingTheProblem(_ text: String, _ named: String) throws {
         let work = try TemporaryDirectory()
@@ -69,6 +78,22 @@ import Testing
         #expect(r.status == 64)
         #expect(r.stderr.contains(named), "stderr should name \(named): \(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.join("out")), "nothing written")
+    }
+
+    /// A recipe of output settings alone (docs/recipes.md's example) needs no `operations`; a folder named as
+    /// the recipe says so (it said "NSCocoaErrorDomain error 256").
+    @Test func aRecipeMayHoldOutputSettingsAloneAndAFolderIsNoRecipe() throws {
+        let work = try TemporaryDirectory()
+        try #"{"output": {"format": "jpeg", "quality": 90}}"#.write(toFile: work.join("recipe.json"), atomically: true,
+                                                                    encoding: .utf8)
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", work.join("out"), "--recipe", work.join("recipe.json"),
+                          "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.join("out/rgb8.jpg")))
+        let folder = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", work.join("no"), "--recipe", Paths.sampleData])
+        #expect(folder.status == 64)
+        #expect(folder.stderr.contains("invalid recipe \(Paths.sampleData): cannot read the file (it is a folder)"),
+                "\(folder.stderr)")
     }
 
     /// `--watermark` reads its file as the inputs are read, by content: a lossless WebP of the
