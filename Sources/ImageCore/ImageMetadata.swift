@@ -13,6 +13,10 @@ public struct ImageMetadata: Sendable, Equatable {
     public var exif: [UInt8]?
     /// The XMP packet (UTF-8 XML).
     public var xmp: [UInt8]?
+    /// A JPEG's Photoshop image resources (APP13 after "Photoshop 3.0"), where IPTC
+    /// (caption, keywords, copyright) lives: written back into JPEG outputs only, which
+    /// have its place; a PNG or WebP output says it left it out. Kept with `text`.
+    public var iptc: [UInt8]?
     /// Text entries, in file order.
     public var text: [TextEntry]
     /// Physical pixel density.
@@ -166,4 +170,11 @@ public struct DroppedMetadata: Sendable, Equatable, CustomStringConvertible {
 
     /// "iCCP left out: …".
     public var description: String { "\(type) left out: \(reason)" }
+
+    /// IPTC (``ImageMetadata/iptc``) in an output of `format`, which has no place for it, when it is to be kept.
+    public static func iptc(in metadata: ImageMetadata?, keep: MetadataSelection, format: String) -> [DroppedMetadata] {
+        guard keep.contains(.text), metadata?.iptc != nil else { return [] }
+        return [DroppedMetadata(type: "IPTC", reason: "\(format) has no place for it (a JPEG output keeps it; XMP, where the "
+                                + "file has some, is kept)", isNotable: true)]
+    }
 }

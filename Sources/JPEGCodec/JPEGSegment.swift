@@ -11,6 +11,8 @@ struct JPEGSegment: Equatable {
     static let exifSignature: [UInt8] = Array("Exif".utf8) + [0, 0]
     /// APP1 holding XMP: Adobe's namespace, NUL-terminated.
     static let xmpSignature: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    /// APP13 holding Photoshop image resources (IPTC among them): "Photoshop 3.0", NUL.
+    static let photoshopSignature: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
     /// APP2 holding a part of an ICC profile: "ICC_PROFILE", NUL, then the part's number and the count.
     static let iccSignature: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
     /// The most data bytes a segment holds (its length field counts itself).
@@ -34,6 +36,8 @@ struct JPEGSegment: Equatable {
             case 0xE1:
                 if metadata.exif == nil, let exif = segment.payload(after: exifSignature) { metadata.exif = Array(exif) }
                 if metadata.xmp == nil, let xmp = segment.payload(after: xmpSignature) { metadata.xmp = Array(xmp) }
+            case 0xED:
+                if metadata.iptc == nil, let resources = segment.payload(after: photoshopSignature) { metadata.iptc = Array(resources) }
             case 0xE2:
                 guard let part = segment.payload(after: iccSignature), part.count >= 2 else { continue }
                 let number = Int(part[part.startIndex]), count = Int(part[part.startIndex + 1])
@@ -90,6 +94,13 @@ struct JPEGSegment: Equatable {
             } else {
                 dropped.append(DroppedMetadata(type: "XMP", reason: "over the 64 KiB a JPEG segment holds (extended XMP is not written)",
                                                isNotable: true))
+            }
+        }
+        if keep.contains(.text), let iptc = metadata.iptc {
+            if photoshopSignature.count + iptc.count <= maxData {
+                segments.append(JPEGSegment(marker: 0xED, data: photoshopSignature + iptc))
+            } else {
+                dropped.append(DroppedMetadata(type: "IPTC", reason: "over the 64 KiB a JPEG segment holds", isNotable: true))
             }
         }
         if keep.contains(.text), !metadata.text.isEmpty {

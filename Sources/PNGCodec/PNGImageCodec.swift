@@ -183,11 +183,12 @@ public final class PNGWriter: ImageWriter {
 
     public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
         let source = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
+        let iptc = DroppedMetadata.iptc(in: metadata, keep: settings.keep, format: "PNG")
         switch mode {
         case .holding(let sink):
             let image = sink.image()
             return try PNGEncoder.encode(image, options: .init(level: settings.level), metadata: source,
-                                         keep: settings.keep, time: settings.time, progress: progress, to: output)
+                                         keep: settings.keep, time: settings.time, progress: progress, to: output) + iptc
         case .streaming(let stream, let plan):
             strip = []
             var (chunks, dropped) = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep)
@@ -203,7 +204,7 @@ public final class PNGWriter: ImageWriter {
             let late = !wroteTime && source?.hasTime == true && settings.keep.contains(.time)
             try stream.finish(chunks: chunks, time: late ? settings.time : 0)
             progress?.report(1)
-            return dropped
+            return dropped + iptc
         }
     }
 }

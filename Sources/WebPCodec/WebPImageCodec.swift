@@ -220,7 +220,8 @@ public final class WebPWriter: ImageWriter {
         let icc = settings.keep.contains(.icc) && grayDrop == nil ? metadata.colorProfile?.bytes ?? [] : []
         let exif = settings.keep.contains(.exif) ? metadata.exif ?? [] : []
         let xmp = settings.keep.contains(.text) ? metadata.xmp ?? [] : []
-        var dropped: [DroppedMetadata] = grayDrop.map { [$0] } ?? []
+        var dropped: [DroppedMetadata] = (grayDrop.map { [$0] } ?? []) + DroppedMetadata.iptc(in: metadata, keep: settings.keep,
+                                                                                             format: "WebP")
         if settings.keep.contains(.text), !metadata.text.isEmpty {
             dropped.append(DroppedMetadata(type: "text", reason: "WebP output keeps XMP, not text entries", isNotable: false))
         }

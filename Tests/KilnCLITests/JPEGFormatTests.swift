@@ -185,6 +185,38 @@ import Testing
                 "\(warnings)")
     }
 
+    /// IPTC (APP13's Photoshop resources: caption, keywords, copyright) comes through into JPEG outputs; PNG and
+    /// WebP outputs, with no place for it, say they left it out; `--strip` drops it. Before, it was dropped
+    /// silently from every output (libjpeg was not asked to keep APP13).
+    @Test(.enabled(if: tools && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))
+    func iptcStaysInJPEGOutputsAndIsSaidWhereItCannot() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let input = dir.join("in/captioned.jpg")
+        try Self.makeJPEG(input)
+        try ImageTools.run("exiftool", ["-q", "-overwrite_original", "-IPTC:CopyrightNotice=(c) Jane",
+                                        "-IPTC:Caption-Abstract=Caption here", "-IPTC:Keywords=kiln", input])
+        func iptc(_ path: String) throws -> [String] {
+            try ImageTools.run("exiftool", ["-s3", "-f", "-CopyrightNotice", "-Caption-Abstract", "-Keywords", path]).stdout
+                .split(separator: "\n").map(String.init)
+        }
+        #expect(try iptc(input) == ["(c) Jane", "Caption here", "kiln"])
+        let kept = try export([dir.join("in"), "-o", dir.join("jpeg"), "--resize", "200x"])
+        #expect(kept.status == 0 && Events(kept.stdoutLines).named("warning").isEmpty, "\(kept.stdout)")
+        #expect(try iptc(dir.join("jpeg/captioned.jpg")) == ["(c) Jane", "Caption here", "kiln"])
+        #expect(try ImageTools.run("exiftool", ["-validate", "-s3", dir.join("jpeg/captioned.jpg")]).stdout.hasPrefix("OK"))
+        for format in ["png", "webp"] {
+            let r = try export([dir.join("in"), "-o", dir.join(format), "--format", format])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            #expect(warnings.contains { $0.contains("IPTC left out: \(format == "png" ? "PNG" : "WebP") has no place for it") },
+                    "\(format): \(warnings)")
+        }
+        let stripped = try export([dir.join("in"), "-o", dir.join("stripped"), "--strip"])
+        #expect(stripped.status == 0 && Events(stripped.stdoutLines).named("warning").isEmpty, "\(stripped.stdout)")
+        #expect(try iptc(dir.join("stripped/captioned.jpg")) == ["-", "-", "-"])
+    }
+
     /// ICC (APP2), EXIF (APP1) and XMP come through into JPEG and WebP outputs; `--strip` keeps only the ICC.
     @Test(.enabled(if: tools && ImageTools.has("exiftool") && ImageTools.has("vips"), "needs ImageMagick, exiftool and vips"))
     func iccExifAndXMPAreWrittenBackUnlessStripped() throws {
