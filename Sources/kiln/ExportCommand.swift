@@ -30,7 +30,7 @@ struct ExportCommand: AsyncParsableCommand {
         by this same work is skipped; one made otherwise (other options, a changed \
         input, not by kiln) is kept and reported as a conflict (exit 1) unless \
         --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \
-        failures unless --keep-journal; what made the outputs is kept in \
+        failures unless --keep-journal or --shard (a shard's stays, for kiln status); what made the outputs is kept in \
         $XDG_CACHE_HOME/kiln/made (else ~/.cache/kiln/made), so the same export \
         again skips them without reading their inputs.
 
