@@ -50,4 +50,23 @@ import Testing
         let text = try kiln(["status", dir.join("out")])
         #expect(text.stdout.contains("exit code 0"), "\(text.stdout)")
     }
+
+    /// A stopped job's fraction is the one its run last showed, which `kiln resume` continues from (every stage
+    /// weighted by its cost), not the share of images done: a script polling status saw it go back.
+    @Test func aStoppedJobShowsTheFractionResumeContinuesFrom() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--jobs", "1", "--stall-timeout", "1",
+                          "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(r.status == 75, "\(r.stderr)")
+        let published = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.join("out/.kiln/status.json"))))
+            as? [String: Any] ?? [:]
+        let fraction = try #require(published["fraction"] as? Double)
+        let json = try status(dir.join("out"))
+        #expect(json["state"] as? String == "stopped", "\(json)")
+        let total = Paths.pngs(in: Paths.sampleData).count
+        #expect(json["completed"] as? Int == 3 && fraction != 3 / Double(total), "the two must differ to tell: \(fraction)")
+        #expect(json["fraction"] as? Double == (fraction * 10_000).rounded() / 10_000, "\(json) against \(fraction)")
+        let text = try kiln(["status", dir.join("out")])
+        #expect(text.stdout.contains("3/\(total) done (\(Int(fraction * 100))%)"), "\(text.stdout)")
+    }
 }
