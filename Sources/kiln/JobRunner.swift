@@ -69,8 +69,8 @@ struct JobRunner {
         if let shard, let mark = ShardLayout.cancelMark(directory) {
             // A Job's or an array's retry of a cancelled shard ends at once instead of starting over.
             throw reporter.refusal("the job in \(directory) was \(mark); `kiln resume "
-                                   + "\(directory) --shard \(shard)` lifts the mark and continues",
-                                   KilnExitCode.resumable)
+                                   + "\(directory) --shard \(shard)` lifts the mark and continues the shard (one "
+                                   + "not started yet: then this command starts it)", KilnExitCode.resumable)
         }
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]

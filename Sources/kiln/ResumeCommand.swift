@@ -1,4 +1,5 @@
 import ArgumentParser
+import Compute
 import Export
 import VulkanCompute
 import Foundation
@@ -47,6 +48,8 @@ struct ResumeCommand: AsyncParsableCommand {
             let here = directory.hasPrefix("/") ? directory
                 : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
             record = try Journal(outputDirectory: directory, shard: spec).job().placed(in: here, shard: spec)
+        } catch JournalError.noJob(_) where spec != nil {
+            throw noShardJournal(spec!, reporter: reporter)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.someFailed)
         }
@@ -64,5 +67,24 @@ struct ResumeCommand: AsyncParsableCommand {
         // From the working directory, where relative profile paths were given; before the job writes anything.
         try JobRunner.checkProfiles(of: record, reporter: reporter)
         try await JobRunner(record: record, resuming: true, settings: settings, reporter: reporter).run()
+    }
+
+    /// `--shard K/N` names a shard with no journal: the job is not split into shards (say so), or this shard
+    /// never started. Then there is nothing to resume, but a cancel of the whole job is lifted all the same,
+    /// as for a started shard: the export command of the shard, which the mark stopped, starts it (exit 0).
+    private func noShardJournal(_ spec: ShardSpec, reporter: any ExportReporter) -> ExitCode {
+        if !ShardLayout.isSharded(directory), (try? Journal(outputDirectory: directory).job()) != nil {
+            return reporter.refusal("\(directory) holds a job that is not split into shards: `kiln resume \(directory)` "
+                                    + "continues it", KilnExitCode.usage)
+        }
+        guard let mark = ShardLayout.cancelMark(directory) else {
+            return reporter.refusal("shard \(spec) of the job in \(directory) has not started, so there is nothing to "
+                                    + "resume: the job's `kiln export … --shard \(spec)` starts it", KilnExitCode.someFailed)
+        }
+        ShardLayout.liftCancel(directory)
+        reporter.warning("shard \(spec) of the job in \(directory) has not started, so there is nothing to resume; the job "
+                         + "was \(mark), and that mark is lifted: the job's `kiln export … --shard \(spec)` starts the shard")
+        reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: 0, traffic: DeviceTraffic())
+        return ExitCode.success
     }
 }

@@ -214,6 +214,36 @@ import Testing
         #expect(status(out.path)["cancelled"] == nil)
     }
 
+    /// The command a refused retry names, `kiln resume DIR --shard K/N`, for a shard that never started: before,
+    /// it said the folder "holds no kiln job" and left the mark, so the shard could never run. Now it lifts the
+    /// mark, says there was nothing to resume, and the shard's export then runs. `--shard` on a job that is not
+    /// split says so.
+    @Test func resumingAShardThatNeverStartedLiftsTheCancel() throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(export(out.path, "0/2")).status == 0)
+        #expect(try kiln(["cancel", out.path]).status == 0)
+        let refused = try kiln(export(out.path, "1/2"))
+        #expect(refused.status == 75, "\(refused.stderr)")
+        #expect(refused.stderr.contains("`kiln resume \(out.path) --shard 1/2` lifts the mark"), "\(refused.stderr)")
+        let resumed = try kiln(["resume", out.path, "--shard", "1/2", "--progress", "bar"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("shard 1/2 of the job in \(out.path) has not started, so there is nothing to resume"),
+                "\(resumed.stderr)")
+        #expect(status(out.path)["cancelled"] == nil)
+        #expect(try kiln(export(out.path, "1/2")).status == 0)
+        #expect(differences(out.path) == [])
+
+        let plain = try TemporaryDirectory()
+        let stopped = try kiln(["export", Paths.sampleData, "-o", plain.path, "--jobs", "1", "--stall-timeout", "1",
+                                "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": "1"])
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let notSplit = try kiln(["resume", plain.path, "--shard", "0/2"])
+        #expect(notSplit.status == 64 && notSplit.stderr.contains("holds a job that is not split into shards"),
+                "\(notSplit.stderr)")
+        let nowhere = try kiln(["status", plain.join("nowhere")])
+        #expect(nowhere.stderr.contains("there is no folder ") && nowhere.stderr.contains("/nowhere"), "\(nowhere.stderr)")
+    }
+
     @Test func withoutHardLinksOutputsAreRenamedAndThatIsSaidOnce() throws {
         let out = try TemporaryDirectory()
         var warnings: [String] = []
