@@ -44,6 +44,8 @@ public final class ExportJob: Sendable {
     public let durability: Durability
     private let finishedBefore: [String: FinishedRecord]
     private let earlierRecords: [String: FinishedRecord]
+    /// The output folder as the user named it (see ``init``); nil: the path the job opens.
+    private let shownOutputDirectory: String?
     /// What the user's cache kept of this folder's last clean run (``MadeCache``): hints, never conflicts.
     private let madeHints: [String: FinishedRecord]
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
@@ -144,13 +146,16 @@ public final class ExportJob: Sendable {
     /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
     /// `progressBefore` is the fraction the job's last run reached (its live status), where this
-    /// run's progress continues; without it, the share of items finished.
+    /// run's progress continues; without it, the share of items finished. `shownOutputDirectory`:
+    /// the output folder as the user named it, where that is not the path the job opens (a resume
+    /// opens it from the root); reports name outputs under it.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
                 earlierRecords: [String: FinishedRecord] = [:], madeHints: [String: FinishedRecord] = [:],
                 lostWrites: Set<String> = [],
                 durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget),
-                progressBefore: Double? = nil) {
+                progressBefore: Double? = nil, shownOutputDirectory: String? = nil) {
+        self.shownOutputDirectory = shownOutputDirectory
         self.options = options
         self.lostWrites = lostWrites
         self.durability = durability
@@ -399,7 +404,7 @@ public final class ExportJob: Sendable {
                          staging: StagedOutput.Flush, hooks: Hooks,
                          deliver: @escaping @Sendable (FileResult) -> Void) -> FinishedImage? {
         let destination = output.url(of: item.output)
-        var result = FileResult(input: item.input, output: destination, status: .failed)
+        var result = FileResult(input: item.input, output: shown(item.output), status: .failed)
         var record = FinishedRecord(output: item.output, status: .failed, size: 0, crc32: 0, error: nil)
         // At most one lstat of the output path (none in a fresh directory); only an occupied one needs more.
         let occupied = !options.inPlace && !output.startedEmpty && output.exists(item.output)
@@ -416,7 +421,7 @@ public final class ExportJob: Sendable {
         if let problem = item.problem {
             result.error = problem
         } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
-            result.error = "its output \(destination) is an input; inputs are never overwritten"
+            result.error = "its output \(shown(item.output)) is an input; inputs are never overwritten"
         } else if case .identical(let earlier) = existing {
             result.status = .skipped
             record = earlier  // carries what made it, so the next run knows it too
@@ -562,8 +567,8 @@ public final class ExportJob: Sendable {
                                                 input: inputFile?.description)
                     } else {
                         result.status = .conflict
-                        result.error = otherOptions.map { "\(destination) exists but \($0); kept — --overwrite replaces it" }
-                            ?? "\(destination) exists and differs from what this export makes "
+                        result.error = otherOptions.map { "\(shown(item.output)) exists but \($0); kept — --overwrite replaces it" }
+                            ?? "\(shown(item.output)) exists and differs from what this export makes "
                             + "(made by other options, or not by kiln); kept — --overwrite replaces it"
                         record = FinishedRecord(output: item.output, status: .conflict, size: 0, crc32: 0, error: result.error)
                     }
@@ -706,9 +711,17 @@ public final class ExportJob: Sendable {
         return .identical(earlier)
     }
 
+    /// The output `relative` as reports name it: in place, the input's own path, as given; else under the
+    /// output folder as the user named it (a resume's `file` events named it from the root, an in-place
+    /// resume's `/tmp/x/./in/a.png`, where its export said `out/a.png` and `in/a.png`).
+    private func shown(_ relative: String) -> String {
+        guard !options.inPlace, !relative.hasPrefix("/") else { return relative }
+        return (shownOutputDirectory ?? output.path) + "/" + relative
+    }
+
     /// What occupies the output path (the caller found it occupied).
     private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileVersion?) -> Existing {
-        let path = output.url(of: item.output)
+        let path = shown(item.output)
         guard let present = output.regularFileContents(item.output) else {
             return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
         }

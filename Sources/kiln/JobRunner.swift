@@ -21,6 +21,8 @@ struct JobRunner {
     var ignored = IgnoredFiles()
     /// Warnings about the command, shown right after the start (format options no output takes).
     var notes: [String] = []
+    /// The output folder as the user named it, where the record holds another path (a resume's, from the root).
+    var shownDirectory: String?
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
@@ -142,7 +144,7 @@ struct JobRunner {
                             madeHints: madeHints,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory,
                             // A resume's fraction continues from the last one the stopped run showed.
-                            progressBefore: before?.fraction)
+                            progressBefore: before?.fraction, shownOutputDirectory: shownDirectory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here

@@ -66,7 +66,9 @@ struct ResumeCommand: AsyncParsableCommand {
         }
         // From the working directory, where relative profile paths were given; before the job writes anything.
         try JobRunner.checkProfiles(of: record, reporter: reporter)
-        try await JobRunner(record: record, resuming: true, settings: settings, reporter: reporter).run()
+        var runner = JobRunner(record: record, resuming: true, settings: settings, reporter: reporter)
+        runner.shownDirectory = directory
+        try await runner.run()
     }
 
     /// `--shard K/N` names a shard with no journal: the job is not split into shards (say so), or this shard

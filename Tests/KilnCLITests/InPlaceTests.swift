@@ -50,6 +50,9 @@ import Testing
         let resumed = try startKiln(["resume", ".", "--progress", "json"], directory: dir.path).wait()
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(Events(resumed.stdoutLines).files("written").count == names.count - 3)
+        // Its outputs are named as the export named them: the inputs' own paths (they were `/tmp/…/./in/a.png`).
+        #expect(Events(resumed.stdoutLines).named("file").allSatisfy { $0["output"] as? String == $0["input"] as? String },
+                "\(resumed.stdout)")
         #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
     }
 

@@ -123,6 +123,12 @@ import Testing
         let events = Events(quick.stdoutLines).all.compactMap { $0["event"] as? String }.filter { $0 != "progress" }
         #expect(events.suffix(2) == ["stopping", "end"], "\(quick.stdout)")
         #expect((Events(quick.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled")
+        // A resume names its outputs under the folder as given, as the export did (it named them from the root).
+        let resumed = try kiln(["resume", idle.path, "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let outputs = Events(resumed.stdoutLines).named("file").compactMap { $0["output"] as? String }
+        #expect(!outputs.isEmpty && outputs.allSatisfy { $0.hasPrefix(idle.path + "/") && !$0.contains("/./") },
+                "\(outputs)")
     }
 
     /// The first SIGTERM or Ctrl-C takes no new image and lets the images in flight
@@ -188,6 +194,12 @@ import Testing
         let events = Events(quick.stdoutLines).all.compactMap { $0["event"] as? String }.filter { $0 != "progress" }
         #expect(events.suffix(2) == ["stopping", "end"], "\(quick.stdout)")
         #expect((Events(quick.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled")
+        // A resume names its outputs under the folder as given, as the export did (it named them from the root).
+        let resumed = try kiln(["resume", idle.path, "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let outputs = Events(resumed.stdoutLines).named("file").compactMap { $0["output"] as? String }
+        #expect(!outputs.isEmpty && outputs.allSatisfy { $0.hasPrefix(idle.path + "/") && !$0.contains("/./") },
+                "\(outputs)")
     }
 
     @Test func statusAndCancelFromAnotherProcess() throws {
