@@ -267,6 +267,7 @@ struct cjpeg_encoder {
     unsigned long out_size;
     int bit_depth;
     uint16_t background[3];
+    int gray;
     int failed;
     int flattened;
     /* One RGB row, alpha flattened. */
@@ -292,6 +293,7 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
     }
     encoder->row = row;
     encoder->bit_depth = bit_depth;
+    encoder->gray = options->gray != 0;
     memcpy(encoder->background, options->background, sizeof encoder->background);
     install_errors(&encoder->error, status);
     struct jpeg_compress_struct *cinfo = &encoder->cinfo;
@@ -304,8 +306,8 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
     jpeg_mem_dest(cinfo, &encoder->out, &encoder->out_size);
     cinfo->image_width = width;
     cinfo->image_height = height;
-    cinfo->input_components = 3;
-    cinfo->in_color_space = JCS_RGB;
+    cinfo->input_components = encoder->gray ? 1 : 3;
+    cinfo->in_color_space = encoder->gray ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, options->quality, TRUE);
     cinfo->write_JFIF_header = FALSE;
@@ -317,15 +319,19 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
     return encoder;
 }
 
-/* `row` (RGBA, 8 or 16 bits) flattened onto the background, as 8-bit RGB. */
-static void flatten(cjpeg_encoder *encoder, const uint8_t *row, uint8_t *out, uint32_t width) {
+/* `row` (RGBA, 8 or 16 bits) flattened onto the background, as 8-bit RGB, or 8-bit gray for a gray
+ * encoder (its one channel: red, which green and blue equal). Returns 0 when a gray encoder meets a
+ * pixel that is not gray: the caller's promise broken, the row is refused rather than changed. */
+static int flatten(cjpeg_encoder *encoder, const uint8_t *row, uint8_t *out, uint32_t width) {
+    const int channels = encoder->gray ? 1 : 3;
     if (encoder->bit_depth == 8) {
         for (uint32_t x = 0; x < width; x++) {
             const uint8_t *p = row + 4 * x;
+            if (encoder->gray && (p[0] != p[1] || p[1] != p[2])) return 0;
             uint32_t a = p[3];
             if (a != 255) encoder->flattened = 1;
-            for (int c = 0; c < 3; c++) {
-                out[3 * x + c] = a == 255 ? p[c]
+            for (int c = 0; c < channels; c++) {
+                out[channels * x + c] = a == 255 ? p[c]
                     : (uint8_t)((p[c] * a + encoder->background[c] * (255 - a) + 127) / 255);
             }
         }
@@ -333,14 +339,16 @@ static void flatten(cjpeg_encoder *encoder, const uint8_t *row, uint8_t *out, ui
         const uint16_t *samples = (const uint16_t *)row;
         for (uint32_t x = 0; x < width; x++) {
             const uint16_t *p = samples + 4 * x;
+            if (encoder->gray && (p[0] != p[1] || p[1] != p[2])) return 0;
             uint64_t a = p[3];
             if (a != 65535) encoder->flattened = 1;
-            for (int c = 0; c < 3; c++) {
+            for (int c = 0; c < channels; c++) {
                 uint64_t v = (p[c] * a + (uint64_t)encoder->background[c] * (65535 - a) + 32767) / 65535;
-                out[3 * x + c] = (uint8_t)((v * 255 + 32767) / 65535);
+                out[channels * x + c] = (uint8_t)((v * 255 + 32767) / 65535);
             }
         }
     }
+    return 1;
 }
 
 int cjpeg_encoder_write_rows(cjpeg_encoder *encoder, const uint8_t *rows, uint32_t count, cjpeg_status *status) {
@@ -357,7 +365,11 @@ int cjpeg_encoder_write_rows(cjpeg_encoder *encoder, const uint8_t *rows, uint32
     }
     size_t row_bytes = (size_t)cinfo->image_width * 4 * (encoder->bit_depth / 8);
     for (uint32_t y = 0; y < count; y++) {
-        flatten(encoder, rows + y * row_bytes, encoder->row, cinfo->image_width);
+        if (!flatten(encoder, rows + y * row_bytes, encoder->row, cinfo->image_width)) {
+            encoder->failed = 1;
+            status_fail(status, CJPEG_UNSUPPORTED, "a row of an image written gray holds a colour pixel");
+            return status->code;
+        }
         JSAMPROW line = encoder->row;
         jpeg_write_scanlines(cinfo, &line, 1);
     }

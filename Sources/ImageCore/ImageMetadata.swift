@@ -82,6 +82,14 @@ public struct ColorProfile: Sendable, Equatable {
             ? DroppedMetadata(type: "ICC profile", reason: "a gray colour profile cannot describe a colour output", isNotable: true)
             : nil
     }
+
+    /// Why the profile cannot tag a gray output (a one-component JPEG, e.g. after `--grayscale`): only a
+    /// gray profile describes one channel; nil when it can (a gray one, or one whose space is unknown).
+    public var grayOutputDrop: DroppedMetadata? {
+        guard let colorSpace, colorSpace != "GRAY" else { return nil }
+        return DroppedMetadata(type: "ICC profile", reason: "a colour profile (\(colorSpace.trimmingCharacters(in: .whitespaces))) "
+                               + "cannot describe a gray output", isNotable: true)
+    }
 }
 
 /// One text entry: a keyword and its value.

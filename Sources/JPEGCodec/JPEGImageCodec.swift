@@ -80,11 +80,21 @@ public final class JPEGWriter: ImageWriter {
     /// The most coefficient bytes libjpeg holds for optimised Huffman tables (a 21 MPix 4:2:0 image).
     public static let optimizedCoefficientBound = 64 << 20
 
-    /// The bytes of every DCT coefficient of a `width × height` image: 2 bytes a sample, chroma as subsampled.
+    /// The bytes of every DCT coefficient of a `width × height` image: 2 bytes a sample, chroma as subsampled
+    /// (none in a gray file).
     static func coefficientBytes(width: Int, height: Int, settings: WriteSettings) -> Int {
         let luma = (width + 15) / 16 * 16 * ((height + 15) / 16 * 16)
-        let chroma = subsampling(settings) == .s420 ? luma / 2 : luma * 2
+        let chroma = isGray(settings) ? 0 : subsampling(settings) == .s420 ? luma / 2 : luma * 2
         return 2 * (luma + chroma)
+    }
+
+    /// Whether the file is written with one component, as libvips writes a gray image: its rows are gray
+    /// and stay so once flattened (opaque, or a gray `--background`). Before, every JPEG had three, so a gray
+    /// source's gray ICC profile could not come with it.
+    static func isGray(_ settings: WriteSettings) -> Bool {
+        guard let content = settings.content, content.gray else { return false }
+        let background = settings.background
+        return !content.alpha || (background.red == background.green && background.green == background.blue)
     }
 
     /// Whether libjpeg holds every coefficient: progressive output, or tables optimised within the bound.
@@ -114,7 +124,8 @@ public final class JPEGWriter: ImageWriter {
             subsample_420: Self.subsampling(settings) == .s420 ? 1 : 0,
             optimize: Self.coefficientBytes(width: width, height: height, settings: settings)
                 <= Self.optimizedCoefficientBound ? 1 : 0,
-            background: (UInt16(background.red) * scale, UInt16(background.green) * scale, UInt16(background.blue) * scale))
+            background: (UInt16(background.red) * scale, UInt16(background.green) * scale, UInt16(background.blue) * scale),
+            gray: Self.isGray(settings) ? 1 : 0)
         encoder = try JPEGEncoder(width: width, height: height, depth: depth, options: &options)
     }
 
@@ -135,7 +146,7 @@ public final class JPEGWriter: ImageWriter {
         precondition(written == height, "\(height - written) rows were never written")
         strip = []
         let stream = try encoder.finish()
-        var (segments, dropped) = JPEGSegment.segments(for: metadata, keep: settings.keep)
+        var (segments, dropped) = JPEGSegment.segments(for: metadata, keep: settings.keep, gray: Self.isGray(settings))
         if encoder.flattened {
             dropped.append(DroppedMetadata(type: "alpha", reason: "JPEG has none; transparent pixels were flattened onto "
                                            + "the background \(settings.background) (--background)", isNotable: true))

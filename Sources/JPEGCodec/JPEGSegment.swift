@@ -59,7 +59,9 @@ struct JPEGSegment: Equatable {
 
     /// The segments an output of `metadata` carries under `keep`, in the order
     /// readers expect (EXIF first, where JFIF would stand; else JFIF), and what was left out.
-    static func segments(for metadata: ImageMetadata?, keep: MetadataSelection) -> ([JPEGSegment], [DroppedMetadata]) {
+    /// `gray`: the file has one component, which only a gray profile describes.
+    static func segments(for metadata: ImageMetadata?, keep: MetadataSelection,
+                         gray: Bool = false) -> ([JPEGSegment], [DroppedMetadata]) {
         var segments: [JPEGSegment] = []
         var dropped: [DroppedMetadata] = []
         let metadata = metadata ?? ImageMetadata()
@@ -74,8 +76,8 @@ struct JPEGSegment: Equatable {
             // JFIF 1.01, no density unit, aspect 1:1, no thumbnail.
             segments.append(JPEGSegment(marker: 0xE0, data: Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]))
         }
-        if keep.contains(.icc), let drop = metadata.colorProfile?.colourOutputDrop {
-            // Kiln writes three components, gray rows too.
+        let profileDrop = gray ? metadata.colorProfile?.grayOutputDrop : metadata.colorProfile?.colourOutputDrop
+        if keep.contains(.icc), let drop = profileDrop {
             dropped.append(drop)
         } else if keep.contains(.icc), let profile = metadata.colorProfile {
             let count = (profile.bytes.count + maxICCPart - 1) / maxICCPart

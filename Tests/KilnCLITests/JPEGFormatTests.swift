@@ -185,6 +185,34 @@ import Testing
                 "\(warnings)")
     }
 
+    /// Gray rows make a one-component JPEG, as vips writes one (a third of the coefficients; before, every JPEG had
+    /// three): a gray source, a gray source with alpha flattened onto a gray background, and `--grayscale`. Alpha
+    /// flattened onto a coloured background makes colour, so three.
+    @Test(.enabled(if: tools && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))
+    func grayRowsMakeAOneComponentJPEG() throws {
+        let dir = try TemporaryDirectory()
+        func components(_ input: String, _ options: [String]) throws -> String {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try export([Paths.sampleData + "/" + input, "-o", out, "--format", "jpeg"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let name = input.replacingOccurrences(of: ".png", with: ".jpg")
+            return try ImageTools.run("exiftool", ["-s3", "-ColorComponents", out + "/" + name]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try components("gray8.png", []) == "1")
+        #expect(try components("gray16.png", []) == "1")
+        #expect(try components("gray-alpha8.png", []) == "1")
+        #expect(try components("gray-alpha8.png", ["--background", "#808080"]) == "1")
+        #expect(try components("gray-alpha8.png", ["--background", "#ff0000"]) == "3")
+        #expect(try components("rgb8.png", []) == "3")
+        #expect(try components("rgb8.png", ["--grayscale"]) == "1")
+        // The pixels are the gray source's, within what JPEG's quantisation costs.
+        let out = dir.join("gray")
+        #expect(try export([Paths.sampleData + "/gray8.png", "-o", out, "--format", "jpeg", "--quality", "95"]).status == 0)
+        let psnr = try ImageTools.psnr(Paths.sampleData + "/gray8.png", out + "/gray8.jpg")
+        #expect(psnr >= 35, "\(psnr) dB")
+    }
+
     /// IPTC (APP13's Photoshop resources: caption, keywords, copyright) comes through into JPEG outputs; PNG and
     /// WebP outputs, with no place for it, say they left it out; `--strip` drops it. Before, it was dropped
     /// silently from every output (libjpeg was not asked to keep APP13).

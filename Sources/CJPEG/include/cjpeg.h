@@ -82,6 +82,7 @@ typedef struct {
     int subsample_420;   /* non-zero: chroma 4:2:0, else 4:4:4 */
     int optimize;        /* non-zero: optimised Huffman tables (libjpeg then holds every coefficient, as progressive does) */
     uint16_t background[3]; /* what alpha is flattened onto, at the rows' depth */
+    int gray;            /* non-zero: one component (rows must be gray, r = g = b, and so the background where used) */
 } cjpeg_encode_options;
 
 typedef struct cjpeg_encoder cjpeg_encoder;
