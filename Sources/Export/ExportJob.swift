@@ -464,6 +464,11 @@ public final class ExportJob: Sendable {
                 // the rows can hold; a colour conversion may make gray rows coloured.
                 settings.content = rowContent(of: reader.header)
                 if converter != nil { settings.content?.gray = false }
+                // Nor is a file written gray when it keeps an RGB profile (after --grayscale): a gray file
+                // cannot carry it, and its pixels would be shown untagged, otherwise than the source.
+                if keep.contains(.icc), let space = reader.leadingMetadata.colorProfile?.colorSpace, space != "GRAY" {
+                    settings.content?.gray = false
+                }
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
                 // what its render schedule holds and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)

@@ -171,8 +171,9 @@ struct EncodingPlan {
     /// pixel is not opaque, and not even then when the transparent pixels are
     /// fully so and share a colour no opaque pixel has (a tRNS colour key) —
     /// and `palette`, when the image has at most 256 colours (8-bit), indexes
-    /// them at the least depth that holds the count.
-    static func exactForms(of image: PixelBuffer, options: PNGEncoder.Options) throws
+    /// them at the least depth that holds the count. `gray` false: colour
+    /// even where every pixel is neutral (a kept RGB profile tags only colour).
+    static func exactForms(of image: PixelBuffer, options: PNGEncoder.Options, gray: Bool = true) throws
         -> (direct: EncodingPlan, palette: EncodingPlan?)
     {
         var found = cpng_analysis()
@@ -182,7 +183,7 @@ struct EncodingPlan {
         let depth = found.fits_8 != 0 ? 8 : image.depth.rawValue
         let grayDepth = found.gray_depth > 0 ? Int(found.gray_depth) : depth
         let key = found.keyed != 0 ? [found.key.0, found.key.1, found.key.2].map { UInt16($0) } : nil
-        let (colorType, bitDepth): (PNGColorType, Int) = switch (found.all_gray != 0, found.all_opaque != 0 || key != nil) {
+        let (colorType, bitDepth): (PNGColorType, Int) = switch (gray && found.all_gray != 0, found.all_opaque != 0 || key != nil) {
         case (true, true): (.gray, grayDepth)
         case (true, false): (.grayAlpha, depth)
         case (false, true): (.rgb, depth)

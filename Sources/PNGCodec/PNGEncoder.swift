@@ -94,14 +94,22 @@ public enum PNGEncoder {
 
     /// Encodes the held `image` into `output` in its smallest exact form
     /// (``EncodingPlan/exactForms(of:options:)``); returns the chunks left out.
-    /// A palette form is made only when it keeps every chunk the direct form
-    /// keeps (a reduction never costs metadata): then both are made in memory
-    /// and the smaller is written, the palette on a tie.
+    /// A reduction never costs metadata: gray is chosen only when it keeps every
+    /// chunk colour keeps (an RGB iCCP tags only colour: before, a tagged RGB
+    /// image whose pixels were all neutral was written gray, its profile
+    /// dropped and its pixels unconverted, so it looked otherwise: 73 levels
+    /// off under a linear profile); a palette form is made only when it keeps
+    /// every chunk the direct form keeps: then both are made in memory and the
+    /// smaller is written, the palette on a tie.
     static func encode(_ image: PixelBuffer, options: Options, metadata: PNGMetadata?, keep: MetadataSelection,
                        time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
-        let (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
         func kept(_ plan: EncodingPlan) -> Int {
             metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep).chunks.count ?? 0
+        }
+        var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
+        if direct.colorType == .gray || direct.colorType == .grayAlpha, metadata != nil {
+            let colour = try EncodingPlan.exactForms(of: image, options: options, gray: false)
+            if kept(colour.direct) > kept(direct) { (direct, palette) = colour }
         }
         guard let palette, kept(palette) >= kept(direct) else {
             return try encode(image, plan: direct, metadata: metadata, keep: keep, time: time, progress: progress,

@@ -101,6 +101,33 @@ struct ColorProfileCLITests {
         #expect(Events(plain.stdoutLines).named("warning").isEmpty, "\(plain.stdout)")
     }
 
+    /// A profile stays with its pixels when they are all neutral. Before: `--profile p3` on gray inputs converted
+    /// them, then wrote some gray and untagged (a gray PNG cannot carry an RGB profile), so they looked otherwise;
+    /// and such a tagged RGB file with neutral pixels, exported again with no option, came out gray and untagged.
+    @Test func aProfileStaysWithNeutralPixels() throws {
+        let dir = try TemporaryDirectory()
+        let tagged = try kiln(["export", Paths.sampleData, "-o", dir.join("p3"), "--profile", "p3", "--device", "cpu",
+                               "--progress", "json"])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let names = Paths.pngs(in: Paths.sampleData)
+        let untagged = names.filter { name in
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: dir.join("p3/" + name)))).map { [UInt8]($0) } ?? []
+            return PNGBytes.data(of: "iCCP", in: bytes).isEmpty
+        }
+        #expect(untagged.isEmpty, "converted into Display P3 but untagged: \(untagged)")
+        #expect(Events(tagged.stdoutLines).named("warning").isEmpty, "\(tagged.stdout)")
+        // Again, as they are: every one keeps its profile, and its pixels.
+        let again = try kiln(["export", dir.join("p3"), "-o", dir.join("again"), "--device", "cpu", "--progress", "json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).named("warning").isEmpty, "\(again.stdout)")
+        for name in ["gray8.png", "gray16.png", "gray-alpha8.png"] {
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("again/" + name))))
+            #expect(PNGBytes.data(of: "iCCP", in: output).count == 1, "\(name): the profile kept")
+            #expect(try PNGDecoder.decode(contentsOf: dir.join("again/" + name)) == (try PNGDecoder.decode(contentsOf: dir.join("p3/" + name))),
+                    "\(name): the pixels kept")
+        }
+    }
+
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
     /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
     /// the date), so a resume or a re-run could not make the same file. Now they are dated

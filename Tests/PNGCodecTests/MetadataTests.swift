@@ -79,15 +79,19 @@ import Testing
         #expect(types == ["IHDR", "iCCP", "eXIf", "pHYs", "prVt", "IDAT", "IEND"], "\(types)")
     }
 
-    @Test func anRGBProfileIsDroppedFromAGrayOutput() throws {
+    /// Neutral pixels under an RGB profile stay RGB, tagged: the gray form would cost the profile (a reduction
+    /// never costs metadata). Without the profile to keep, they are written gray.
+    @Test func neutralPixelsKeepTheirRGBProfile() throws {
         let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(try Self.taggedImage())
         var gray = pixels
         for i in stride(from: 0, to: gray.bytes.count, by: 4) { gray.bytes[i + 1] = gray.bytes[i]; gray.bytes[i + 2] = gray.bytes[i] }
         let encoded = try PNGEncoder.encode(gray, metadata: metadata)
-        #expect(PNGBytes.data(of: "iCCP", in: encoded.bytes).isEmpty)
-        #expect(encoded.dropped.map(\.type) == ["iCCP"])
-        #expect(encoded.dropped.first?.isNotable == true)
-        #expect(encoded.dropped.first?.reason.contains("gray output") == true)
+        #expect(PNGBytes.data(of: "iCCP", in: encoded.bytes).count == 1)
+        #expect(encoded.dropped.isEmpty, "\(encoded.dropped)")
+        #expect(PNGBytes.data(of: "IHDR", in: encoded.bytes).first?[9] == 2, "RGB")
+        #expect(try PNGDecoder.decode(encoded.bytes) == gray)
+        let untagged = try PNGEncoder.encode(gray, metadata: metadata, keep: [])
+        #expect(PNGBytes.data(of: "IHDR", in: untagged.bytes).first?[9] == 0, "gray, with no profile to keep")
     }
 
     @Test(arguments: ["iCCP", "zTXt"])
