@@ -89,7 +89,7 @@ static void set_chunks(png_structp png, png_infop info, const cpng_chunk *chunks
 /* A tIME saying `time` (seconds since 1970, UTC), unless it is 0: written by
  * png_write_info, or by png_write_end when set after it. */
 static void set_time(png_structp png, png_infop info, int64_t time) {
-    if (time == 0) return;
+    if (time == CPNG_NO_TIME) return;
     png_time stamp;
     png_convert_from_time_t(&stamp, (time_t)time);
     png_set_tIME(png, info, &stamp);

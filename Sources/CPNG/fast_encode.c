@@ -449,7 +449,7 @@ int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, co
              put_chunks(output, chunks, chunk_count, CPNG_BEFORE_PLTE);
     if (ok && format->color_type == CPNG_COLOR_PALETTE) ok = put_palette(output, format);
     if (ok && format->keyed) ok = put_key(output, format);
-    if (ok && time != 0) ok = put_time(output, time);
+    if (ok && time != CPNG_NO_TIME) ok = put_time(output, time);
     ok = ok && put_chunks(output, chunks, chunk_count, CPNG_BEFORE_IDAT);
     if (!ok) cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory writing the PNG's header");
     return status->code;
@@ -459,7 +459,7 @@ int cpng_png_tail(const cpng_chunk *chunks, size_t chunk_count, int64_t time, cp
                   cpng_status *status) {
     cpng_status_clear(status);
     /* libpng's order at the end: tIME, then the other chunks. */
-    if (!((time == 0 || put_time(output, time)) && put_chunks(output, chunks, chunk_count, CPNG_AFTER_IDAT) && put_chunk(output, "IEND", NULL, 0)))
+    if (!((time == CPNG_NO_TIME || put_time(output, time)) && put_chunks(output, chunks, chunk_count, CPNG_AFTER_IDAT) && put_chunk(output, "IEND", NULL, 0)))
         cpng_status_fail(status, CPNG_NO_MEMORY, NULL, "out of memory writing the PNG's end");
     return status->code;
 }

@@ -130,12 +130,12 @@ public enum PNGEncoder {
     static func encode(_ image: PixelBuffer, plan: EncodingPlan, metadata: PNGMetadata?, keep: MetadataSelection,
                        time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
         let (chunks, dropped) = metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep) ?? ([], [])
-        let stamp = metadata?.hasTime == true && keep.contains(.time) ? time : 0
+        let stamp = metadata?.hasTime == true && keep.contains(.time) ? time : nil
         let stream = PNGStream(width: image.width, height: image.height, plan: plan, output: output)
         stream.progress = progress
         try stream.begin(chunks: chunks.filter { $0.placement != .afterImageData }, time: stamp)
         try image.bytes.withUnsafeBytes { try stream.append($0.baseAddress!, count: image.height) }
-        try stream.finish(chunks: chunks.filter { $0.placement == .afterImageData }, time: 0)
+        try stream.finish(chunks: chunks.filter { $0.placement == .afterImageData }, time: nil)
         return dropped
     }
 }

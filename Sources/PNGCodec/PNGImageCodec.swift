@@ -147,7 +147,7 @@ public final class PNGWriter: ImageWriter {
         leading = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep).chunks
             .filter { $0.placement != .afterImageData } ?? []
         wroteTime = source?.hasTime == true && settings.keep.contains(.time)
-        try stream.begin(chunks: leading, time: wroteTime ? settings.time : 0)
+        try stream.begin(chunks: leading, time: wroteTime ? settings.time : nil)
     }
 
     public func write(_ rows: Range<Int>, _ fill: (UnsafeMutableRawPointer) throws -> Void) throws {
@@ -202,7 +202,7 @@ public final class PNGWriter: ImageWriter {
             }
             chunks.removeAll { $0.placement != .afterImageData }
             let late = !wroteTime && source?.hasTime == true && settings.keep.contains(.time)
-            try stream.finish(chunks: chunks, time: late ? settings.time : 0)
+            try stream.finish(chunks: chunks, time: late ? settings.time : nil)
             progress?.report(1)
             return dropped + iptc
         }

@@ -37,13 +37,17 @@ final class PNGStream {
         compressor = plan.fast.map { .segments(Segments(width: width, height: height, plan: plan, fast: $0)) } ?? .zlib(nil)
     }
 
+    /// C's CPNG_NO_TIME (INT64_MIN): no tIME. (0 is a time: SOURCE_DATE_EPOCH=0 wrote none before.)
+    private static let noTime = Int64.min
+
     deinit {
         if case .zlib(let writer) = compressor { cpng_zlib_writer_close(writer) }
     }
 
     /// Writes the start of the file: signature, IHDR, `chunks` located before
-    /// the image data and, when `time` is not 0, a tIME saying it.
-    func begin(chunks: [PNGChunk], time: Int64) throws {
+    /// the image data and, when there is a `time`, a tIME saying it.
+    func begin(chunks: [PNGChunk], time: Int64?) throws {
+        let time = time ?? Self.noTime
         var status = cpng_status()
         switch compressor {
         case .zlib:
@@ -92,8 +96,9 @@ final class PNGStream {
     }
 
     /// Ends the image data and writes `chunks` located after it, a tIME saying
-    /// `time` when it is not 0 (one the start did not write), and IEND.
-    func finish(chunks: [PNGChunk], time: Int64) throws {
+    /// `time` when there is one (one the start did not write), and IEND.
+    func finish(chunks: [PNGChunk], time: Int64?) throws {
+        let time = time ?? Self.noTime
         var status = cpng_status()
         switch compressor {
         case .zlib(let writer):

@@ -214,12 +214,20 @@ struct ExportCommand: AsyncParsableCommand {
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, level: render.level != nil,
-                                                                             items: items)).run()
+                                                                             items: items) + Self.epochNote).run()
     }
 
     /// Under `--format same`, each format option that no output of the job takes (a JPEG
     /// option where no input is a JPEG, …): it would change nothing, silently. With
     /// `--format` named, such options are refused instead (``OperationOptions``).
+    /// `SOURCE_DATE_EPOCH` set to something other than whole seconds: it is not used (outputs' time stamps
+    /// say when the job started), and that is said rather than taken silently.
+    static var epochNote: [String] {
+        guard let value = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], Int64(value) == nil else { return [] }
+        return ["SOURCE_DATE_EPOCH=\(value) is not a whole number of seconds since 1970, so it is not used: time stamps "
+                + "say when the job started"]
+    }
+
     /// `level`: `--level` was given.
     static func unusedFormatOptions(_ output: OutputSettings, level: Bool, items: [ExportItem]) -> [String] {
         guard output.format == .same else { return [] }

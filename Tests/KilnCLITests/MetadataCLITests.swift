@@ -82,6 +82,28 @@ import Testing
         try Data(png).write(to: URL(fileURLWithPath: path))
     }
 
+    /// `SOURCE_DATE_EPOCH=0` is a time (1970-01-01): the tIME is written with it. Before, 0 meant "no tIME" inside
+    /// the encoder, and the chunk was dropped silently. A value that is no whole number is said, not ignored.
+    @Test func sourceDateEpochZeroIsATime() throws {
+        let dir = try TemporaryDirectory()
+        let timed = PNGBytes.insertAfterHeader(PNGBytes.chunk("tIME", [0x07, 0xEA, 11, 28, 1, 9, 21]),
+                                               into: try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight,
+                                                                                       bytes: [UInt8](repeating: 200, count: 64))))
+        try Data(timed).write(to: URL(fileURLWithPath: dir.join("timed.png")))
+        for (epoch, stamp) in [("0", [0x07, 0xB2, 1, 1, 0, 0, 0]), ("1", [0x07, 0xB2, 1, 1, 0, 0, 1])] as [(String, [UInt8])] {
+            let r = try kiln(["export", dir.join("timed.png"), "-o", dir.join("out-" + epoch), "--progress", "json"],
+                             environment: ["SOURCE_DATE_EPOCH": epoch])
+            #expect(r.status == 0 && Events(r.stdoutLines).named("warning").isEmpty, "\(r.stdout)")
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out-\(epoch)/timed.png"))))
+            #expect(PNGBytes.data(of: "tIME", in: output) == [stamp], "SOURCE_DATE_EPOCH=\(epoch)")
+        }
+        let bad = try kiln(["export", dir.join("timed.png"), "-o", dir.join("out-bad"), "--progress", "json"],
+                           environment: ["SOURCE_DATE_EPOCH": "1700000000.5"])
+        #expect(bad.status == 0, "\(bad.stderr)")
+        #expect(Events(bad.stdoutLines).named("warning").map { $0[string: "message"] }
+                    .contains { $0.hasPrefix("SOURCE_DATE_EPOCH=1700000000.5 is not a whole number") }, "\(bad.stdout)")
+    }
+
     /// Before: a gray PNG's gray profile was written into JPEG and WebP outputs, whose rows are colour
     /// (a three-component JPEG tagged GRAY), and a gray JPEG's was dropped from its gray PNG output.
     @Test(.enabled(if: ImageTools.has("convert") && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))

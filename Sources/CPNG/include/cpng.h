@@ -34,6 +34,9 @@
 #define CPNG_COLOR_GRAY_ALPHA 4
 #define CPNG_COLOR_RGBA 6
 
+/* The `time` of the writers below that asks for no tIME chunk (0 is a time: 1970-01-01, SOURCE_DATE_EPOCH=0). */
+#define CPNG_NO_TIME INT64_MIN
+
 /* The result of an entry point: a code and, on failure, why. */
 typedef struct cpng_status {
     int code;            /* CPNG_OK or one of the codes above */
@@ -270,8 +273,8 @@ void cpng_segment_free(cpng_segment *segment);
 /*
  * Appends the PNG's start to `output`: signature, IHDR of `format` (not
  * interlaced), the ancillary `chunks` located before PLTE, a palette's PLTE
- * and tRNS (its entries up to the last non-opaque one), tIME when `time` is
- * non-zero (seconds since 1970, UTC), the chunks located before IDAT — the
+ * and tRNS (its entries up to the last non-opaque one), tIME when `time` is not
+ * CPNG_NO_TIME (seconds since 1970, UTC), the chunks located before IDAT — the
  * order libpng writes them in. A keyed format's tRNS stands where a palette's would.
  */
 int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, const cpng_chunk *chunks,
@@ -280,7 +283,7 @@ int cpng_png_head(uint32_t width, uint32_t height, const cpng_format *format, co
 /* PNG's CRC-32 (ISA-L's) of `crc`'s bytes followed by `data`: 0 to start, then chunk type, then its data. */
 uint32_t cpng_crc32(uint32_t crc, const uint8_t *data, size_t length);
 
-/* Appends a tIME saying `time` when it is non-zero (one the head did not
+/* Appends a tIME saying `time` when it is not CPNG_NO_TIME (one the head did not
  * write), the ancillary `chunks` located after IDAT, then IEND. */
 int cpng_png_tail(const cpng_chunk *chunks, size_t chunk_count, int64_t time, cpng_buffer *output,
                   cpng_status *status);
@@ -304,7 +307,7 @@ typedef struct cpng_zlib_writer cpng_zlib_writer;
  * IHDR, a palette's PLTE and tRNS (or a colour key's tRNS), the
  * ancillary `chunks` located before IDAT (raw: the caller decides which are
  * still true of the output; the others go to cpng_zlib_writer_finish) and,
- * when `time` is non-zero, a tIME saying `time` (seconds since 1970, UTC).
+ * when `time` is not CPNG_NO_TIME, a tIME saying `time` (seconds since 1970, UTC).
  * NULL on failure. */
 cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, const cpng_format *format, int level,
                                         int filters, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
@@ -315,7 +318,7 @@ cpng_zlib_writer *cpng_zlib_writer_open(uint32_t width, uint32_t height, const c
 int cpng_zlib_writer_rows(cpng_zlib_writer *writer, const void *pixels, uint32_t count,
                           const cpng_row_progress *progress, cpng_status *status);
 
-/* Ends the image data and writes a tIME saying `time` when it is non-zero
+/* Ends the image data and writes a tIME saying `time` when it is not CPNG_NO_TIME
  * (one the start did not write), the chunks located after IDAT, then IEND. */
 int cpng_zlib_writer_finish(cpng_zlib_writer *writer, const cpng_chunk *chunks, size_t chunk_count, int64_t time,
                             cpng_status *status);
