@@ -4,6 +4,7 @@ import VulkanCompute
 import ContinuedProcessing
 import Export
 import Foundation
+import Locking
 import Synchronization
 
 /// Runs a recorded job — fresh from `kiln export` or continued by `kiln resume` —
@@ -159,10 +160,17 @@ struct JobRunner {
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)
         // The plan is made: the views outside the terminal (desktop, systemd) follow the job from here.
+        // The views' warnings (a notification server that does not answer) go through the stream: one that
+        // comes after `end` (the reply timed out after a short job) is no JSON line after the last.
+        let views = Locked<ClosingStream?>(nil)
         let presentation = JobPresentation(identifier: session.identifier, title: title, subtitle: subtitle,
                                            total: job.items.count,
-                                           presenters: settings.makePresenters(warn: { reporter.warning($0) }))
+                                           presenters: settings.makePresenters(warn: { message in
+                                               if let stream = views.withLock({ $0 }) { stream.warning(message) }
+                                               else { reporter.warning(message) }
+                                           }))
         let stream = ClosingStream(reporter: reporter, job: job, presentation: presentation)
+        views.withLock { $0 = stream }
 
         // Signals are handled from here on, also while the job waits in the machine's queue.
         let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions(job: job, stream: stream,

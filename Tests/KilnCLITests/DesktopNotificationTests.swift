@@ -107,6 +107,21 @@ struct DesktopNotificationTests {
         #expect(last[string: "body"].contains("\(SmallImages.count) written") && last["value"] as? Int == 100)
     }
 
+    /// A notification server that never answers: kiln waits at most 2 s for a reply, so a short job ends first.
+    /// Before, the warning came as a JSON line after `end`, which is the last line; now it comes on standard error.
+    @Test func aServerThatDoesNotAnswerLeavesEndTheLastLine() throws {
+        let dir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        bus.freezeServer()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("out"), "--progress", "json",
+                          "--notify", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).all.last?["event"] as? String == "end", "\(r.stdout)")
+        let said = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }.filter { $0.contains("desktop notifications") }
+            + r.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("kiln: warning: no desktop notifications") }
+        #expect(said.count == 1, "said once, in the stream or after it: \(r.stdout)\n\(r.stderr)")
+    }
+
     @Test func aBusKilledMidJobCostsOneWarning() throws {
         let dir = try TemporaryDirectory()
         let bus = try PrivateBus(in: dir)

@@ -27,6 +27,16 @@ final class ClosingStream: Sendable {
         }
     }
 
+    /// Reports `message`: in the stream while it is open; after `end`, which is the last event, on
+    /// standard error as a line (a slow notification server's warning once a short job ended).
+    func warning(_ message: String) {
+        let late = closed.withLock { closed in
+            if !closed { reporter.warning(message) }
+            return closed
+        }
+        if late { OutputStream.standardError.write("kiln: warning: \(message)\n") }
+    }
+
     /// Reports `error` (if any) and `end` with `code`, once, then shows the end outside the terminal
     /// (``JobPresentation/end(_:fraction:exitCode:summary:)``); returns `code` for the caller to throw.
     func close(_ code: ExitCode, error: String? = nil) -> ExitCode {

@@ -54,7 +54,13 @@ final class PrivateBus {
         _ = try? daemon.wait(timeout: .seconds(10))
     }
 
+    /// Stops the notification server (SIGSTOP): it stays on the bus and answers nothing, as a hung one.
+    func freezeServer() {
+        server.send(SIGSTOP)
+    }
+
     deinit {
+        server.send(SIGCONT)
         server.send(SIGTERM)
         daemon.send(SIGTERM)
     }
