@@ -119,9 +119,9 @@ public final class ExportJob: Sendable {
         /// Test hook: ends the stall of ``stallAfter`` once a file exists at this path, so a test can change
         /// the world at a known point of the job (`KILN_TEST_STALL_RELEASE`).
         public var stallRelease: String?
-        /// Test hook: once an input is open (its header read, nothing decoded), the worker creates
-        /// `<decodePause>.paused` and waits until a file exists at `decodePause`, so a test can
-        /// rewrite the input while it is being read (`KILN_TEST_PAUSE_DECODE`).
+        /// Test hook: once an input is open (its header read, nothing decoded), the worker adds a byte
+        /// to `<decodePause>.paused` and waits until a file exists at `decodePause`, so a test can
+        /// rewrite the input while it is being read, or count the images in flight (`KILN_TEST_PAUSE_DECODE`).
         public var decodePause: String?
 
         /// Default hooks.
@@ -292,7 +292,8 @@ public final class ExportJob: Sendable {
         let next = Atomic<Int>(0)
         // Images the workers are done with (committed or waiting for their commit), for the stall hook.
         let handedOver = Atomic<Int>(earlier.completed)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(options.jobs, work.count))) { _ in
+        // One worker per --jobs image at once, each taking the next image until none is left.
+        @Sendable func worker() {
             while takesNewImages {
                 if isPaused {
                     waitWhilePaused()
@@ -325,6 +326,19 @@ public final class ExportJob: Sendable {
                 commit.submit(finished)
             }
         }
+        // Threads of their own, not `concurrentPerform`: libdispatch runs that no wider than the cores, so
+        // `--jobs 4` on 2 cores had 2 images in flight, the other two workers starting once none was left.
+        let workers = max(1, min(options.jobs, work.count))
+        let done = DispatchGroup()
+        for _ in 1..<workers {
+            done.enter()
+            Thread.detachNewThread {
+                worker()
+                done.leave()
+            }
+        }
+        worker()
+        done.wait()
         commit.close()
         return counts
     }
@@ -390,7 +404,10 @@ public final class ExportJob: Sendable {
 
     /// The ``Hooks/decodePause`` hook: says it is reached, then waits for its release (or a stop).
     private func pauseDecoding(until release: String) {
-        close(open(release + ".paused", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
+        // One byte per image paused: a test counts the images in flight by the mark's size.
+        let mark = open(release + ".paused", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        _ = write(mark, "+", 1)
+        close(mark)
         while !isStopped && access(release, F_OK) != 0 { usleep(5_000) }
     }
 

@@ -286,6 +286,28 @@ import Testing
                 "\(resumed.stderr)")
     }
 
+    /// `--jobs N` is N images at once, also above the cores. Before, the workers ran on `concurrentPerform`,
+    /// which libdispatch runs no wider than the cores: `--jobs 4` on 2 cores held 2 images.
+    @Test func moreJobsThanCoresAreThatManyImagesAtOnce() throws {
+        let dir = try TemporaryDirectory()
+        let jobs = ProcessInfo.processInfo.activeProcessorCount + 2
+        let release = dir.join("release")
+        let child = try startKiln(["export", Paths.sampleData, "-o", dir.join("out"), "--jobs", "\(jobs)",
+                                   "--progress", "json", "--grace", "60"],
+                                  environment: ["KILN_TEST_PAUSE_DECODE": release])
+        // Each image in flight waits at its decode, and says so with a byte.
+        let paused = { (try? FileManager.default.attributesOfItem(atPath: release + ".paused")[.size] as? Int) ?? 0 }
+        #expect(child.waitUntil { paused() >= jobs }, "\(paused()) of \(jobs) images in flight")
+        child.send(SIGINT)
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"stopping\"") })
+        #expect(FileManager.default.createFile(atPath: release, contents: Data()))
+        let r = try child.wait(timeout: .seconds(120))
+        #expect(r.status == 75, "\(r.stderr)")
+        let stopping = Events(r.stdoutLines).named("stopping").first
+        #expect(stopping?["inFlight"] as? Int == jobs, "\(r.stdout)")
+        #expect(Events(r.stdoutLines).files("written").count == jobs, "the images in flight finish within the grace")
+    }
+
     @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {
         let slots = try TemporaryDirectory()
         let env = ["KILN_RUNTIME_DIR": slots.path]
