@@ -19,6 +19,8 @@ final class ProgressObserver: Sendable {
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
     private let stalled = Locked<[String]?>(nil)
+    /// What the last poll showed.
+    private let lastSnapshot = Locked<ProgressSnapshot?>(nil)
     private let grace: Double
 
     /// Subscribes at once, so no event emitted after this returns is missed.
@@ -37,9 +39,19 @@ final class ProgressObserver: Sendable {
     func start() {
         let watchEvents = Task { [self] in
             for await event in events where event.identifier == session.identifier {
+                if case .expiring = event {
+                    stopping.store(true, ordering: .relaxed)
+                    // The bar's and the views' last line loses its ETA before they show the stop (their first
+                    // stopping frame, and systemd's STATUS= with STOPPING=1, showed the running job's).
+                    if var last = lastSnapshot.withLock({ $0 }) {
+                        last.remaining = nil
+                        last.stopping = true
+                        reporter.tick(last)
+                        presentation.progress(last)
+                    }
+                }
                 presentation.apply(event)
                 if case .expiring(_, let reason) = event {
-                    stopping.store(true, ordering: .relaxed)
                     if reason == .stalled { stalled.withLock { $0 = session.job.imagesInHand } }
                     reporter.stopping(reason: reason, inFlight: session.job.counts.inFlight, grace: grace)
                 }
@@ -89,6 +101,7 @@ final class ProgressObserver: Sendable {
             megapixelsPerSecond: (estimator.rate ?? 0) * session.job.pixelsPerFraction / 1e6,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
             current: counts.current, stopping: isStopping)
+        lastSnapshot.withLock { $0 = snapshot }
         reporter.tick(snapshot)
         presentation.progress(snapshot)
         // Paused from a view (a KDE job view's Suspend): `kiln status` says suspended, as after Ctrl-Z.

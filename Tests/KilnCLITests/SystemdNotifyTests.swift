@@ -39,6 +39,9 @@ import Testing
         let lines = listener.lines
         #expect(lines.filter { $0 == "READY=1" }.count == 1)
         #expect(lines.contains("STOPPING=1"), "\(lines)")
+        // The stop's own STATUS= has no ETA: the work left is no longer what the job will do.
+        let stop = listener.messages.first { $0.text.contains("STOPPING=1") }?.text ?? ""
+        #expect(stop.contains("STATUS=") && !stop.contains("ETA"), "\(stop)")
         let extend = lines.first { $0.hasPrefix("EXTEND_TIMEOUT_USEC=") }.flatMap { Int($0.dropFirst(20)) } ?? 0
         #expect(extend >= grace * 1_000_000, "EXTEND_TIMEOUT_USEC=\(extend) does not cover the grace")
         let statusLines = lines.filter { $0.hasPrefix("STATUS=") }

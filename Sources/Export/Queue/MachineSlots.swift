@@ -96,7 +96,10 @@ public struct MachineSlots: Sendable {
             // a last `queued` naming nobody, just before the job started.
             if ahead == 0, let slot = try grab(kind, in: held, as: holder) { return slot }
             let now = (ahead + 1, holders(kind, in: held))
-            if now != last {
+            // A holder letting go while a job ahead is about to take its slot names nobody for a moment:
+            // no position to report (it was a `queued` at position 2 waiting for 0 jobs).
+            let passing = now.1.isEmpty && ahead > 0 && !last.1.isEmpty
+            if now != last && !passing {
                 last = now
                 position(now.0, now.1)
             }

@@ -14,6 +14,8 @@ final class SystemdPresenter: TaskPresenter {
         var pingAt: ContinuousClock.Instant?
         var progressAtPing: (Double, Int)?
         var stopping = false
+        /// The state the last `STATUS=` showed: a new one (another queue position) is sent at once.
+        var shownState: String?
     }
 
     private let socket: NotifySocket
@@ -50,9 +52,14 @@ final class SystemdPresenter: TaskPresenter {
                 let usec = stopBudget.components.seconds * 1_000_000 + stopBudget.components.attoseconds / 1_000_000_000_000
                 lines += ["STOPPING=1", "EXTEND_TIMEOUT_USEC=\(usec)"]
             }
-            if s.statusAt.map({ now - $0 >= Self.interval }) ?? true || !lines.isEmpty || presentation.hasEnded {
+            // Progress at most once a second; a change of state at once, or while queued (no progress
+            // comes then) the last position would wait for the start (it said position 2 for 4 s at 1).
+            let shownState = "\(presentation.state)"
+            if s.statusAt.map({ now - $0 >= Self.interval }) ?? true || !lines.isEmpty || presentation.hasEnded
+                || shownState != s.shownState {
                 lines.append("STATUS=" + Self.status(presentation))
                 s.statusAt = now
+                s.shownState = shownState
             }
             let progress = (presentation.fractionCompleted, presentation.completedUnits)
             if let watchdogInterval, s.pingAt.map({ now - $0 >= watchdogInterval }) ?? true,
