@@ -163,8 +163,10 @@ struct JobRunner {
         // The views' warnings (a notification server that does not answer) go through the stream: one that
         // comes after `end` (the reply timed out after a short job) is no JSON line after the last.
         let views = Locked<ClosingStream?>(nil)
+        let (countsBefore, fractionBefore) = job.snapshot
         let presentation = JobPresentation(identifier: session.identifier, title: title, subtitle: subtitle,
-                                           total: job.items.count,
+                                           total: job.items.count, completed: countsBefore.completed,
+                                           fraction: fractionBefore,
                                            presenters: settings.makePresenters(warn: { message in
                                                if let stream = views.withLock({ $0 }) { stream.warning(message) }
                                                else { reporter.warning(message) }

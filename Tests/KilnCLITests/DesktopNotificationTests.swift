@@ -54,9 +54,15 @@ struct DesktopNotificationTests {
               + "smallest gap \(String(format: "%.3f", gaps.min() ?? 0)) s, values \(values), "
               + "Cancel at \(cancelledAt) %, \(inFlight) in flight, \(written) written")
 
-        let resumed = try kiln(["resume", out, "--progress", "none", "--notify", "none"])
+        // The resume's notification starts where the stopped run ended (it said 0 % · 0 of N a second first).
+        let before = notifications.count
+        let resumed = try kiln(["resume", out, "--progress", "none", "--notify", "desktop"],
+                               environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(LargeImages.matchesReference(out) == [])
+        let first = bus.notifications.dropFirst(before).first ?? [:]
+        #expect((first["value"] as? Int ?? 0) >= values.last ?? 0, "\(first)")
+        #expect(!first[string: "body"].contains(" 0 of "), "\(first)")
     }
 
     @Test func aBusThatIsNotThereChangesNothing() throws {

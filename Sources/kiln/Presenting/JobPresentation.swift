@@ -10,11 +10,15 @@ final class JobPresentation: Sendable {
     private let presenters: [any TaskPresenter]
     private let current: Locked<TaskPresentation?>
 
-    /// Presents `identifier`'s task to `presenters` (none: every call does nothing).
-    init(identifier: String, title: String, subtitle: String, total: Int, presenters: [any TaskPresenter]) {
+    /// Presents `identifier`'s task to `presenters` (none: every call does nothing), from `completed` images
+    /// and `fraction` done (a resumed job's: its first notification said 0 % · 0 of 4 images, a second before 50 %).
+    init(identifier: String, title: String, subtitle: String, total: Int, completed: Int = 0, fraction: Double = 0,
+         presenters: [any TaskPresenter]) {
         self.presenters = presenters
         var presentation = TaskPresentation(identifier: identifier, title: title, subtitle: subtitle)
         presentation.totalUnits = total
+        presentation.completedUnits = completed
+        presentation.fractionCompleted = fraction
         current = Locked(presenters.isEmpty ? nil : presentation)
     }
 
