@@ -398,6 +398,21 @@ public final class ExportJob: Sendable {
         return warnings
     }
 
+    /// Colours a file defines other than by an ICC profile (PNG's gAMA, cHRM, cICP, where not sRGB's), which
+    /// kiln does not convert from: said where the output does not carry them (before, silently), or where
+    /// `--profile` converted the pixels as if they were sRGB.
+    private func unconvertedColour(_ metadata: ImageMetadata, format: ImageFormat, keep: MetadataSelection) -> [DroppedMetadata] {
+        guard let colour = metadata.colourWithoutProfile else { return [] }
+        if colorConverter != nil {
+            return [DroppedMetadata(type: colour, reason: "kiln converts colours from an ICC profile only, so --profile "
+                                    + "converted these pixels as if they were sRGB", isNotable: true)]
+        }
+        guard format != .png || !keep.contains(.icc) else { return [] }
+        return [DroppedMetadata(type: colour, reason: "kiln converts colours from an ICC profile only, and this output "
+                                + "does not keep these chunks: the pixels are written as they are, and may look otherwise",
+                                isNotable: true)]
+    }
+
     private func stallWhileTakingImages(_ hooks: Hooks) {
         while takesNewImages && !released(hooks) { usleep(20_000) }
     }
@@ -551,7 +566,9 @@ public final class ExportJob: Sendable {
                 let droppedMetadata = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
                     tracker.advance(progressItem, encoding: fraction)
                 })
-                result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata), input: item.input)
+                result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata)
+                                                   + unconvertedColour(metadata, format: codec.format, keep: keep),
+                                                   input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }
                 if options.inPlace {

@@ -17,6 +17,10 @@ public struct ImageMetadata: Sendable, Equatable {
     /// (caption, keywords, copyright) lives: written back into JPEG outputs only, which
     /// have its place; a PNG or WebP output says it left it out. Kept with `text`.
     public var iptc: [UInt8]?
+    /// Where no ICC profile says what the colours are, but the file says they are not sRGB in
+    /// other terms (PNG's gAMA, cHRM, cICP): those terms, in words ("gAMA 1.0"). Kiln converts
+    /// colours from ICC profiles only; an output that does not keep these chunks says so.
+    public var colourWithoutProfile: String?
     /// Text entries, in file order.
     public var text: [TextEntry]
     /// Physical pixel density.

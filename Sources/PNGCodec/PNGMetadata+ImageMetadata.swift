@@ -59,6 +59,9 @@ extension PNGMetadata {
                 break
             }
         }
+        if metadata.colorProfile == nil, !chunks.contains(where: { $0.type == "sRGB" }) {
+            metadata.colourWithoutProfile = Self.colourOtherThanSRGB(chunks)
+        }
         return metadata
     }
 
@@ -97,6 +100,26 @@ extension PNGMetadata {
                   sourceColorType: layout.first.flatMap(PNGColorType.init(rawValue:)) ?? .rgba,
                   sourceBitDepth: layout.count > 1 ? layout[1] : 0,
                   warnings: metadata.warnings)
+    }
+
+    /// What gAMA, cHRM and cICP say of the colours where it is not sRGB, in words; nil when they say sRGB (within
+    /// what writers round to: gAMA 0.45, cHRM's primaries within 0.01) or are absent. Many writers add the sRGB
+    /// values: those are no reason to say anything.
+    static func colourOtherThanSRGB(_ chunks: [PNGChunk]) -> String? {
+        var said: [String] = []
+        if let data = chunks.first(where: { $0.type == "cICP" })?.data, data.count == 4, data[0] != 1 || data[1] != 13 {
+            said.append("cICP (primaries \(data[0]), transfer \(data[1]))")
+        }
+        if let data = chunks.first(where: { $0.type == "gAMA" })?.data, data.count == 4 {
+            let gamma = Double(bigEndian(data[0..<4])) / 100_000
+            if abs(gamma - 0.45455) > 0.005 { said.append("gAMA \(String(format: "%.5g", gamma))") }
+        }
+        if let data = chunks.first(where: { $0.type == "cHRM" })?.data, data.count == 32 {
+            let values = (0..<8).map { Double(bigEndian(data[(4 * $0)..<(4 * $0 + 4)])) / 100_000 }
+            let srgb = [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
+            if zip(values, srgb).contains(where: { abs($0 - $1) > 0.01 }) { said.append("cHRM (primaries other than sRGB's)") }
+        }
+        return said.isEmpty ? nil : said.joined(separator: ", ")
     }
 
     /// iCCP's data: the name (Latin-1, at most 79 bytes), NUL, method 0, the zlib-compressed profile.

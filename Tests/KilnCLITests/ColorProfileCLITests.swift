@@ -128,6 +128,35 @@ struct ColorProfileCLITests {
         }
     }
 
+    /// Colours defined by gAMA (or cHRM, cICP) rather than an ICC profile, where not sRGB's: kiln converts from ICC
+    /// profiles only, so an output that does not keep the chunks says so. Before, they were dropped silently (JPEG,
+    /// WebP, `--keep none`) and `--profile` converted the pixels as if they were sRGB, also silently. The sRGB
+    /// values many writers add say nothing.
+    @Test func coloursDefinedWithoutAProfileAreSaidWhereTheyAreNotKept() throws {
+        let dir = try TemporaryDirectory()
+        var opaque: [UInt8] = []
+        for i in 0..<16 { opaque += [UInt8(i * 16), UInt8(i * 8), UInt8(i * 4), 255] }
+        let pixels = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
+        func gamma(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("gAMA", gamma(100_000)), into: pixels))
+            .write(to: URL(fileURLWithPath: dir.join("linear.png")))
+        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("gAMA", gamma(45_455)), into: pixels))
+            .write(to: URL(fileURLWithPath: dir.join("srgb.png")))
+        func warnings(_ input: String, _ options: [String]) throws -> [String] {
+            let r = try kiln(["export", dir.join(input), "-o", dir.join("out-\(UUID().uuidString)"), "--progress", "json"]
+                             + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        }
+        for options in [["--format", "jpeg"], ["--format", "webp"], ["--keep", "none"], ["--profile", "p3"]] {
+            let said = try warnings("linear.png", options)
+            #expect(said.count == 1 && said[0].contains("gAMA 1 left out: kiln converts colours from an ICC profile only"),
+                    "\(options): \(said)")
+            #expect(try warnings("srgb.png", options).isEmpty, "\(options)")
+        }
+        #expect(try warnings("linear.png", []).isEmpty, "a PNG output keeps the chunk")
+    }
+
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
     /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
     /// the date), so a resume or a re-run could not make the same file. Now they are dated
