@@ -35,9 +35,11 @@ struct CancelCommand: ParsableCommand {
         let journal = Journal(outputDirectory: directory)
         do {
             _ = try journal.job()
-        } catch JournalError.noJob {
-            // Not a usage error: the command line was right, there is just nothing to stop.
-            throw KilnExitCode.failure("no kiln job was started in \(directory)", KilnExitCode.someFailed)
+        } catch let error as JournalError {
+            // Not a usage error: the command line was right, there is just nothing to stop. Said as `kiln status`
+            // says it ("holds no kiln job …; a job that finished without failures removes it", or no such folder).
+            guard case .noJob = error else { throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed) }
+            throw KilnExitCode.failure("nothing to cancel: \(error)", KilnExitCode.someFailed)
         } catch {
             // A journal that is there but cannot be read or understood: the path and why.
             throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed)

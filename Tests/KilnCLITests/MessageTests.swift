@@ -68,6 +68,19 @@ import Testing
         #expect(bad.stderr.contains("resize") && !bad.stderr.contains("Missing value"), "\(bad.stderr)")
     }
 
+    /// `--memory -1G` is a size error, not "Missing value" (a value with a leading dash was taken for a flag);
+    /// `kiln cancel` of a folder a clean run left says why there is nothing, as `kiln status` does.
+    @Test func aNegativeSizeAndAnEndedJobAreSaidPlainly() throws {
+        let dir = try TemporaryDirectory()
+        let memory = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("m"), "--memory", "-1G"])
+        #expect(memory.status == 64 && memory.stderr.contains("--memory must be a size such as"), "\(memory.stderr)")
+        #expect(try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("done"), "--progress", "none"]).status == 0)
+        let cancel = try kiln(["cancel", dir.join("done")])
+        #expect(cancel.status == 1, "\(cancel.stderr)")
+        #expect(cancel.stderr.contains("nothing to cancel: ") && cancel.stderr.contains("a job that finished without failures removes it"),
+                "\(cancel.stderr)")
+    }
+
     @Test func imagesSmallerThanTheBoxGetOneNote() throws {
         let dir = try TemporaryDirectory()
         let r = try kiln(["export", Paths.sampleData, "--output", dir.path, "--progress", "json", "--resize", "3000x"])
