@@ -129,8 +129,11 @@ struct PassBuilder {
     mutating func resample(_ input: ImageRef, from: (width: Int, height: Int), to: (width: Int, height: Int),
                            extent: Extent? = nil, filter: Resize.Filter,
                            for operation: String) throws(RenderError) -> ImageRef {
-        try Self.check((to.width, from.height), operation: operation, limit: pixelLimit)
+        // The output first: a refusal names the size asked for; then the image between the two passes,
+        // named as such (a 640×480 fill to 1000×100 was refused as "a 1000×480 image", a size nobody asked for).
         try Self.check(to, operation: operation, limit: pixelLimit)
+        try Self.check((to.width, from.height), operation: operation + " (between its horizontal and vertical passes)",
+                       limit: pixelLimit)
         // The part of the source each axis maps onto the output: all of it, or the picture's extent.
         let spans = [false, true].map { vertical in
             extent?.axis(vertical: vertical) ?? (0, Double(vertical ? from.height : from.width))

@@ -46,6 +46,9 @@ import Testing
     /// Values whose effect depends on the image: the image fails, or the value is harmless.
     static let perImage: [([String], Int32, String?)] = [
         (["--resize", "60000x60000", "--upscale"], 1, "resize would make a 60000×40000 image"),
+        // The output fits; the image between the resize's two passes does not: named as such.
+        (["--resize", "1000x20", "--fit", "fill", "--upscale", "--max-pixels", "50000"], 1,
+         "resize (between its horizontal and vertical passes) would make a 1000×64 image"),
         (["--crop", "2147483647,0,1,1"], 1, "lies outside the 96×64 image"),
         (["--watermark", mark, "--watermark-margin", "2147483647"], 0, nil),
         (["--watermark", mark, "--watermark-margin", "2147483647", "--watermark-position", "tl"], 0, nil),
