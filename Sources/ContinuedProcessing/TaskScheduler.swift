@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs continued-processing tasks: the analog of `BGTaskScheduler`.
 ///
 /// Configure it with the permitted identifiers, register a launch handler per identifier,
@@ -20,6 +22,16 @@ public actor TaskScheduler {
     var watchdog: Task<Void, Never>?
     /// Identifiers whose work their program holds (``setSuspended(_:taskWithIdentifier:)``), started or not.
     private var suspended: Set<String> = []
+    /// How many times the whole process was continued after a stop (``processContinued()``): what tells
+    /// the watchdog that a late poll was a stopped process, not a busy one.
+    nonisolated let continuations = Atomic<Int>(0)
+
+    /// Says that the whole process was just continued after a stop (SIGCONT, after SIGTSTP or a plain
+    /// SIGSTOP): the watchdog excuses the time it stood still. ``ProcessLifecycle`` calls it; safe from
+    /// any thread, a signal handler's queue included.
+    public nonisolated func processContinued() {
+        continuations.add(1, ordering: .relaxed)
+    }
 
     /// Creates a scheduler.
     ///

@@ -249,6 +249,24 @@ import Testing
         #expect(try child.wait(timeout: .seconds(30)).status == 75)
     }
 
+    /// A process stopped by a plain SIGSTOP for longer than the stall timeout is no stall once continued: its
+    /// SIGCONT tells the watchdog (`TaskScheduler.processContinued`) that the time it stood still counts for
+    /// nothing, and a poll late without one is judged a poll later. (The watchdog no longer takes every late
+    /// poll for a stop: on a busy machine that hid stalls.) Here the work moves again at once after the
+    /// continue, so this run would pass without the SIGCONT's word too; it guards the stop as a user makes it.
+    @Test func aStopLongerThanTheStallTimeoutIsNoStall() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "3"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        child.send(SIGSTOP)
+        usleep(6_000_000)
+        child.send(SIGCONT)
+        let r = try child.wait(timeout: .seconds(300))
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(Events(r.stdoutLines).named("stopping").isEmpty, "\(r.stdout)")
+    }
+
     /// `kiln status` never shows a finished count its fraction leaves out: both come from one snapshot.
     @Test func statusCountsAndFractionAlwaysAgree() throws {
         let out = try TemporaryDirectory()

@@ -159,6 +159,7 @@ public final class ProcessLifecycle: Sendable {
 
     /// Runs on SIGCONT, also when the stop came from a plain SIGSTOP.
     private func resume() {
+        scheduler.processContinued()  // the watchdog excuses the time the process stood still
         state.withLock { $0.suspended = false }
         checkForeground()
         reportState()
