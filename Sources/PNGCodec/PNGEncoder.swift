@@ -107,9 +107,13 @@ public enum PNGEncoder {
             metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep).chunks.count ?? 0
         }
         var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
-        if direct.colorType == .gray || direct.colorType == .grayAlpha, metadata != nil {
-            let colour = try EncodingPlan.exactForms(of: image, options: options, gray: false)
-            if kept(colour.direct) > kept(direct) { (direct, palette) = colour }
+        if direct.colorType == .gray || direct.colorType == .grayAlpha, let metadata {
+            // Analysed again only where colour would keep more (an RGB profile): not for every gray image.
+            let colourType: PNGColorType = direct.colorType == .gray ? .rgb : .rgba
+            let colourKeeps = metadata.chunks(forOutput: colourType, bitDepth: max(8, direct.bitDepth), keep: keep).chunks.count
+            if colourKeeps > kept(direct) {
+                (direct, palette) = try EncodingPlan.exactForms(of: image, options: options, gray: false)
+            }
         }
         guard let palette, kept(palette) >= kept(direct) else {
             return try encode(image, plan: direct, metadata: metadata, keep: keep, time: time, progress: progress,
