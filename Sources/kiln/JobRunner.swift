@@ -83,7 +83,7 @@ struct JobRunner {
         var record = self.record
         var resuming = self.resuming
         do {
-            lock = try takeLock(journal)
+            lock = try takeLock(journal, in: output)
             // A whole job's mark was meant for an earlier run (this one was not running to be cancelled):
             // this start, export or resume, lifts it. A shard's mark stays until `kiln resume --shard` (above).
             if shard == nil { ShardLayout.liftCancel(directory) }
@@ -305,7 +305,7 @@ struct JobRunner {
     /// Takes the job's (or shard's) lock. When another process holds it: exits 69, or, with
     /// `--strategy queue` given explicitly, waits for it (a duplicate worker should not sit
     /// waiting unless asked: a Job or array retries it anyway).
-    private func takeLock(_ journal: Journal) throws -> JobLock {
+    private func takeLock(_ journal: Journal, in output: OutputDirectory) throws -> JobLock {
         if let lock = try JobLock(journal: journal) { return lock }
         let other = journal.status().map { status in
             " (pid \(status.pid)" + (status.host.map { " on \($0)" } ?? "") + ")"
@@ -321,23 +321,32 @@ struct JobRunner {
         reporter.warning(place + "; waiting for it (--strategy queue)")
         while true {
             usleep(200_000)
-            if let number = signals.caughtSignal {
-                let reason: ExpirationReason = number == SIGINT ? .userCancelled : number == SIGTERM ? .systemTermination : .hangUp
-                reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
-                reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0,
-                             exitCode: KilnExitCode.resumable.rawValue, traffic: DeviceTraffic())
-                throw KilnExitCode.resumable
-            }
+            try stopIfAsked(signals)
+            // The job before ended without failures and removed its folder (renamed away first), or another
+            // waiter already made a new one: this folder is no one's, so the start begins again.
             do {
-                if let lock = try JobLock(journal: journal) { return lock }
-            } catch where access(journal.directory, F_OK) != 0 {
-                // The job ended without failures and removed its journal: there is no lock left to wait for.
+                if let lock = try JobLock(journal: journal) {
+                    guard output.holdsItsJobFolder else { throw JobEndedWhileWaiting() }
+                    try stopIfAsked(signals)  // a signal caught while the lock was taken
+                    return lock
+                }
+            } catch where !output.holdsItsJobFolder {
                 throw JobEndedWhileWaiting()
             }
             if record.shard != nil, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
                 throw reporter.refusal("stopped waiting: the job was \(mark)", KilnExitCode.resumable)
             }
         }
+    }
+
+    /// Ends a job waiting for the folder's lock when a stop signal came: its stream says why and ends, exit 75.
+    private func stopIfAsked(_ signals: WaitSignals) throws {
+        guard let number = signals.caughtSignal else { return }
+        let reason: ExpirationReason = number == SIGINT ? .userCancelled : number == SIGTERM ? .systemTermination : .hangUp
+        reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
+        reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0,
+                     exitCode: KilnExitCode.resumable.rawValue, traffic: DeviceTraffic())
+        throw KilnExitCode.resumable
     }
 
     /// Takes a free slot of `kind` for `holder` at once (`--strategy fail`), or refuses the start (exit 69),

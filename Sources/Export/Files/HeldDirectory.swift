@@ -137,11 +137,24 @@ public final class HeldDirectory: @unchecked Sendable {
     /// Removes the subdirectory `name` and everything in it, never following a
     /// symlink (a symlink met is removed itself), and only while `name` is still
     /// the directory `expected` was opened on (nothing put in its place is touched).
+    ///
+    /// Renamed away first (`.NAME.removed-PID`), in one step: a process waiting for a lock in it (a
+    /// second job on the same folder) then finds its folder gone from its name before anything of it
+    /// is deleted, never a half-removed folder in its place (``holds(_:)``).
     func removeTree(_ name: String, expected: HeldDirectory) {
         guard let here = status(of: name), let held = expected.identity,
               (here.st_mode & S_IFMT) == S_IFDIR, here.st_dev == held.st_dev, here.st_ino == held.st_ino else { return }
+        let away = ".\(name).removed-\(getpid())"
+        let gone = renameat(descriptor, name, descriptor, away) == 0 ? away : name
         expected.removeContents()
-        unlinkat(descriptor, name, AT_REMOVEDIR)
+        unlinkat(descriptor, gone, AT_REMOVEDIR)
+    }
+
+    /// Whether the directory named `name` in this one is `held`, the very one (device and inode): false
+    /// when it was removed or renamed, or another one took its name.
+    func holds(_ name: String, _ held: HeldDirectory) -> Bool {
+        guard let here = status(of: name), let identity = held.identity else { return false }
+        return identity.st_nlink > 0 && here.st_dev == identity.st_dev && here.st_ino == identity.st_ino
     }
 
     /// Removes everything in this directory, subdirectories included, without following symlinks.

@@ -95,6 +95,12 @@ public final class OutputDirectory: Sendable {
         root.removeTree(".kiln", expected: state)
     }
 
+    /// Whether the job folder held (`.kiln`) is still the one of that name: false once the job that made it
+    /// removed it after its clean end (renamed away first), or another job made a new one in its place.
+    public var holdsItsJobFolder: Bool {
+        root.holds(".kiln", state)
+    }
+
     /// The path of an output given relative to this directory (an absolute one, as
     /// `--in-place` records its inputs, stays as it is), for messages and reports.
     public func url(of relative: String) -> String { relative.hasPrefix("/") ? relative : path + "/" + relative }
