@@ -734,20 +734,37 @@ public final class ExportJob: Sendable {
 
     /// In place, what an earlier run of this job (a stopped one, started again by the same command)
     /// recorded of the file: if the file is still what that run replaced it with, it is that run's
-    /// output, not an input. Made by this same work it is skipped; by other options, a conflict:
-    /// these would stack on that run's (before, the same command again blurred the finished images
-    /// twice, exit 0). Otherwise (no record, or the file changed since) it is an input like any other.
+    /// output, not an input. Made by this same work it is skipped (before, the same command again
+    /// blurred the finished images twice, exit 0); under other options the start is refused
+    /// (``replacedUnderOtherOptions(_:plan:records:in:)``), and one replaced since is a conflict.
+    /// Otherwise (no record, or the file changed since) it is an input like any other.
     private func replacedEarlier(_ item: ExportItem) -> Existing {
-        guard let earlier = earlierRecords[item.output], earlier.status == .written || earlier.status == .skipped,
-              let madeBefore = earlier.made, FileVersion(path: output.url(of: item.output))?.size == earlier.size,
-              let present = output.regularFileContents(item.output), present.count == earlier.size,
-              CRC32.checksum(present) == earlier.crc32 else { return .absent }
-        guard madeBefore.plan == planDigest else {
-            return .conflict("\(item.input) was replaced by an earlier run of this job with other options; kept, "
-                             + "not exported again over that run's work — `kiln resume` finishes that run, or remove "
-                             + "\(output.path)/.kiln to export it again with these options")
+        guard let (earlier, plan) = Self.replacedRecord(of: item, in: earlierRecords, output: output) else { return .absent }
+        guard plan == planDigest else {
+            return .conflict("\(item.input) was replaced by an earlier run of this job with other options; kept")
         }
         return .identical(earlier)
+    }
+
+    /// The record of `item`'s file as a run in place replaced it, and that run's plan digest, when the file
+    /// is still what it wrote (size and CRC-32); nil otherwise.
+    private static func replacedRecord(of item: ExportItem, in records: [String: FinishedRecord],
+                                       output: OutputDirectory) -> (FinishedRecord, String)? {
+        guard let earlier = records[item.output], earlier.status == .written || earlier.status == .skipped,
+              let madeBefore = earlier.made, FileVersion(path: output.url(of: item.output))?.size == earlier.size,
+              let present = output.regularFileContents(item.output), present.count == earlier.size,
+              CRC32.checksum(present) == earlier.crc32 else { return nil }
+        return (earlier, madeBefore.plan)
+    }
+
+    /// The inputs of `items` (in place) that a stopped run with another plan than `plan` replaced, as its
+    /// `records` say and their files still are: a new start over them would stack its options on that run's.
+    public static func replacedUnderOtherOptions(_ items: [ExportItem], plan: ExportPlan,
+                                                 records: [String: FinishedRecord], in output: OutputDirectory) -> [String] {
+        let digest = Provenance.digest(of: plan)
+        return items.filter { item in
+            replacedRecord(of: item, in: records, output: output).map { $0.1 != digest } ?? false
+        }.map(\.input)
     }
 
     /// The output `relative` as reports name it: in place, the input's own path, as given; else under the

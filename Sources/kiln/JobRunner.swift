@@ -114,6 +114,19 @@ struct JobRunner {
             if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
+            // In place, a stopped run's replaced inputs under other options: this start would forget its records
+            // and stack these options on its work. Refused before anything is written.
+            if !resuming && record.options.inPlace {
+                let replaced = ExportJob.replacedUnderOtherOptions(record.items, plan: record.options.plan,
+                                                                   records: earlierRecords, in: output)
+                if let first = replaced.first {
+                    throw reporter.refusal("\(replaced.count) of these inputs (\(first) …) were replaced by a stopped run of "
+                                           + "this job with other options, and these options would stack on its work; "
+                                           + "nothing was written. `kiln resume \(directory)` finishes that run; to apply "
+                                           + "these options to them as they are now, remove \(directory)/.kiln first",
+                                           KilnExitCode.usage)
+                }
+            }
             if !resuming { try journal.start(record) }
         } catch let refused as ExitCode {
             throw refused

@@ -58,7 +58,8 @@ import Testing
 
     /// The same command again after a stop (not `kiln resume`): the journal's records tell the inputs already
     /// replaced from the rest. Before, it processed them again (brightened twice) and exited 0. With other
-    /// options it keeps them, as conflicts: the new options would stack on the stopped run's.
+    /// options the start is refused, nothing written and the stopped run's journal kept: the new options would
+    /// stack on its work (a first fix kept them as conflicts, but the start forgot the run's records).
     @Test(arguments: [false, true])
     func theSameCommandAgainAfterAStopProcessesNoInputTwice(otherOptions: Bool) throws {
         let dir = try TemporaryDirectory()
@@ -78,12 +79,15 @@ import Testing
                                   + (otherOptions ? ["--brightness", "0.2"] : operations), directory: dir.path).wait()
         let events = Events(again.stdoutLines)
         if otherOptions {
-            #expect(again.status == 1, "\(again.stderr)")
-            let conflicts = events.files("conflict")
-            #expect(conflicts.count == 3, "\(again.stdout)")
-            #expect((conflicts.first?["error"] as? String)?.contains("was replaced by an earlier run of this job with other "
-                                                                     + "options") == true, "\(again.stdout)")
+            #expect(again.status == 64, "\(again.stderr)")
+            let error = events.named("error").first?[string: "message"] ?? ""
+            #expect(error.hasPrefix("3 of these inputs (") && error.contains("nothing was written"), "\(again.stdout)")
             #expect(differences(done, dir.join("in"), dir.join("ref")) == [], "the stopped run's outputs are kept")
+            #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3, "nothing else written")
+            // The stopped run's journal is intact: its resume finishes it.
+            let resumed = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
         } else {
             #expect(again.status == 0, "\(again.stderr)")
             #expect(events.files("skipped").count == 3 && events.files("written").count == names.count - 3, "\(again.stdout)")
