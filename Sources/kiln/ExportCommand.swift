@@ -155,8 +155,9 @@ struct ExportCommand: AsyncParsableCommand {
         // In place, the job's folder (journal, lock) is where kiln runs: `kiln resume .` continues it.
         var options = ExportOptions(inputs: inputs, outputDirectory: output ?? ".")
         options.inPlace = inPlace
+        let planNotes: [String]
         do {
-            options.plan = try render.resolve(maxPixels: maxPixels)
+            (options.plan, planNotes) = try render.resolve(maxPixels: maxPixels)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
@@ -214,7 +215,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, level: render.level != nil,
-                                                                             items: items) + Self.epochNote).run()
+                                                                             items: items) + Self.epochNote + planNotes).run()
     }
 
     /// Under `--format same`, each format option that no output of the job takes (a JPEG

@@ -135,9 +135,10 @@ struct OperationOptions: ParsableArguments {
     var watermarkScale: Double?
 
     /// The job's render plan, every parameter checked (`Operation.validate`) and
-    /// no fixed output size above `maxPixels`; throws a `ValidationError` naming the
+    /// no fixed output size above `maxPixels`, and what the job should say at its start (a recipe's
+    /// format options that `--format` made moot); throws a `ValidationError` naming the
     /// flag or the recipe path and the problem (exit 64).
-    func resolve(maxPixels: Int) throws -> ExportPlan {
+    func resolve(maxPixels: Int) throws -> (plan: ExportPlan, notes: [String]) {
         if let level, !ParameterRanges.level.bounds.contains(level) {
             throw ValidationError("--level must be \(ParameterRanges.level.text), not \(level)")
         }
@@ -172,7 +173,8 @@ struct OperationOptions: ParsableArguments {
             plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all,
                               autorotate: !noAutorotate)
         }
-        plan.output = try outputSettings(over: output, recipeLevel: recipeLevel)
+        let notes: [String]
+        (plan.output, notes) = try outputSettings(over: output, recipeLevel: recipeLevel)
         if let profile {
             let conversion = ColorConversion(target: .init(argument: profile), intent: intent ?? .relative,
                                              inputProfile: inputProfile.map(ColorConversion.Profile.init(argument:)) ?? .srgb)
@@ -197,12 +199,14 @@ struct OperationOptions: ParsableArguments {
             }
             throw ValidationError(recipe.map { "invalid recipe \($0): \(error)" } ?? error.description)
         }
-        return plan
+        return (plan, notes)
     }
 
     /// `recipe`'s output settings with each format flag given in their place, checked: an option the
-    /// chosen format does not take is refused, named as given (the flag, or the recipe's key).
-    private func outputSettings(over recipe: OutputSettings, recipeLevel: Int?) throws -> OutputSettings {
+    /// chosen format does not take is refused, named as given (the flag, or the recipe's key) — but a
+    /// recipe's, where `--format` chose another format than the recipe's, is only said (a recipe is
+    /// reused: `SampleData/recipe.json`'s `output.level` with `--format jpeg` was refused).
+    private func outputSettings(over recipe: OutputSettings, recipeLevel: Int?) throws -> (OutputSettings, [String]) {
         var output = recipe
         if let format { output.format = format }
         if let quality {
@@ -232,10 +236,13 @@ struct OperationOptions: ParsableArguments {
             ([.jpeg], given("background", flag: background != nil, recipe: recipe.background != nil)),
             ([.png], given("level", flag: level != nil, recipe: recipeLevel != nil)),
         ]
-        guard output.format != .same else { return output }
-        let refused = options.filter { $0.name != nil && !$0.formats.contains(output.format) }
+        guard output.format != .same else { return (output, []) }
+        let moot = options.filter { $0.name != nil && !$0.formats.contains(output.format) }
+        let overridden = format != nil ? moot.filter { !($0.name!.hasPrefix("--")) } : []
+        let refused = moot.filter { entry in !overridden.contains { $0.name == entry.name } }
+        let title = { (format: OutputFormat) in format == .png ? "PNG" : format == .jpeg ? "JPEG" : "WebP" }
+        let notes = overridden.map { "\($0.name!) does not apply to the \(title(output.format)) output --format chose" }
         guard refused.isEmpty else {
-            let title = { (format: OutputFormat) in format == .png ? "PNG" : format == .jpeg ? "JPEG" : "WebP" }
             let takers = { (formats: [OutputFormat]) in formats.map(title).joined(separator: " or ") }
             // "--level applies to PNG output, not JPEG"; "--quality (JPEG or WebP) and --background (JPEG) do not apply to PNG output".
             guard refused.count > 1 else {
@@ -245,7 +252,7 @@ struct OperationOptions: ParsableArguments {
             throw ValidationError(names.dropLast().joined(separator: ", ") + " and " + names.last!
                                   + " do not apply to \(title(output.format)) output")
         }
-        return output
+        return (output, notes)
     }
 
     /// The flag that set `parameter`, with the part of its value it names

@@ -127,6 +127,13 @@ import Testing
         let both = try kiln(["export", png, "-o", dir.join("refused"), "--format", "png", "--quality", "5", "--background", "black"])
         #expect(both.stderr.contains("--quality (JPEG or WebP) and --background (JPEG) do not apply to PNG output"),
                 "\(both.stderr)")
+        // A recipe's, where --format chose another format (SampleData/recipe.json's level with --format jpeg): said.
+        let recipe = try kiln(["export", png, "-o", dir.join("recipe"), "--recipe", Paths.sampleData + "/recipe.json",
+                               "--format", "jpeg", "--progress", "json"])
+        #expect(recipe.status == 0, "\(recipe.stderr)")
+        #expect(Events(recipe.stdoutLines).named("warning").map { $0[string: "message"] }
+                    .contains { $0.hasPrefix("output.level (recipe ") && $0.hasSuffix("does not apply to the JPEG output --format chose") },
+                "\(recipe.stdout)")
         // Under --format same: said once at the start.
         let jpeg = try kiln(["export", png, "-o", dir.join("jpeg"), "--format", "jpeg", "--progress", "none"])
         #expect(jpeg.status == 0, "\(jpeg.stderr)")
