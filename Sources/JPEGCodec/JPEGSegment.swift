@@ -37,7 +37,8 @@ struct JPEGSegment: Equatable {
                 if metadata.exif == nil, let exif = segment.payload(after: exifSignature) { metadata.exif = Array(exif) }
                 if metadata.xmp == nil, let xmp = segment.payload(after: xmpSignature) { metadata.xmp = Array(xmp) }
             case 0xED:
-                if metadata.iptc == nil, let resources = segment.payload(after: photoshopSignature) { metadata.iptc = Array(resources) }
+                // Resources over a segment's 64 KiB continue in the next ones: joined, in file order.
+                if let resources = segment.payload(after: photoshopSignature) { metadata.iptc = (metadata.iptc ?? []) + resources }
             case 0xE2:
                 guard let part = segment.payload(after: iccSignature), part.count >= 2 else { continue }
                 let number = Int(part[part.startIndex]), count = Int(part[part.startIndex + 1])
@@ -99,10 +100,10 @@ struct JPEGSegment: Equatable {
             }
         }
         if keep.contains(.text), let iptc = metadata.iptc {
-            if photoshopSignature.count + iptc.count <= maxData {
-                segments.append(JPEGSegment(marker: 0xED, data: photoshopSignature + iptc))
-            } else {
-                dropped.append(DroppedMetadata(type: "IPTC", reason: "over the 64 KiB a JPEG segment holds", isNotable: true))
+            // Split over as many segments as it takes, as Photoshop writes resources past 64 KiB.
+            let part = maxData - photoshopSignature.count
+            for start in stride(from: 0, to: iptc.count, by: part) {
+                segments.append(JPEGSegment(marker: 0xED, data: photoshopSignature + iptc[start..<min(iptc.count, start + part)]))
             }
         }
         if keep.contains(.text), !metadata.text.isEmpty {

@@ -245,6 +245,42 @@ import Testing
         #expect(try iptc(dir.join("stripped/captioned.jpg")) == ["-", "-", "-"])
     }
 
+    /// Photoshop resources past a segment's 64 KiB continue over several APP13 segments: read joined and written
+    /// split again, whole (only the first was read, so the output's block was cut short, silently).
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func photoshopResourcesOverSeveralSegmentsComeThroughWhole() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Self.makeJPEG(dir.join("plain.jpg"))
+        // One private resource of 100,000 bytes: "8BIM", id, empty name (padded), size, data.
+        let payload = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let resources = Array("8BIM".utf8) + [0x0F, 0xA0, 0, 0] + [0x00, 0x01, 0x86, 0xA0] + payload
+        let signature = Array("Photoshop 3.0".utf8) + [0]
+        var segments: [UInt8] = []
+        for start in stride(from: 0, to: resources.count, by: 60_000) {
+            let data = signature + resources[start..<min(resources.count, start + 60_000)]
+            segments += [0xFF, 0xED, UInt8((data.count + 2) >> 8), UInt8((data.count + 2) & 0xFF)] + data
+        }
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("plain.jpg"))))
+        try Data(plain.prefix(2) + segments + plain.dropFirst(2)).write(to: URL(fileURLWithPath: dir.join("in/big.jpg")))
+        /// The APP13 payloads after their signature, joined, of the JPEG at `path`.
+        func photoshop(_ path: String) throws -> [UInt8] {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            var joined: [UInt8] = [], at = 2
+            while at + 4 <= bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+                let length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+                let data = bytes[(at + 4)..<(at + 2 + length)]
+                if bytes[at + 1] == 0xED, data.starts(with: signature) { joined += data.dropFirst(signature.count) }
+                at += 2 + length
+            }
+            return joined
+        }
+        #expect(try photoshop(dir.join("in/big.jpg")) == resources)
+        let r = try export([dir.join("in"), "-o", dir.join("out")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try photoshop(dir.join("out/big.jpg")) == resources)
+    }
+
     /// ICC (APP2), EXIF (APP1) and XMP come through into JPEG and WebP outputs; `--strip` keeps only the ICC.
     @Test(.enabled(if: tools && ImageTools.has("exiftool") && ImageTools.has("vips"), "needs ImageMagick, exiftool and vips"))
     func iccExifAndXMPAreWrittenBackUnlessStripped() throws {
