@@ -19,8 +19,8 @@ final class ProgressObserver: Sendable {
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
     private let stalled = Locked<[String]?>(nil)
-    /// What the last poll showed.
-    private let lastSnapshot = Locked<ProgressSnapshot?>(nil)
+    /// The frame shown last; its lock orders the frames: a poll's and the stop's.
+    private let lastFrame = Locked<ProgressSnapshot?>(nil)
     private let grace: Double
 
     /// Subscribes at once, so no event emitted after this returns is missed.
@@ -40,14 +40,17 @@ final class ProgressObserver: Sendable {
         let watchEvents = Task { [self] in
             for await event in events where event.identifier == session.identifier {
                 if case .expiring = event {
-                    stopping.store(true, ordering: .relaxed)
                     // The bar's and the views' last line loses its ETA before they show the stop (their first
-                    // stopping frame, and systemd's STATUS= with STOPPING=1, showed the running job's).
-                    if var last = lastSnapshot.withLock({ $0 }) {
-                        last.remaining = nil
-                        last.stopping = true
-                        reporter.tick(last)
-                        presentation.progress(last)
+                    // stopping frame, and systemd's STATUS= with STOPPING=1, showed the running job's). Under
+                    // the frames' lock: a poll under way cannot show a running frame after it.
+                    lastFrame.withLock { last in
+                        stopping.store(true, ordering: .relaxed)
+                        guard var frame = last else { return }
+                        frame.remaining = nil
+                        frame.stopping = true
+                        last = frame
+                        reporter.tick(frame)
+                        presentation.progress(frame)
                     }
                 }
                 presentation.apply(event)
@@ -90,21 +93,26 @@ final class ProgressObserver: Sendable {
         let (counts, fraction) = session.job.snapshot
         let elapsed = ContinuousClock.now - start
         let seconds = max(elapsed.seconds, 1e-3)
-        let isStopping = stopping.load(ordering: .relaxed)
         let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds,
                                          atLeast: { session.job.secondsLeftInHand(rate: $0) }).map { Duration.seconds($0) }
-        let snapshot = ProgressSnapshot(
-            fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed,
-            // Stopping, the work left is no longer what the job will do: no estimate.
-            remaining: isStopping ? nil : remaining,
+        var snapshot = ProgressSnapshot(
+            fraction: fraction, counts: counts, total: session.job.items.count, elapsed: elapsed, remaining: remaining,
             // The rate the ETA is drawn from, in the input pixels it stands for: every stage counts.
             megapixelsPerSecond: (estimator.rate ?? 0) * session.job.pixelsPerFraction / 1e6,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
-            current: counts.current, stopping: isStopping)
-        lastSnapshot.withLock { $0 = snapshot }
-        reporter.tick(snapshot)
-        presentation.progress(snapshot)
+            current: counts.current, stopping: false)
+        lastFrame.withLock { last in
+            // Stopping, the work left is no longer what the job will do: no estimate. Read under the lock the
+            // stop takes: this frame is shown before the stop's or knows of it.
+            if stopping.load(ordering: .relaxed) {
+                snapshot.remaining = nil
+                snapshot.stopping = true
+            }
+            last = snapshot
+            reporter.tick(snapshot)
+            presentation.progress(snapshot)
+        }
         // Paused from a view (a KDE job view's Suspend): `kiln status` says suspended, as after Ctrl-Z.
-        status.publishIfDue(isStopping ? .stopping : session.job.isPaused ? .suspended : .running)
+        status.publishIfDue(snapshot.stopping ? .stopping : session.job.isPaused ? .suspended : .running)
     }
 }
