@@ -86,7 +86,7 @@ static void set_chunks(png_structp png, png_infop info, const cpng_chunk *chunks
     png_free(png, list);
 }
 
-/* A tIME saying `time` (seconds since 1970, UTC), unless it is 0: written by
+/* A tIME saying `time` (seconds since 1970, UTC), unless it is CPNG_NO_TIME: written by
  * png_write_info, or by png_write_end when set after it. */
 static void set_time(png_structp png, png_infop info, int64_t time) {
     if (time == CPNG_NO_TIME) return;

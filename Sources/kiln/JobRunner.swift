@@ -69,7 +69,7 @@ struct JobRunner {
         }
         // Held from here to the end: the job's files are reached through its folders, wherever they move.
         let journal = Journal(output: output)
-        if let shard, let mark = ShardLayout.cancelMark(directory) {
+        if let shard, !self.resuming, let mark = ShardLayout.cancelMark(directory) {
             // A Job's or an array's retry of a cancelled shard ends at once instead of starting over.
             throw reporter.refusal("the job in \(directory) was \(mark); `kiln resume "
                                    + "\(directory) --shard \(shard)` lifts the mark and continues the shard (one "
@@ -85,8 +85,9 @@ struct JobRunner {
         do {
             lock = try takeLock(journal, in: output)
             // A whole job's mark was meant for an earlier run (this one was not running to be cancelled):
-            // this start, export or resume, lifts it. A shard's mark stays until `kiln resume --shard` (above).
-            if shard == nil { ShardLayout.liftCancel(directory) }
+            // this start, export or resume, lifts it. A shard's mark stays until `kiln resume --shard`, which
+            // lifts it here, once it holds its slot and lock: a refused start leaves it as it was.
+            if shard == nil || self.resuming { ShardLayout.liftCancel(directory) }
             if shard != nil {
                 output.removeTemporaries()
                 // The same `export --shard` command again (a retry after a crash, a preemption, a lost
@@ -346,7 +347,7 @@ struct JobRunner {
             } catch where !output.holdsItsJobFolder {
                 throw JobEndedWhileWaiting()
             }
-            if record.shard != nil, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
+            if record.shard != nil, !self.resuming, let mark = ShardLayout.cancelMark(record.options.outputDirectory) {
                 throw reporter.refusal("stopped waiting: the job was \(mark)", KilnExitCode.resumable)
             }
         }

@@ -57,8 +57,8 @@ struct ResumeCommand: AsyncParsableCommand {
             throw reporter.refusal("cannot read the journal \(directory)/.kiln/job.json: device must be auto, gpu, "
                                    + "vulkan or cpu, not \(record.device)", KilnExitCode.someFailed)
         }
-        // Resuming a shard is asking for the work again: a cancel of the whole job no longer applies.
-        if spec != nil { ShardLayout.liftCancel(directory) }
+        // Resuming a shard is asking for the work again: a cancel of the whole job no longer applies
+        // (lifted by the run, once it holds its slot and lock).
         // Inputs and watermarks may be relative to where the job started.
         guard FileManager.default.changeCurrentDirectoryPath(record.workingDirectory) else {
             throw reporter.refusal("cannot enter \(record.workingDirectory), where the job was started: "
@@ -75,6 +75,9 @@ struct ResumeCommand: AsyncParsableCommand {
     /// never started. Then there is nothing to resume, but a cancel of the whole job is lifted all the same,
     /// as for a started shard: the export command of the shard, which the mark stopped, starts it (exit 0).
     private func noShardJournal(_ spec: ShardSpec, reporter: any ExportReporter) -> ExitCode {
+        guard access(directory, F_OK) == 0 else {
+            return reporter.refusal("there is no folder \(directory)", KilnExitCode.someFailed)
+        }
         if !ShardLayout.isSharded(directory), (try? Journal(outputDirectory: directory).job()) != nil {
             return reporter.refusal("\(directory) holds a job that is not split into shards: `kiln resume \(directory)` "
                                     + "continues it", KilnExitCode.usage)
