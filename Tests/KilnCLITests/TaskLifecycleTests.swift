@@ -113,22 +113,6 @@ import Testing
         #expect((Events(r.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "systemTermination", "\(r.stdout)")
         #expect(try kiln(["resume", out.path, "--progress", "none"]).status == 0)
         #expect(LargeImages.matchesReference(out.path) == [])
-
-        // A stall with no image in flight ends the task at once: its stopping event still comes, before the end.
-        let idle = try TemporaryDirectory()
-        let quick = try kiln(["export", Paths.sampleData, "--output", idle.path, "--progress", "json",
-                              "--stall-timeout", "1", "--jobs", "1"],
-                             environment: ["KILN_TEST_STALL_AFTER": "1"], timeout: .seconds(60))
-        #expect(quick.status == 75, "\(quick.stderr)")
-        let events = Events(quick.stdoutLines).all.compactMap { $0["event"] as? String }.filter { $0 != "progress" }
-        #expect(events.suffix(2) == ["stopping", "end"], "\(quick.stdout)")
-        #expect((Events(quick.stdoutLines).named("stopping").first ?? [:])[string: "reason"] == "stalled")
-        // A resume names its outputs under the folder as given, as the export did (it named them from the root).
-        let resumed = try kiln(["resume", idle.path, "--progress", "json"])
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        let outputs = Events(resumed.stdoutLines).named("file").compactMap { $0["output"] as? String }
-        #expect(!outputs.isEmpty && outputs.allSatisfy { $0.hasPrefix(idle.path + "/") && !$0.contains("/./") },
-                "\(outputs)")
     }
 
     /// The first SIGTERM or Ctrl-C takes no new image and lets the images in flight
