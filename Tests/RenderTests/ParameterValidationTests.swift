@@ -72,12 +72,14 @@ struct ParameterValidationTests {
         #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 600, height: 400, limit: 100_000)) {
             try growing.render(image, on: CPUBackend())
         }
-        // 1×65536 to 65536 wide: already the horizontal pass's 65536×65536 exceeds Int32, whatever
-        // maxPixels says; refused before any tap table of 2³² rows is built (or a second resize overflows Int).
+        // 1×65536 to 65536 wide: already its output, 65536×2³² (the output is checked before the image between
+        // the passes, and named), exceeds Int32, whatever maxPixels says; refused before any tap table of 2³² rows
+        // is built (or a second resize overflows Int).
         let twice = try RenderPipeline(operations: [.resize(Resize(width: 65536, height: nil, upscale: true)),
                                                     .resize(Resize(width: nil, height: 65536, upscale: true))],
                                        maxPixels: Int.max)
-        #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 65536, height: 65536, limit: Int(Int32.max))) {
+        #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 65536, height: 65536 * 65536,
+                                                  limit: Int(Int32.max))) {
             try twice.graph(width: 1, height: 65536)
         }
         #expect(throws: RenderError.imageTooLarge(operation: "resize", width: 60000, height: 60000, limit: 1_000_000_000)) {
