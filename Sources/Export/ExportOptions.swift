@@ -29,7 +29,8 @@ public struct ExportOptions: Sendable, Equatable, Codable {
 
     /// `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention), else the current time.
     public static var now: Int64 {
-        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } ?? Int64(Date().timeIntervalSince1970)
+        ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
+            ?? Int64(Date().timeIntervalSince1970)
     }
 
     /// One job per online core.

@@ -214,45 +214,46 @@ struct ExportCommand: AsyncParsableCommand {
             record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
-                            ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, level: render.level != nil,
+                            ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,
                                                                              items: items) + Self.epochNote + planNotes).run()
     }
 
     /// Under `--format same`, each format option that no output of the job takes (a JPEG
-    /// option where no input is a JPEG, …): it would change nothing, silently. With
-    /// `--format` named, such options are refused instead (``OperationOptions``).
-    /// `SOURCE_DATE_EPOCH` set to something other than whole seconds: it is not used (outputs' time stamps
-    /// say when the job started), and that is said rather than taken silently.
-    static var epochNote: [String] {
-        guard let value = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], Int64(value) == nil else { return [] }
-        return ["SOURCE_DATE_EPOCH=\(value) is not a whole number of seconds since 1970, so it is not used: time stamps "
-                + "say when the job started"]
-    }
-
-    /// `level`: `--level` was given.
-    static func unusedFormatOptions(_ output: OutputSettings, level: Bool, items: [ExportItem]) -> [String] {
+    /// option where no input is a JPEG, …), named as given (`--quality`, or `output.quality (recipe r.json)`):
+    /// it would change nothing, silently. With `--format` named, such options are refused instead
+    /// (``OperationOptions``).
+    static func unusedFormatOptions(_ output: OutputSettings, given flags: OperationOptions, items: [ExportItem]) -> [String] {
         guard output.format == .same else { return [] }
         // By the outputs' names (under --in-place the inputs' own: .jpeg, .JPG …).
         let written = Set(items.filter { $0.problem == nil }.compactMap(\.outputFormat))
-        let jpeg = written.contains(.jpeg), webp = written.contains(.webp)
+        let jpeg = written.contains(.jpeg), webp = written.contains(.webp), png = written.contains(.png)
+        let recipe = flags.recipe.map { " (recipe \($0))" } ?? ""
+        func name(_ key: String, flag: Bool) -> String { flag ? "--\(key)" : "output.\(key)\(recipe)" }
+        func note(_ names: [String], _ formats: String) -> String {
+            let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            return "\(list) \(names.count == 1 ? "applies" : "apply") to \(formats) outputs, and this job writes none "
+                + "(--format same keeps each input's format)"
+        }
         var notes: [String] = []
-        if !written.contains(.png) && level {
-            notes.append("--level applies to PNG outputs, and this job writes none (--format same keeps each input's format)")
-        }
+        if !png && flags.level != nil { notes.append(note(["--level"], "PNG")) }
+        if !jpeg && !webp && output.quality != nil { notes.append(note([name("quality", flag: flags.quality != nil)], "JPEG and WebP")) }
+        let jpegOnly = (output.progressive ? [name("progressive", flag: flags.progressive)] : [])
+            + (output.subsample != nil ? [name("subsample", flag: flags.subsample != nil)] : [])
+        if !jpeg && !jpegOnly.isEmpty { notes.append(note(jpegOnly, "JPEG")) }
+        if !webp && output.lossless { notes.append(note([name("lossless", flag: flags.lossless)], "WebP")) }
         if !jpeg && output.background != nil {
-            notes.append("--background applies to JPEG outputs (what their alpha is flattened onto), and this job writes none "
-                         + "(--format same keeps each input's format)")
-        }
-        if !jpeg && !webp && output.quality != nil {
-            notes.append("--quality applies to JPEG and WebP outputs, and this job writes none (--format same keeps each input's format)")
-        }
-        if !jpeg && (output.progressive || output.subsample != nil) {
-            notes.append("--progressive and --subsample apply to JPEG outputs, and this job writes none (--format same keeps each input's format)")
-        }
-        if !webp && output.lossless {
-            notes.append("--lossless applies to WebP outputs, and this job writes none (--format same keeps each input's format)")
+            notes.append(note([name("background", flag: flags.background != nil)], "JPEG") .replacingOccurrences(
+                of: "to JPEG outputs,", with: "to JPEG outputs (what their alpha is flattened onto),"))
         }
         return notes
+    }
+
+    /// `SOURCE_DATE_EPOCH` set to something other than whole seconds since 1970 (a negative value, a fraction,
+    /// a word): it is not used (outputs' time stamps say when the job started), and that is said.
+    static var epochNote: [String] {
+        guard let value = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], (Int64(value) ?? -1) < 0 else { return [] }
+        return ["SOURCE_DATE_EPOCH=\(value) is not a whole number of seconds since 1970, so it is not used: time stamps "
+                + "say when the job started"]
     }
 
     /// Why nothing was found, and where to look instead; what the scans passed over, if anything.

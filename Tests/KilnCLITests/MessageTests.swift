@@ -100,7 +100,15 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
         #expect(warnings.count == 2 && warnings.contains { $0.hasPrefix("--lossless applies to WebP outputs") }
-                && warnings.contains { $0.hasPrefix("--progressive and --subsample apply to JPEG outputs") }, "\(warnings)")
+                && warnings.contains { $0.hasPrefix("--progressive applies to JPEG outputs") }, "\(warnings)")
+        // A recipe's are named as the recipe's keys, not as flags that were never given.
+        try #"{"output":{"lossless":true,"subsample":"444"}}"#.write(toFile: dir.join("r.json"), atomically: true, encoding: .utf8)
+        let recipe = try kiln(["export", input, "--output", dir.join("r"), "--progress", "json", "--recipe", dir.join("r.json")])
+        #expect(recipe.status == 0, "\(recipe.stderr)")
+        let said = Events(recipe.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(said.contains { $0.hasPrefix("output.lossless (recipe \(dir.join("r.json"))) applies to WebP outputs") }
+                && said.contains { $0.hasPrefix("output.subsample (recipe \(dir.join("r.json"))) applies to JPEG outputs") },
+                "\(said)")
         // Where some output takes it, nothing is said: a WebP output of the same PNG.
         let webp = try kiln(["export", input, "--output", dir.join("b"), "--progress", "json", "--format", "webp", "--lossless"])
         #expect(webp.status == 0 && Events(webp.stdoutLines).named("warning").isEmpty, "\(webp.stdout)")

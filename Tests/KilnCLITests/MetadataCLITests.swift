@@ -97,11 +97,13 @@ import Testing
             let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out-\(epoch)/timed.png"))))
             #expect(PNGBytes.data(of: "tIME", in: output) == [stamp], "SOURCE_DATE_EPOCH=\(epoch)")
         }
-        let bad = try kiln(["export", dir.join("timed.png"), "-o", dir.join("out-bad"), "--progress", "json"],
-                           environment: ["SOURCE_DATE_EPOCH": "1700000000.5"])
-        #expect(bad.status == 0, "\(bad.stderr)")
-        #expect(Events(bad.stdoutLines).named("warning").map { $0[string: "message"] }
-                    .contains { $0.hasPrefix("SOURCE_DATE_EPOCH=1700000000.5 is not a whole number") }, "\(bad.stdout)")
+        for value in ["1700000000.5", "-5"] {
+            let bad = try kiln(["export", dir.join("timed.png"), "-o", dir.join("out-bad\(value)"), "--progress", "json"],
+                               environment: ["SOURCE_DATE_EPOCH": value])
+            #expect(bad.status == 0, "\(bad.stderr)")
+            #expect(Events(bad.stdoutLines).named("warning").map { $0[string: "message"] }
+                        .contains { $0.hasPrefix("SOURCE_DATE_EPOCH=\(value) is not a whole number") }, "\(bad.stdout)")
+        }
     }
 
     /// Before: a gray PNG's gray profile was written into JPEG and WebP outputs, whose rows are colour
