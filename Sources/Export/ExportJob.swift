@@ -284,8 +284,8 @@ public final class ExportJob: Sendable {
         let (costs, pixels) = plannedCosts(of: work, progress: progress)
         // No more workers than images the budget could ever hold at once (each at least two overheads: a
         // worker waiting for its admission has read its input and opened its decoder already). Measured
-        // under --memory 110M with 60 small images: --jobs 2, 8, 64 peaked at 102, 116, 120 MB (64 was
-        // 166 MB before, as every worker held its input and decoder while it waited).
+        // (release build) under --memory 110M with 60 small images: --jobs 2, 8, 64 peaked at 99, 108,
+        // 115 MB (64 was 168 MB before, as every worker held its input and decoder while it waited).
         let affordable = max(1, (memory.limit - memory.reserved) / (2 * Self.imageOverhead))
         let workers = max(1, min(options.jobs, work.count, affordable))
         let tracker = JobProgress(root: progress, costs: costs, pixels: pixels, base: progressBefore,
