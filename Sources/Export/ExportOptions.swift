@@ -28,9 +28,11 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var started: Int64 = ExportOptions.now
 
     /// `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention), else the current time.
-    public static var now: Int64 {
+    public static var now: Int64 { sourceDateEpoch ?? Int64(Date().timeIntervalSince1970) }
+
+    /// `SOURCE_DATE_EPOCH` when it holds whole seconds since 1970 (0 included); nil when unset or another value.
+    public static var sourceDateEpoch: Int64? {
         ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) }.flatMap { $0 >= 0 ? $0 : nil }
-            ?? Int64(Date().timeIntervalSince1970)
     }
 
     /// One job per online core.

@@ -111,3 +111,8 @@ public enum OutputFormat: String, Sendable, Equatable, Codable, CaseIterable {
     case jpeg
     case webp
 }
+
+extension OutputFormat {
+    /// How a sentence names the format: "PNG", "JPEG", "WebP" (its codec's title); `same`, "each input's format".
+    public var title: String { ImageCodecs.format(of: self)?.title ?? "each input's format" }
+}

@@ -251,7 +251,8 @@ struct ExportCommand: AsyncParsableCommand {
     /// `SOURCE_DATE_EPOCH` set to something other than whole seconds since 1970 (a negative value, a fraction,
     /// a word): it is not used (outputs' time stamps say when the job started), and that is said.
     static var epochNote: [String] {
-        guard let value = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], (Int64(value) ?? -1) < 0 else { return [] }
+        guard let value = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], ExportOptions.sourceDateEpoch == nil
+        else { return [] }
         return ["SOURCE_DATE_EPOCH=\(value) is not a whole number of seconds since 1970, so it is not used: time stamps "
                 + "say when the job started"]
     }

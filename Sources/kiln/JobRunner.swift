@@ -136,7 +136,7 @@ struct JobRunner {
             // a resume has nothing left to do.
             guard self.resuming else { return try await run() }
             reporter.warning("the job in \(directory) finished while this resume waited for it: nothing is left to do")
-            reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: 0, traffic: DeviceTraffic())
+            reporter.endWithNothingDone(.success)
             return
         } catch {
             throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
@@ -358,8 +358,7 @@ struct JobRunner {
         guard let number = signals.caughtSignal else { return }
         let reason: ExpirationReason = number == SIGINT ? .userCancelled : number == SIGTERM ? .systemTermination : .hangUp
         reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
-        reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0,
-                     exitCode: KilnExitCode.resumable.rawValue, traffic: DeviceTraffic())
+        reporter.endWithNothingDone(KilnExitCode.resumable)
         throw KilnExitCode.resumable
     }
 

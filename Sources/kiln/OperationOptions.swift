@@ -240,17 +240,16 @@ struct OperationOptions: ParsableArguments {
         let moot = options.filter { $0.name != nil && !$0.formats.contains(output.format) }
         let overridden = format != nil ? moot.filter { !($0.name!.hasPrefix("--")) } : []
         let refused = moot.filter { entry in !overridden.contains { $0.name == entry.name } }
-        let title = { (format: OutputFormat) in format == .png ? "PNG" : format == .jpeg ? "JPEG" : "WebP" }
-        let notes = overridden.map { "\($0.name!) does not apply to the \(title(output.format)) output --format chose" }
+        let notes = overridden.map { "\($0.name!) does not apply to the \(output.format.title) output --format chose" }
         guard refused.isEmpty else {
-            let takers = { (formats: [OutputFormat]) in formats.map(title).joined(separator: " or ") }
+            let takers = { (formats: [OutputFormat]) in formats.map(\.title).joined(separator: " or ") }
             // "--level applies to PNG output, not JPEG"; "--quality (JPEG or WebP) and --background (JPEG) do not apply to PNG output".
             guard refused.count > 1 else {
-                throw ValidationError("\(refused[0].name!) applies to \(takers(refused[0].formats)) output, not \(title(output.format))")
+                throw ValidationError("\(refused[0].name!) applies to \(takers(refused[0].formats)) output, not \(output.format.title)")
             }
             let names = refused.map { "\($0.name!) (\(takers($0.formats)))" }
             throw ValidationError(names.dropLast().joined(separator: ", ") + " and " + names.last!
-                                  + " do not apply to \(title(output.format)) output")
+                                  + " do not apply to \(output.format.title) output")
         }
         return (output, notes)
     }

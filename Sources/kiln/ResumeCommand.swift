@@ -1,5 +1,4 @@
 import ArgumentParser
-import Compute
 import Export
 import VulkanCompute
 import Foundation
@@ -89,7 +88,7 @@ struct ResumeCommand: AsyncParsableCommand {
         ShardLayout.liftCancel(directory)
         reporter.warning("shard \(spec) of the job in \(directory) has not started, so there is nothing to resume; the job "
                          + "was \(mark), and that mark is lifted: the job's `kiln export … --shard \(spec)` starts the shard")
-        reporter.end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: 0, traffic: DeviceTraffic())
+        reporter.endWithNothingDone(.success)
         return ExitCode.success
     }
 }

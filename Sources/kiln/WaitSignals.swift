@@ -1,3 +1,4 @@
+import ContinuedProcessing
 import Foundation
 import Synchronization
 
@@ -18,10 +19,7 @@ struct WaitSignals {
 
     /// Catches the signals from now until ``stop()``.
     init() {
-        var hangUp = sigaction()
-        let hangUpIgnored = sigaction(SIGHUP, nil, &hangUp) == 0
-            && unsafeBitCast(hangUp.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-        numbers = [SIGINT, SIGTERM] + (hangUpIgnored ? [] : [SIGHUP])
+        numbers = [SIGINT, SIGTERM] + (ProcessLifecycle.isIgnored(SIGHUP) ? [] : [SIGHUP])
         caughtWhileWaiting.store(0, ordering: .relaxed)
         for number in numbers {
             var action = sigaction()

@@ -211,8 +211,9 @@ public final class ProcessLifecycle: Sendable {
         if let change { options.onStateChange(change) }
     }
 
-    /// Whether `number` is ignored (`SIG_IGN`) now; reads the action without changing it.
-    private static func isIgnored(_ number: Int32) -> Bool {
+    /// Whether signal `number` is ignored (`SIG_IGN`) now, as `nohup` leaves SIGHUP; reads the action
+    /// without changing it.
+    public static func isIgnored(_ number: Int32) -> Bool {
         var current = sigaction()
         guard sigaction(number, nil, &current) == 0 else { return false }
         return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)

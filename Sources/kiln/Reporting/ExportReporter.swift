@@ -32,8 +32,13 @@ extension ExportReporter {
     /// Reports why a job cannot start, ends the stream, and returns `code` for the caller to throw.
     func refusal(_ message: String, _ code: ExitCode) -> ExitCode {
         error(message)
-        end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue, traffic: DeviceTraffic())
+        endWithNothingDone(code)
         return code
+    }
+
+    /// Ends the stream of a job that did no image (refused, stopped while it waited, nothing left to do).
+    func endWithNothingDone(_ code: ExitCode) {
+        end(ExportJob.Counts(), earlier: ExportJob.Counts(), total: 0, exitCode: code.rawValue, traffic: DeviceTraffic())
     }
 }
 
