@@ -358,7 +358,10 @@ public final class ExportJob: Sendable {
         let costs = work.enumerated().map { index, item -> StageCost in
             if index % 256 == 0 { JobProgress.showPlanning(on: progress, base: progressBefore, done: index, of: work.count) }
             var file = stat()
+            // An image over --max-pixels fails at its header: it costs no more than an unreadable one, and its
+            // size (a PNG may declare 2^31 - 1 each way) would overflow the sums below.
             guard item.problem == nil, !isStopped, let header = try? ImageCodecs.header(contentsOf: item.input),
+                  header.width * header.height <= options.maxPixels,
                   let size = try? renderer.outputSize(of: header), stat(item.input, &file) == 0 else { return .unreadable }
             pixels += header.width * header.height
             return .estimate(header: header, fileBytes: Int(file.st_size), plan: options.plan,

@@ -31,6 +31,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.join("out/huge.png")))
     }
 
+    /// Before: a PNG declaring 2^31 - 1 pixels each way (67 bytes) crashed the whole job with an arithmetic
+    /// overflow while its cost was estimated, before any image was written, and again on every resume;
+    /// two of them in a sharded job would overflow the plan's sum of pixels. Now each fails alone at its header.
+    @Test func aHeaderOfTwoToTheSixtyTwoPixelsFailsAloneInAPlainAndAShardedJob() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Data(PNGBytes.minimalPNG(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, colorType: 2))
+            .write(to: URL(fileURLWithPath: dir.join("in/huge-rgb.png")))
+        try Data(PNGBytes.minimalPNG(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitDepth: 16))
+            .write(to: URL(fileURLWithPath: dir.join("in/huge-rgba16.png")))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/good.png"))
+        let environment = ["KILN_RUNTIME_DIR": dir.join("slots")]
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--progress", "json"], environment: environment)
+        #expect(r.status == 1, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("written").count == 1)
+        let failed = events.files("failed")
+        #expect(failed.count == 2)
+        for event in failed {
+            #expect((event["error"] as? String ?? "").contains("2147483647"), "\(event)")
+        }
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/good.png")))
+        var written = 0
+        for shard in 0...1 {
+            let s = try kiln(["export", dir.join("in"), "-o", dir.join("sharded"), "--shard", "\(shard)/2", "--progress", "json"],
+                             environment: environment)
+            #expect(s.status == 0 || s.status == 1, "shard \(shard): \(s.stderr)")
+            #expect(Events(s.stdoutLines).all.last?["event"] as? String == "end", "shard \(shard): \(s.stdout)")
+            written += Events(s.stdoutLines).files("written").count
+        }
+        #expect(written == 1)
+    }
+
     @Test func maxPixelsOptionIsHonoured() throws {
         let dir = try TemporaryDirectory()
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.path, "--max-pixels", "1000",

@@ -66,7 +66,7 @@ public struct StageCost: Sendable, Equatable {
             let level = min(max(plan.level, 0), 9)
             // An output too large to hold is compressed as the render hands its rows on (a colour
             // conversion included: it converts them on the way): part of the render stage.
-            let streams = outputPixels * 4 * header.depth.bytesPerSample > PNGWriter.heldBytes
+            let streams = output * 4 * Double(header.depth.bytesPerSample) > Double(PNGWriter.heldBytes)
             // A held output at levels 2-7 is deflated whole by libdeflate; zlib's cost (levels 3-9
             // in segments) grows with the content: the input's bytes per pixel stand for it, times
             // (input / output pixels)^0.3 for a shrink, which packs more detail in each pixel.
