@@ -45,8 +45,8 @@ public final class ColorConverter: @unchecked Sendable {
     /// The conversion of rows at `depth` from the profile `metadata` names (or
     /// the input profile) into the target, and the target's profile made the
     /// one of `metadata`; nil, the colours left as they are, when lcms2 cannot
-    /// link the two. Also the warnings (an embedded profile lcms2 refuses, a
-    /// gray one, a link that fails). The profile is known before the pixels
+    /// link even the input profile. Also the warnings (an embedded profile lcms2
+    /// refuses, a gray one, one that does not link). The profile is known before the pixels
     /// (PNG's iCCP precedes IDAT, JPEG's APP2 the frame, WebP's ICCP the
     /// image), so rows are converted as they stream to the encoder.
     public func rows(depth: PixelBuffer.Depth, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
@@ -69,8 +69,15 @@ public final class ColorConverter: @unchecked Sendable {
         case .saturation: CCOLOR_SATURATION
         case .absolute: CCOLOR_ABSOLUTE
         }
-        let transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(depth.rawValue), intent,
-                                                conversion.intent == .relative ? 1 : 0)
+        let bpc: Int32 = conversion.intent == .relative ? 1 : 0
+        var transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(depth.rawValue), intent, bpc)
+        if transform == nil, source != nil {
+            // The embedded profile reads but does not link (a tag lcms2 cannot use): converted as an image with
+            // none, so that the output is still the target's, as --profile promises, not the source's unconverted.
+            warnings.append("lcms2 cannot link the embedded ICC profile to \(conversion.target); converted from "
+                            + "\(conversion.inputProfile) instead")
+            transform = ccolor_transform_create(fallbackInput, target, Int32(depth.rawValue), intent, bpc)
+        }
         guard let transform else {
             warnings.append("lcms2 cannot link the input profile to \(conversion.target); colours left as they were")
             return (nil, warnings)

@@ -79,20 +79,54 @@ public struct ColorProfile: Sendable, Equatable {
     }
 
     /// Why the profile cannot tag an output written in colour (a JPEG's three
-    /// components, a WebP's RGB): a gray profile describes one channel; nil when it can.
+    /// components, a WebP's RGB): only an RGB profile describes them (a gray one
+    /// describes one channel, a CMYK one inks); nil when it can, or its space is unknown.
     /// PNG's writer applies the same rule by its output's colour type.
     public var colourOutputDrop: DroppedMetadata? {
-        colorSpace == "GRAY"
-            ? DroppedMetadata(type: "ICC profile", reason: "a gray colour profile cannot describe a colour output", isNotable: true)
-            : nil
+        guard let colorSpace, colorSpace != "RGB " else { return nil }
+        return DroppedMetadata(type: "ICC profile", reason: "\(Self.article(colorSpace)) colour profile cannot describe a colour output",
+                               isNotable: true)
+    }
+
+    /// "a gray", "a CMYK", "an RGB": a profile of `colorSpace` in words.
+    public static func article(_ colorSpace: String) -> String {
+        let name = colorSpace == "GRAY" ? "gray" : colorSpace.trimmingCharacters(in: .whitespaces)
+        return ("AEIOU".contains(name.first ?? "x") || name == "RGB" ? "an " : "a ") + name
+    }
+
+    /// Why these bytes are no sound ICC profile ("cut short: …"), or nil. Checks what a reader can without interpreting
+    /// tags (ICC.1 §7): a 128-byte header with "acsp", the size it declares against the bytes there are
+    /// (fewer: the profile was cut short), and that the tag table and every tag it lists lie inside the
+    /// profile. A damaged profile copied into an output misleads every reader after it (exiftool's "Bad
+    /// length ICC_Profile"), so readers leave it out. `bytes` may be the first bytes (a PNG's inflated head)
+    /// of a profile of `size` bytes: tags listed beyond them are not checked.
+    public static func damage(_ bytes: ArraySlice<UInt8>, size: Int) -> String? {
+        func word(_ offset: Int) -> Int {
+            let at = bytes.startIndex + offset
+            return Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        }
+        guard size >= 132, bytes.count >= 132, bytes.dropFirst(36).starts(with: "acsp".utf8) else {
+            return "not an ICC profile"
+        }
+        let declared = word(0)
+        guard declared <= size else { return "cut short: it says \(declared) bytes and holds \(size)" }
+        let tags = word(128)
+        guard declared >= 132, tags <= (declared - 132) / 12 else { return "its table of \(tags) tags runs past its end" }
+        for tag in 0..<tags where 132 + 12 * tag + 12 <= bytes.count {
+            let offset = word(132 + 12 * tag + 4), length = word(132 + 12 * tag + 8)
+            guard offset <= declared, length <= declared - offset else {
+                return "its tag '\(String(decoding: bytes.dropFirst(132 + 12 * tag).prefix(4), as: UTF8.self))' lies outside it"
+            }
+        }
+        return nil
     }
 
     /// Why the profile cannot tag a gray output (a one-component JPEG, e.g. after `--grayscale`): only a
     /// gray profile describes one channel; nil when it can (a gray one, or one whose space is unknown).
     public var grayOutputDrop: DroppedMetadata? {
         guard let colorSpace, colorSpace != "GRAY" else { return nil }
-        return DroppedMetadata(type: "ICC profile", reason: "a colour profile (\(colorSpace.trimmingCharacters(in: .whitespaces))) "
-                               + "cannot describe a gray output", isNotable: true)
+        return DroppedMetadata(type: "ICC profile", reason: "\(Self.article(colorSpace)) colour profile cannot describe a gray output",
+                               isNotable: true)
     }
 }
 

@@ -50,7 +50,12 @@ struct JPEGSegment: Equatable {
         }
         if let count = declared.first {
             if declared.count == 1, count > 0, (1...count).allSatisfy({ parts[$0] != nil }), parts.count == count {
-                metadata.colorProfile = ColorProfile(name: "ICC profile", bytes: (1...count).flatMap { parts[$0]! })
+                let bytes = (1...count).flatMap { parts[$0]! }
+                if let damage = ColorProfile.damage(bytes[...], size: bytes.count) {
+                    metadata.warnings.append("APP2: the ICC profile is damaged (\(damage)); the profile is left out")
+                } else {
+                    metadata.colorProfile = ColorProfile(name: "ICC profile", bytes: bytes)
+                }
             } else {
                 metadata.warnings.append("APP2: the ICC profile's parts do not fit together; the profile is left out")
             }

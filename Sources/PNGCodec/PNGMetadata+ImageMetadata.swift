@@ -174,7 +174,7 @@ extension PNGMetadata {
         String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
-    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> Int {
+    static func bigEndian(_ bytes: ArraySlice<UInt8>) -> Int {
         bytes.reduce(0) { $0 << 8 | Int($1) }
     }
 

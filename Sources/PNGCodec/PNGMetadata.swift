@@ -63,7 +63,8 @@ public struct PNGMetadata: Sendable, Equatable {
     /// Largest inflated size accepted for a compressed chunk (a profile or a text).
     static let maxInflatedBytes = 64 << 20
 
-    /// Drops damaged compressed chunks, naming each in `warnings`.
+    /// Drops damaged chunks (compressed ones that do not inflate, colour chunks out of their range), naming
+    /// each in `warnings`: copied as they are, they would make an invalid output.
     mutating func dropDamagedChunks() {
         chunks.removeAll { chunk in
             guard let problem = Self.problem(with: chunk) else { return false }
@@ -78,6 +79,13 @@ public struct PNGMetadata: Sendable, Equatable {
         switch chunk.type {
         case "iCCP":
             return inspectProfile(data).problem
+        case "gAMA":
+            // 0 (pngcheck: "invalid gAMA value") would say every sample is black or white.
+            return data.count == 4 && bigEndian(data[...]) > 0 ? nil : "the gamma is not a positive number"
+        case "cHRM":
+            return data.count == 32 ? nil : "\(data.count) bytes where its eight chromaticities take 32"
+        case "sRGB":
+            return data.count == 1 && data[0] <= 3 ? nil : "no rendering intent (0-3)"
         case "zTXt":
             guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 1 < data.count else {
                 return "no keyword or compression method"
@@ -108,7 +116,8 @@ public struct PNGMetadata: Sendable, Equatable {
             return (nil, "no profile name or compression method")
         }
         guard data[nul + 1] == 0 else { return (nil, "unknown compression method \(data[nul + 1])") }
-        var head = [UInt8](repeating: 0, count: 128)
+        // The header and a tag table of up to 74 entries: most profiles list 10-20 tags.
+        var head = [UInt8](repeating: 0, count: 1024)
         var total = 0
         let result = data[(nul + 2)...].withUnsafeBufferPointer { compressed in
             cpng_inflate_check(compressed.baseAddress, compressed.count, maxInflatedBytes, &head, head.count, &total)
@@ -118,10 +127,10 @@ public struct PNGMetadata: Sendable, Equatable {
         case 2: return (nil, "the profile inflates to more than \(maxInflatedBytes >> 20) MiB")
         default: return (nil, "the compressed profile is damaged")
         }
-        guard total >= 128, let space = ColorProfile(name: "", bytes: head).colorSpace else {
-            return (nil, "the profile is not an ICC profile")
+        if let damage = ColorProfile.damage(head.prefix(min(total, head.count)), size: total) {
+            return (nil, "the profile is damaged (\(damage))")
         }
-        return (space, nil)
+        return (ColorProfile(name: "", bytes: Array(head.prefix(128))).colorSpace, nil)
     }
 
     /// Why a zlib stream does not inflate, or nil.
@@ -178,12 +187,11 @@ extension PNGMetadata {
                     continue
                 }
             case "iCCP":
-                let space = Self.inspectProfile(chunk.data).colorSpace
-                if (space == "GRAY") != outputIsGray {
-                    let profile = space == "GRAY" ? "a gray" : "an \(space?.trimmingSpaces ?? "RGB")"
+                let space = Self.inspectProfile(chunk.data).colorSpace ?? "RGB "
+                if space != (outputIsGray ? "GRAY" : "RGB ") {
                     dropped.append(DroppedMetadata(
                         type: chunk.type,
-                        reason: "\(profile) colour profile cannot describe a \(outputIsGray ? "gray" : "colour") output",
+                        reason: "\(ColorProfile.article(space)) colour profile cannot describe a \(outputIsGray ? "gray" : "colour") output",
                         isNotable: true))
                     continue
                 }
@@ -197,13 +205,4 @@ extension PNGMetadata {
 
     /// Whether the source had a tIME chunk (the output then gets one saying when it was made).
     public var hasTime: Bool { chunks.contains { $0.type == "tIME" } }
-}
-
-extension String {
-    /// Without trailing spaces ("RGB " → "RGB").
-    fileprivate var trimmingSpaces: String {
-        var text = self
-        while text.hasSuffix(" ") { text.removeLast() }
-        return text
-    }
 }

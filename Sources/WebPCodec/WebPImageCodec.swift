@@ -137,7 +137,13 @@ public final class WebPReader: ImageReader {
             chunk.size > 0 ? [UInt8](UnsafeBufferPointer(start: chunk.data, count: chunk.size)) : nil
         }
         var metadata = ImageMetadata()
-        metadata.colorProfile = copy(icc).map { ColorProfile(name: "ICC profile", bytes: $0) }
+        if let profile = copy(icc) {
+            if let damage = ColorProfile.damage(profile[...], size: profile.count) {
+                metadata.warnings.append("ICCP: the ICC profile is damaged (\(damage)); the profile is left out")
+            } else {
+                metadata.colorProfile = ColorProfile(name: "ICC profile", bytes: profile)
+            }
+        }
         // Some writers put JPEG's "Exif\0\0" before the TIFF stream.
         metadata.exif = copy(exif).map { $0.starts(with: Array("Exif".utf8) + [0, 0]) ? Array($0.dropFirst(6)) : $0 }
         metadata.xmp = copy(xmp)
