@@ -39,7 +39,7 @@ let package = Package(
             dependencies: ["CKernels"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
-        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG"]),
+        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG", "Color"]),
         // Every libjpeg(-turbo) call and every setjmp/longjmp of the JPEG codec lives in this C target (SPEC §6.1).
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG", "Color"]),

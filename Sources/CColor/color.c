@@ -19,22 +19,30 @@ ccolor_profile ccolor_profile_srgb(void) {
 }
 
 ccolor_profile ccolor_profile_display_p3(void) {
+    const double white[2] = {0.3127, 0.3290};
+    const double primaries[6] = {0.680, 0.320, 0.265, 0.690, 0.150, 0.060};
+    return ccolor_profile_rgb(white, primaries, 0, "Display P3");
+}
+
+ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], double gamma,
+                                  const char *description) {
     silence_errors();
     /* The sRGB curve as ICC parametric type 4: Y = (aX+b)^g for X >= d, else cX. */
     const cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
-    cmsToneCurve *curve = cmsBuildParametricToneCurve(NULL, 4, srgb);
+    cmsToneCurve *curve = gamma > 0 ? cmsBuildGamma(NULL, gamma) : cmsBuildParametricToneCurve(NULL, 4, srgb);
     if (curve == NULL) return NULL;
     cmsToneCurve *curves[3] = {curve, curve, curve};
-    const cmsCIExyY white = {0.3127, 0.3290, 1.0};
-    const cmsCIExyYTRIPLE primaries = {{0.680, 0.320, 1.0}, {0.265, 0.690, 1.0}, {0.150, 0.060, 1.0}};
+    const cmsCIExyY white = {white_point[0], white_point[1], 1.0};
+    const cmsCIExyYTRIPLE primaries = {{primaries_xy[0], primaries_xy[1], 1.0}, {primaries_xy[2], primaries_xy[3], 1.0},
+                                       {primaries_xy[4], primaries_xy[5], 1.0}};
     cmsHPROFILE profile = cmsCreateRGBProfile(&white, &primaries, curves);
     cmsFreeToneCurve(curve);
     if (profile != NULL) {
-        cmsMLU *description = cmsMLUalloc(NULL, 1);
-        if (description != NULL) {
-            cmsMLUsetASCII(description, "en", "US", "Display P3");
-            cmsWriteTag(profile, cmsSigProfileDescriptionTag, description);
-            cmsMLUfree(description);
+        cmsMLU *text = cmsMLUalloc(NULL, 1);
+        if (text != NULL) {
+            cmsMLUsetASCII(text, "en", "US", description);
+            cmsWriteTag(profile, cmsSigProfileDescriptionTag, text);
+            cmsMLUfree(text);
         }
     }
     return profile;

@@ -406,19 +406,18 @@ public final class ExportJob: Sendable {
         return warnings
     }
 
-    /// Colours a file defines other than by an ICC profile (PNG's gAMA, cHRM, cICP, where not sRGB's), which
-    /// kiln does not convert from: said where the output does not carry them (before, silently), or where
+    /// Colours a file defines in terms kiln builds no profile from (PNG's cICP; gAMA and cHRM on a gray
+    /// image), where not sRGB's: said where the output does not carry them (before, silently), or where
     /// `--profile` converted the pixels as if they were sRGB.
     private func unconvertedColour(_ metadata: ImageMetadata, format: ImageFormat, keep: MetadataSelection) -> [DroppedMetadata] {
         guard let colour = metadata.colourWithoutProfile else { return [] }
         if colorConverter != nil {
-            return [DroppedMetadata(type: colour, reason: "kiln converts colours from an ICC profile only, so --profile "
+            return [DroppedMetadata(type: colour, reason: "kiln cannot convert from these, so --profile "
                                     + "converted these pixels as if they were sRGB", isNotable: true)]
         }
         guard format != .png || !keep.contains(.icc) else { return [] }
-        return [DroppedMetadata(type: colour, reason: "kiln converts colours from an ICC profile only, and this output "
-                                + "does not keep these chunks: the pixels are written as they are, and may look otherwise",
-                                isNotable: true)]
+        return [DroppedMetadata(type: colour, reason: "kiln cannot convert from these, and this output does not keep "
+                                + "them: the pixels are written as they are, and may look otherwise", isNotable: true)]
     }
 
     private func stallWhileTakingImages(_ hooks: Hooks) {
@@ -505,8 +504,12 @@ public final class ExportJob: Sendable {
                 settings.content = rowContent(of: reader.header)
                 if converter != nil { settings.content?.gray = false }
                 // Nor is a file written gray when it keeps an RGB profile (after --grayscale): a gray file
-                // cannot carry it, and its pixels would be shown untagged, otherwise than the source.
-                if keep.contains(.icc), let space = reader.leadingMetadata.colorProfile?.colorSpace, space != "GRAY" {
+                // cannot carry it, and its pixels would be shown untagged, otherwise than the source. A PNG
+                // output whose profile was built from gAMA and cHRM keeps those chunks, which a gray file carries.
+                let carriesChunks = codec.format == .png && reader.leadingMetadata.carried?.format == .png
+                    && !(reader.leadingMetadata.carried?.blocks.contains { $0.type == "iCCP" } ?? false)
+                if keep.contains(.icc), let space = reader.leadingMetadata.colorProfile?.colorSpace, space != "GRAY",
+                   !carriesChunks {
                     settings.content?.gray = false
                 }
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):

@@ -18,8 +18,8 @@ public struct ImageMetadata: Sendable, Equatable {
     /// have its place; a PNG or WebP output says it left it out. Kept with `text`.
     public var iptc: [UInt8]?
     /// Where no ICC profile says what the colours are, but the file says they are not sRGB in
-    /// other terms (PNG's gAMA, cHRM, cICP): those terms, in words ("gAMA 1.0"). Kiln converts
-    /// colours from ICC profiles only; an output that does not keep these chunks says so.
+    /// terms kiln builds no profile from (PNG's cICP; gAMA and cHRM on a gray image): those terms,
+    /// in words ("cICP (primaries 9, transfer 16)"). An output that does not keep them says so.
     public var colourWithoutProfile: String?
     /// Text entries, in file order.
     public var text: [TextEntry]

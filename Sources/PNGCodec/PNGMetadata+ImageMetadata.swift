@@ -1,3 +1,4 @@
+import Color
 import CPNG
 public import ImageCore
 
@@ -59,8 +60,13 @@ extension PNGMetadata {
                 break
             }
         }
-        if metadata.colorProfile == nil, !chunks.contains(where: { $0.type == "sRGB" }) {
-            metadata.colourWithoutProfile = Self.colourOtherThanSRGB(chunks)
+        if metadata.colorProfile == nil, !chunks.contains(where: { $0.type == "sRGB" }),
+           let colour = Self.colourOtherThanSRGB(chunks) {
+            if let profile = builtProfile(describing: colour) {
+                metadata.colorProfile = profile
+            } else {
+                metadata.colourWithoutProfile = colour
+            }
         }
         return metadata
     }
@@ -102,14 +108,36 @@ extension PNGMetadata {
                   warnings: metadata.warnings)
     }
 
+    /// An RGB profile saying what gAMA and cHRM say (each absent one taken as sRGB's), described as
+    /// `colour`; nil for a gray image (a gray output keeps the chunks, and a colour one has no profile
+    /// to convert gray rows from) and where cICP, which comes before them, is there.
+    private func builtProfile(describing colour: String) -> ColorProfile? {
+        guard sourceColorType != .gray, sourceColorType != .grayAlpha, !chunks.contains(where: { $0.type == "cICP" }) else {
+            return nil
+        }
+        let encoding = chunks.first { $0.type == "gAMA" && $0.data.count == 4 }.map { Self.bigEndian($0.data[0..<4]) }
+        guard encoding != 0 else { return nil }
+        let gamma = encoding.map { 100_000 / Double($0) }
+        var chromaticities: [Double] = [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
+        if let chunk = chunks.first(where: { $0.type == "cHRM" && $0.data.count == 32 }) {
+            for index in 0..<8 {
+                let start = chunk.data.startIndex + 4 * index
+                chromaticities[index] = Double(Self.bigEndian(chunk.data[start..<(start + 4)])) / 100_000
+            }
+        }
+        return ColorProfile.rgb(white: Array(chromaticities[0..<2]), primaries: Array(chromaticities[2...]), gamma: gamma,
+                                description: "PNG " + colour)
+    }
+
     /// What gAMA, cHRM and cICP say of the colours where it is not sRGB, in words; nil when they say sRGB (within
     /// what writers round to: gAMA 0.45, cHRM's primaries within 0.01) or are absent. Many writers add the sRGB
-    /// values: those are no reason to say anything.
+    /// values: those are no reason to say anything. cICP, where there is one, says it alone (PNG third edition
+    /// §4.3: it comes before gAMA and cHRM).
     static func colourOtherThanSRGB(_ chunks: [PNGChunk]) -> String? {
-        var said: [String] = []
-        if let data = chunks.first(where: { $0.type == "cICP" })?.data, data.count == 4, data[0] != 1 || data[1] != 13 {
-            said.append("cICP (primaries \(data[0]), transfer \(data[1]))")
+        if let data = chunks.first(where: { $0.type == "cICP" })?.data, data.count == 4 {
+            return data[0] != 1 || data[1] != 13 ? "cICP (primaries \(data[0]), transfer \(data[1]))" : nil
         }
+        var said: [String] = []
         if let data = chunks.first(where: { $0.type == "gAMA" })?.data, data.count == 4 {
             let gamma = Double(bigEndian(data[0..<4])) / 100_000
             if abs(gamma - 0.45455) > 0.005 { said.append("gAMA \(String(format: "%.5g", gamma))") }

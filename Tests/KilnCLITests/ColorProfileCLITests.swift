@@ -128,33 +128,73 @@ struct ColorProfileCLITests {
         }
     }
 
-    /// Colours defined by gAMA (or cHRM, cICP) rather than an ICC profile, where not sRGB's: kiln converts from ICC
-    /// profiles only, so an output that does not keep the chunks says so. Before, they were dropped silently (JPEG,
-    /// WebP, `--keep none`) and `--profile` converted the pixels as if they were sRGB, also silently. The sRGB
-    /// values many writers add say nothing.
-    @Test func coloursDefinedWithoutAProfileAreSaidWhereTheyAreNotKept() throws {
+    /// Colours defined by gAMA and cHRM rather than an ICC profile, where not sRGB's, on a colour image: a profile
+    /// is built from them, as browsers read them. Before, kiln converted from ICC profiles only: a JPEG or WebP output
+    /// or `--keep none` dropped them and wrote the pixels as they were (a linear image looked far too dark), and
+    /// `--profile` converted them as if they were sRGB (128, 64, 32 in linear light stayed 128, 64, 32 in sRGB). Terms
+    /// it builds nothing from (cICP; gAMA on a gray image) are said where an output does not keep them, or
+    /// `--profile` took the pixels as sRGB. The sRGB values many writers add say nothing.
+    @Test func coloursDefinedByChunksAreConvertedOrSaidWhereTheyAreNotKept() throws {
         let dir = try TemporaryDirectory()
         var opaque: [UInt8] = []
-        for i in 0..<16 { opaque += [UInt8(i * 16), UInt8(i * 8), UInt8(i * 4), 255] }
-        let pixels = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
-        func gamma(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("gAMA", gamma(100_000)), into: pixels))
-            .write(to: URL(fileURLWithPath: dir.join("linear.png")))
-        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("gAMA", gamma(45_455)), into: pixels))
-            .write(to: URL(fileURLWithPath: dir.join("srgb.png")))
-        func warnings(_ input: String, _ options: [String]) throws -> [String] {
-            let r = try kiln(["export", dir.join(input), "-o", dir.join("out-\(UUID().uuidString)"), "--progress", "json"]
-                             + options)
+        for _ in 0..<16 { opaque += [128, 64, 32, 255] }
+        let colour = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
+        let rows = (0..<4).map { y in (0..<4).map { x in UInt8(x * 60 + y) } }
+        let gray = PNGBytes.stored(width: 4, colorType: 0, rows: rows)
+        func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        func write(_ name: String, _ png: [UInt8], _ chunk: [UInt8]) throws {
+            try Data(PNGBytes.insertAfterHeader(chunk, into: png)).write(to: URL(fileURLWithPath: dir.join(name)))
+        }
+        try write("linear.png", colour, PNGBytes.chunk("gAMA", word(100_000)))
+        try write("srgb.png", colour, PNGBytes.chunk("gAMA", word(45_455)))
+        try write("gray-linear.png", gray, PNGBytes.chunk("gAMA", word(100_000)))
+        try write("hdr.png", colour, PNGBytes.chunk("cICP", [9, 16, 0, 1]))
+        func export(_ input: String, _ options: [String]) throws -> (warnings: [String], out: String) {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try kiln(["export", dir.join(input), "-o", out, "--device", "cpu", "--progress", "json"] + options)
             #expect(r.status == 0, "\(r.stderr)")
-            return Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            return (Events(r.stdoutLines).named("warning").map { $0[string: "message"] }, out)
         }
-        for options in [["--format", "jpeg"], ["--format", "webp"], ["--keep", "none"], ["--profile", "p3"]] {
-            let said = try warnings("linear.png", options)
-            #expect(said.count == 1 && said[0].contains("gAMA 1 left out: kiln converts colours from an ICC profile only"),
-                    "\(options): \(said)")
-            #expect(try warnings("srgb.png", options).isEmpty, "\(options)")
+        func pixel(_ path: String) throws -> [Int] {
+            let image = try PNGDecoder.decode(contentsOf: path)
+            return image.bytes.prefix(3).map(Int.init)
         }
-        #expect(try warnings("linear.png", []).isEmpty, "a PNG output keeps the chunk")
+        // 128, 64, 32 in linear light are 188, 137, 99 in sRGB (its curve).
+        let linearInSRGB = [188, 137, 99]
+        for options in [["--format", "jpeg", "--quality", "100"], ["--format", "webp", "--lossless"], ["--keep", "none"],
+                        ["--profile", "srgb"]] {
+            let linear = try export("linear.png", options)
+            // Only --keep none says anything: that the built profile, not kept, was converted to sRGB first.
+            let expected = options == ["--keep", "none"] ? 1 : 0
+            #expect(linear.warnings.count == expected, "\(options): \(linear.warnings)")
+            #expect(linear.warnings.allSatisfy { $0.contains("\"PNG gAMA 1\" is not kept (--keep)") }, "\(linear.warnings)")
+            let name = try FileManager.default.contentsOfDirectory(atPath: linear.out).first { $0.hasPrefix("linear.") } ?? "-"
+            if options[0] == "--format" {
+                // The output carries the profile: vips, converting by it, gets the colours back.
+                let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", linear.out + "/" + name, dir.join("vips.png"), "srgb"])
+                    .wait(timeout: .seconds(60))
+                #expect(vips.status == 0, "\(options): \(vips.stderr)")
+                let got = try pixel(dir.join("vips.png"))
+                #expect(zip(got, linearInSRGB).allSatisfy { abs($0 - $1) <= 2 }, "\(options): \(got)")
+            } else {
+                let got = try pixel(linear.out + "/linear.png")
+                #expect(zip(got, linearInSRGB).allSatisfy { abs($0 - $1) <= 1 }, "\(options): \(got)")
+            }
+            for input in ["gray-linear.png", "hdr.png"] {
+                let said = try export(input, options).warnings
+                let terms = input == "hdr.png" ? "cICP (primaries 9, transfer 16)" : "gAMA 1"
+                #expect(said.count == 1 && said[0].contains("\(terms) left out: kiln cannot convert from these"),
+                        "\(input), \(options): \(said)")
+            }
+            #expect(try export("srgb.png", options).warnings.isEmpty, "\(options)")
+        }
+        for input in ["linear.png", "gray-linear.png", "hdr.png"] {
+            let kept = try export(input, [])
+            #expect(kept.warnings.isEmpty, "a PNG output keeps the chunks: \(kept.warnings)")
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: kept.out + "/" + input)))
+            #expect(PNGBytes.data(of: "iCCP", in: output).isEmpty, "\(input): no profile added beside the chunks")
+            #expect(try pixel(kept.out + "/" + input) == pixel(dir.join(input)), "\(input): the pixels as they were")
+        }
     }
 
     /// lcms2 dates the profiles it builds with the moment it builds them: every output

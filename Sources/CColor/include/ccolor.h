@@ -22,6 +22,13 @@ typedef void *ccolor_transform;
 ccolor_profile ccolor_profile_srgb(void);
 /* Display P3: DCI-P3 primaries, D65 white, the sRGB transfer curve. */
 ccolor_profile ccolor_profile_display_p3(void);
+/*
+ * An RGB profile of white point (x, y), primaries {red x, y, green x, y, blue x, y} and the
+ * decoding exponent `gamma` (linear = value^gamma; the sRGB curve when it is 0), described as
+ * `description`; NULL when lcms2 cannot build it (primaries that span no colours).
+ */
+ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], double gamma,
+                                  const char *description);
 /* A profile from ICC bytes; NULL when lcms2 refuses them. */
 ccolor_profile ccolor_profile_open(const void *bytes, size_t size);
 /* 1 when the profile's data colour space is RGB. */
