@@ -51,8 +51,6 @@ public final class ExportJob: Sendable {
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>
     private let planDigest: String
-    /// The box of a resize that never enlarges, if the plan has one.
-    private let shrinkOnlyBox: (width: Int?, height: Int?)?
     private let leftSmaller = Atomic<Int>(0)
     private let state: Locked<Counts>
     private let stopRequested = Atomic<Bool>(false)
@@ -163,10 +161,6 @@ public final class ExportJob: Sendable {
         self.earlierRecords = earlierRecords
         self.madeHints = madeHints
         planDigest = Provenance.digest(of: options.plan)
-        shrinkOnlyBox = options.plan.operations.compactMap { operation -> (Int?, Int?)? in
-            guard case .resize(let resize) = operation, !resize.upscale else { return nil }
-            return (resize.width, resize.height)
-        }.last
         self.items = items
         self.output = output
         self.renderer = renderer
@@ -569,8 +563,7 @@ public final class ExportJob: Sendable {
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
                 tracker.advance(progressItem, rendering: 1)
-                if let box = shrinkOnlyBox, box.width.map({ writer.width < $0 }) ?? true,
-                   box.height.map({ writer.height < $0 }) ?? true {
+                if try renderer.keepsItsSize(reader.header, orientation: orientation) {
                     // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
                     result.keptItsSize = true
                 }

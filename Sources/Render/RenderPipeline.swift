@@ -18,7 +18,13 @@ public final class RenderPipeline: Sendable {
     private let marks: [Int: FloatImage]
     /// Graphs built for recent image sizes: a batch of same-sized images (icons,
     /// tiles) builds its filter taps once, not twice per image (estimate, render).
-    private let graphs = Locked<[Size: PassGraph]>([:])
+    private let graphs = Locked<[Size: Built]>([:])
+
+    /// An image size's passes, and whether a resize among them left it its size (``keepsItsSize(width:height:shrunkFrom:)``).
+    private struct Built {
+        let graph: PassGraph
+        let keptItsSize: Bool
+    }
 
     private struct Size: Hashable {
         let width: Int
@@ -81,17 +87,29 @@ public final class RenderPipeline: Sendable {
     /// crop that misses it, or an image larger than `pixelLimit`: `PassBuilder.resample`,
     /// through which every growing image goes, checks before it builds anything).
     package func graph(width: Int, height: Int, shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> PassGraph {
-        let size = Size(width: width, height: height, shrunkFrom: shrunkFrom)
-        if let graph = graphs.withLock({ $0[size] }) { return graph }
-        let graph = try build(width: width, height: height, shrunkFrom: shrunkFrom)
-        graphs.withLock { graphs in
-            if graphs.count >= Self.cachedSizes { graphs.removeAll(keepingCapacity: true) }
-            graphs[size] = graph
-        }
-        return graph
+        try built(width: width, height: height, shrunkFrom: shrunkFrom).graph
     }
 
-    private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> PassGraph {
+    /// Whether a resize leaves an image of `width × height` its size on an axis where it is smaller than the
+    /// resize's box (`upscale` off), whatever comes after the resize (a crop, a rotation): what the job's
+    /// "smaller than the --resize box" warning counts. Its output's size alone cannot say.
+    /// - Throws: `RenderError` when the operations do not apply to it.
+    public func keepsItsSize(width: Int, height: Int, shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> Bool {
+        try built(width: width, height: height, shrunkFrom: shrunkFrom).keptItsSize
+    }
+
+    private func built(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
+        let size = Size(width: width, height: height, shrunkFrom: shrunkFrom)
+        if let built = graphs.withLock({ $0[size] }) { return built }
+        let built = try build(width: width, height: height, shrunkFrom: shrunkFrom)
+        graphs.withLock { graphs in
+            if graphs.count >= Self.cachedSizes { graphs.removeAll(keepingCapacity: true) }
+            graphs[size] = built
+        }
+        return built
+    }
+
+    private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
         var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit, shrunkFrom: shrunkFrom)
         for (index, operation) in operations.enumerated() {
             switch operation {
@@ -106,7 +124,7 @@ public final class RenderPipeline: Sendable {
             case .watermark(let watermark): try watermark.lower(into: &builder, mark: marks[index]!)
             }
         }
-        return builder.graph
+        return Built(graph: builder.graph, keptItsSize: builder.keptItsSize)
     }
 
     /// The size of the output an image of `width × height` gets (`shrunkFrom`: see ``graph(width:height:shrunkFrom:)``).

@@ -1,5 +1,7 @@
 import Foundation
+import ImageCore
 import KilnTestSupport
+import PNGCodec
 import Testing
 
 /// SPEC §4.2 through the CLI: the same operations as flags or as a recipe give
@@ -135,5 +137,43 @@ import Testing
         let missing = try kiln(["export", Paths.sampleData, "--output", work.join("out"), "--recipe", work.join("none.json")])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("none.json"), "\(missing.stderr)")
+    }
+
+    /// "N images were smaller than the --resize box and kept their size" counts the images a resize left
+    /// unenlarged, whatever comes after it. Before, it compared the job's output with the box: a resize to
+    /// 500 wide then a rotation (333 × 500) or a crop was said to have kept its size, and a 300 × 900 image
+    /// under `--fit cover` or `fill` 500x500 (300 × 500 out: not widened) was not counted.
+    @Test func theResizeBoxWarningCountsWhatTheResizeLeftItsSize() throws {
+        let dir = try TemporaryDirectory()
+        for (name, width, height) in [("wide", 1001, 667), ("tall", 300, 900)] {
+            var bytes = [UInt8](repeating: 255, count: width * height * 4)
+            for index in 0..<(width * height) {
+                bytes[4 * index] = UInt8(index % 251)
+                bytes[4 * index + 1] = UInt8(index % 241)
+            }
+            try Data(try PNGEncoder.encode(PixelBuffer(width: width, height: height, depth: .eight, bytes: bytes)))
+                .write(to: URL(fileURLWithPath: dir.join(name + ".png")))
+        }
+        func recipe(_ operations: String) throws -> [String] {
+            let path = dir.join("recipe-\(UUID().uuidString).json")
+            try Data("{\"operations\":[\(operations)]}".utf8).write(to: URL(fileURLWithPath: path))
+            return ["--recipe", path]
+        }
+        let cases: [(input: String, options: [String], counted: Bool)] = [
+            ("wide", try recipe(#"{"op":"resize","width":500},{"op":"rotate","degrees":90}"#), false),
+            ("wide", try recipe(#"{"op":"resize","width":500},{"op":"crop","x":0,"y":0,"width":100,"height":80}"#), false),
+            ("tall", ["--resize", "500x500", "--fit", "cover"], true),
+            ("tall", ["--resize", "500x500", "--fit", "fill"], true),
+            ("tall", ["--resize", "500x1000"], true),
+            ("tall", ["--resize", "500x500"], false),
+        ]
+        for (input, options, counted) in cases {
+            let r = try kiln(["export", dir.join(input + ".png"), "-o", dir.join("out-\(UUID().uuidString)"), "--device", "cpu",
+                              "--progress", "json"] + options)
+            #expect(r.status == 0, "\(options): \(r.stderr)")
+            let notes = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }.filter { $0.contains("--resize box") }
+            #expect(notes == (counted ? ["1 image was smaller than the --resize box and kept its size (--upscale enlarges them)"] : []),
+                    "\(input) \(options): \(notes)")
+        }
     }
 }

@@ -108,24 +108,34 @@ public struct Resize: Sendable, Equatable, Codable {
         target(width: width, height: height).resized
     }
 
+    /// The scale of each axis that meets the box, before `upscale` caps it.
+    private func scales(width w: Int, height h: Int) -> (x: Double, y: Double) {
+        let sx = width.map { Double($0) / Double(w) }, sy = height.map { Double($0) / Double(h) }
+        switch (sx, sy) {
+        case (let x?, let y?) where fit == .fill:
+            return (x, y)
+        case (let x?, let y?):
+            let s = fit == .cover ? max(x, y) : min(x, y)
+            return (s, s)
+        default:
+            let s = sx ?? sy!
+            return (s, s)
+        }
+    }
+
+    /// Whether an image of `width × height` is smaller than the box on an axis it would have to grow
+    /// on, and keeps its size there because `upscale` is off (what the job's warning counts).
+    func keepsItsSize(width: Int, height: Int) -> Bool {
+        let (x, y) = scales(width: width, height: height)
+        return !upscale && (x > 1 || y > 1)
+    }
+
     /// The size an image of `width × height` is resampled to, and the centered crop after it (for `cover`).
     func target(width w: Int, height h: Int) -> (resized: (width: Int, height: Int), cropped: (width: Int, height: Int)) {
         let cap = upscale ? Double.infinity : 1
-        let sx = width.map { Double($0) / Double(w) }, sy = height.map { Double($0) / Double(h) }
-        func size(_ scaleX: Double, _ scaleY: Double) -> (width: Int, height: Int) {
-            (max(1, Int((Double(w) * scaleX).rounded())), max(1, Int((Double(h) * scaleY).rounded())))
-        }
-        let resized: (width: Int, height: Int)
-        switch (sx, sy) {
-        case (let x?, let y?) where fit == .fill:
-            resized = size(min(x, cap), min(y, cap))
-        case (let x?, let y?):
-            let s = min(fit == .cover ? max(x, y) : min(x, y), cap)
-            resized = size(s, s)
-        default:
-            let s = min(sx ?? sy!, cap)
-            resized = size(s, s)
-        }
+        let (x, y) = scales(width: w, height: h)
+        let resized = (width: max(1, Int((Double(w) * min(x, cap)).rounded())),
+                       height: max(1, Int((Double(h) * min(y, cap)).rounded())))
         guard fit == .cover, let width, let height else { return (resized, resized) }
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
@@ -133,7 +143,9 @@ public struct Resize: Sendable, Equatable, Codable {
     func lower(into builder: inout PassBuilder) throws(RenderError) {
         // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
         let extent = builder.extent
-        let (resized, cropped) = target(width: extent?.width ?? builder.width, height: extent?.height ?? builder.height)
+        let (width, height) = (extent?.width ?? builder.width, extent?.height ?? builder.height)
+        if keepsItsSize(width: width, height: height) { builder.keptItsSize = true }
+        let (resized, cropped) = target(width: width, height: height)
         let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized,
                                          extent: extent, filter: filter, for: "resize")
         builder.move(to: image, width: resized.width, height: resized.height)
