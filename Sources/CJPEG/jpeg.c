@@ -41,7 +41,14 @@ static int code_of(int message) {
     case JERR_OUT_OF_MEMORY: return CJPEG_NO_MEMORY;
     case JERR_FILE_READ: return CJPEG_IO;
     case JERR_BAD_IN_COLORSPACE:
-    case JERR_CONVERSION_NOTIMPL: return CJPEG_UNSUPPORTED;
+    case JERR_CONVERSION_NOTIMPL:
+    /* Valid JPEGs this libjpeg does not read: 12-bit samples, lossless (SOF3) and hierarchical
+     * (SOF5-7) processes, arithmetic coding where it was left out. Not "corrupt": the file is sound. */
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_NOT_COMPILED:
+    case JERR_NOTIMPL: return CJPEG_UNSUPPORTED;
     default: return CJPEG_CORRUPT;
     }
 }

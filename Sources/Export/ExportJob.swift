@@ -654,9 +654,9 @@ public final class ExportJob: Sendable {
 
     /// The least stored size an image of `header` must keep when the plan starts
     /// with a resize (what the resize makes, turned back to how the rows are
-    /// stored); nil when it does not start with one.
+    /// stored); nil when it does not start with one (``ExportPlan/shrinkOnLoadResize``).
     private func minimumSource(of header: ImageHeader, orientation: Int) -> (width: Int, height: Int)? {
-        guard case .resize(let resize)? = options.plan.operations.first else { return nil }
+        guard let resize = options.plan.shrinkOnLoadResize else { return nil }
         // Orientations 5-8 transpose the image: the box turns back with the rows.
         let transposed = orientation >= 5
         let upright = transposed ? (width: header.height, height: header.width) : (width: header.width, height: header.height)

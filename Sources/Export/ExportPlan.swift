@@ -40,6 +40,15 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         case operations, level, metadata, color, autorotate, output
     }
 
+    /// The resize a decoder that can shrink on load (JPEG's DCT scaling) shrinks for: the first
+    /// operation, unless its filter is `nearest`, which must pick single source pixels (pixel art),
+    /// not the block averages a scaled decode makes (a 1/4 decode then nearest 125 wide differed
+    /// from the full decode's by up to 181 levels). Nil when there is none.
+    public var shrinkOnLoadResize: Resize? {
+        guard case .resize(let resize)? = operations.first, resize.filter != .nearest else { return nil }
+        return resize
+    }
+
     /// Encodes the plan; `autorotate` only when false, so the default plan's
     /// JSON, and with it the provenance digest of every output recorded before
     /// the key existed, is unchanged.

@@ -1,5 +1,7 @@
 import Foundation
+import ImageCore
 import KilnTestSupport
+import PNGCodec
 import Testing
 
 /// JPEG in and out (issue 27), through the CLI, checked with decoders that
@@ -348,6 +350,44 @@ import Testing
         #expect(try ImageTools.identify(dir.join("out/whole.png"), "%w %h") == size)
         let psnr = try ImageTools.psnr(dir.join("out/whole.png"), dir.join("out/odd.png"))
         #expect(psnr >= 45, "\(psnr) dB against the whole decode's resize")
+    }
+
+    /// A sound JPEG this libjpeg does not read (12-bit samples) is "unsupported", not "corrupt": before, the
+    /// user was told the file was damaged.
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func aTwelveBitJPEGIsUnsupportedNotCorrupt() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("plain.jpg"), width: 64, height: 48)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("plain.jpg"))))
+        // The frame header (SOF0: FF C0, length, precision): precision 12.
+        let sof = try #require(bytes.indices.dropLast().first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes[sof + 4] = 12
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.join("twelve.jpg")))
+        let r = try export([dir.join("twelve.jpg"), "-o", dir.join("out")])
+        #expect(r.status == 1)
+        let error = Events(r.stdoutLines).files("failed").first?["error"] as? String ?? ""
+        #expect(error.hasPrefix("unsupported JPEG: ") && error.contains("precision 12"), "\(error)")
+    }
+
+    /// `--filter nearest` picks single source pixels (pixel art), so a JPEG is not shrunk on load for it: a 1/4
+    /// decode holds block averages. Before, a 2000-wide JPEG resized to 125 with nearest differed from the same
+    /// pixels decoded whole by up to 181 levels (PSNR 23.9 dB); now the two are the same pixels.
+    @Test(.enabled(if: tools, "needs ImageMagick"))
+    func nearestPicksSourcePixelsNotAShrunkDecode() throws {
+        let dir = try TemporaryDirectory()
+        try Self.makeJPEG(dir.join("big.jpg"), width: 2000, height: 1500, quality: 92)
+        // The same pixels decoded whole, stored losslessly.
+        let whole = try export([dir.join("big.jpg"), "-o", dir.join("whole"), "--format", "png"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        for input in [dir.join("big.jpg"), dir.join("whole/big.png")] {
+            let r = try export([input, "-o", dir.join(input.hasSuffix(".jpg") ? "from-jpeg" : "from-png"), "--resize", "125x",
+                                "--filter", "nearest", "--format", "png"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let fromJPEG = try PNGDecoder.decode(contentsOf: dir.join("from-jpeg/big.png"))
+        let fromPNG = try PNGDecoder.decode(contentsOf: dir.join("from-png/big.png"))
+        #expect(fromJPEG.width == 125 && fromJPEG.height == 94)
+        #expect(fromJPEG == fromPNG, "nearest of a JPEG differs from nearest of its pixels decoded whole")
     }
 
     /// Before: with the journal cleaned, an output made again and compared was judged by its pixels alone, so

@@ -36,8 +36,7 @@ public struct StageCost: Sendable, Equatable {
         case .jpeg:
             // Shrink-on-load: the entropy decoding reads every coefficient, the rest only what the
             // resize keeps (at least 5/4 of its size each way).
-            let startsWithResize = if case .resize? = plan.operations.first { true } else { false }
-            let decoded = startsWithResize ? min(input, max(output * 25 / 16, input / 64)) : input
+            let decoded = plan.shrinkOnLoadResize != nil ? min(input, max(output * 25 / 16, input / 64)) : input
             render += input * Rates.jpegEntropy + decoded * Rates.jpegPixels
         case .webp: render += input * Rates.webpDecode
         default: render += input * Rates.decode * deep
