@@ -103,7 +103,7 @@ struct OperationOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"))
     var saturation: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none), \(ParameterRanges.exposure.text).", valueName: "stops"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none), \(ParameterRanges.exposure.text): the stored values times 2^stops, not linear light.", valueName: "stops"))
     var exposure: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens), \(ParameterRanges.gamma.text).", valueName: "g"))
@@ -112,7 +112,7 @@ struct OperationOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels, \(ParameterRanges.sigma.text).", valueName: "sigma"))
     var blur: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount \(ParameterRanges.amount.text), blur sigma \(ParameterRanges.sigma.text) (default 1), threshold \(ParameterRanges.unit.text) (default 0).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount \(ParameterRanges.amount.text), blur sigma \(ParameterRanges.sigma.text) (default 1), threshold \(ParameterRanges.unit.text) (default 0: differences below it are left alone, up to twice it sharpened in part).",
                                valueName: "amount[,sigma[,threshold]]"))
     var sharpen: String?
 
