@@ -68,4 +68,6 @@ public struct InputScan: Sendable {
     public var items: [ExportItem]
     /// The files the folder scans passed over.
     public var ignored: IgnoredFiles
+    /// Inputs left out because they name a file named before for the same output (exported once).
+    public var repeated: [String] = []
 }

@@ -78,7 +78,8 @@ public struct InputCollector {
                 items.append(fileItem(input))
             }
         }
-        return InputScan(items: markCollisions(items), ignored: IgnoredFiles(ignored))
+        let (marked, repeated) = markCollisions(items)
+        return InputScan(items: marked, ignored: IgnoredFiles(ignored), repeated: repeated)
     }
 
     /// The paths of a `-` list, in order, empty entries left out.
@@ -281,20 +282,51 @@ public struct InputCollector {
         return text
     }
 
-    /// The items with a second input of the same output marked. An item that
-    /// already has a problem writes nothing, so it claims no output.
-    private func markCollisions(_ items: [ExportItem]) -> [ExportItem] {
+    /// The items with a second input of the same output marked, and the inputs left out because they
+    /// name a file already named for the same output (the same device and inode: overlapping globs,
+    /// `in ./in`; in place, any second name of a file). Before, each such repeat failed, naming itself
+    /// as the other input of its output. An item that already has a problem writes nothing, so it
+    /// claims no output.
+    private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
         var firstInput: [String: String] = [:]
         firstInput.reserveCapacity(items.count)
-        var items = items
-        for index in items.indices where items[index].problem == nil {
-            if let other = firstInput[items[index].output] {
-                items[index].problem = "its output \(items[index].output) is also the output of \(other)"
-            } else {
-                firstInput[items[index].output] = items[index].input
+        var inPlaceFiles: Set<FileIdentity> = []
+        var kept: [ExportItem] = []
+        kept.reserveCapacity(items.count)
+        var repeated: [String] = []
+        for var item in items {
+            if item.problem == nil {
+                if options.inPlace, let file = FileIdentity(item.input), !inPlaceFiles.insert(file).inserted {
+                    repeated.append(item.input)
+                    continue
+                }
+                if let other = firstInput[item.output] {
+                    if let file = FileIdentity(item.input), file == FileIdentity(other) {
+                        repeated.append(item.input)
+                        continue
+                    }
+                    item.problem = "its output \(item.output) is also the output of \(other)"
+                } else {
+                    firstInput[item.output] = item.input
+                }
             }
+            kept.append(item)
         }
-        return items
+        return (kept, repeated)
+    }
+
+    /// A file as the file system knows it, whatever the path that names it.
+    private struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+
+        /// The file `path` names (links followed); nil when it cannot be found.
+        init?(_ path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
     }
 
     private func isDirectory(_ path: String) -> Bool {

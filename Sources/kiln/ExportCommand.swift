@@ -215,7 +215,15 @@ struct ExportCommand: AsyncParsableCommand {
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,
-                                                                             items: items) + Self.epochNote + planNotes).run()
+                                                                             items: items) + Self.epochNote + planNotes
+                                + Self.repeatNote(scan.repeated)).run()
+    }
+
+    /// Inputs named more than once, each exported once: said, as `cp` says of a source named twice.
+    static func repeatNote(_ repeated: [String]) -> [String] {
+        guard let first = repeated.first else { return [] }
+        let others = repeated.count == 1 ? "" : " (and \(repeated.count - 1) more)"
+        return ["\(first)\(others) names a file named before (overlapping arguments): each file is exported once"]
     }
 
     /// Under `--format same`, each format option that no output of the job takes (a JPEG

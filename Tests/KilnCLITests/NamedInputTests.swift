@@ -1,5 +1,6 @@
 import Foundation
 import KilnTestSupport
+import PNGCodec
 import Testing
 
 /// SPEC §5: a path named on the command line that is missing or unreadable is a
@@ -35,5 +36,39 @@ import Testing
         #expect(r.status == 64, "\(r.stderr)")
         #expect(r.stderr.contains("Not a directory"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
+    }
+
+    /// A file named twice (overlapping globs, a folder and itself as `./in`) is exported once, with one warning.
+    /// Before, every repeat failed, naming itself as the other input of its output, and the job exited 1 with
+    /// every output written; in place, a file named by two paths (in/a.png, ./in/a.png) made the job exit 1 too.
+    @Test func aFileNamedTwiceIsExportedOnce() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for name in ["a.png", "b.png"] {
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/" + name))
+        }
+        // (`in/a.png in` is no repeat: the folder's a.png is written as a.png, the named one as in/a.png.)
+        for (arguments, written) in [(["in/a.png", "in/a.png"], 1), (["in", "./in"], 2)] {
+            let r = try startKiln(["export"] + arguments + ["-o", "out-\(written)", "--progress", "json"],
+                                  directory: dir.path).wait()
+            #expect(r.status == 0, "\(arguments): \(r.stdout)")
+            let events = Events(r.stdoutLines)
+            #expect(events.files("failed").isEmpty, "\(arguments): \(r.stdout)")
+            #expect(events.files("written").count == written, "\(arguments): \(r.stdout)")
+            let warnings = events.named("warning").compactMap { $0["message"] as? String }
+            #expect(warnings.filter { $0.contains("each file is exported once") }.count == 1, "\(arguments): \(warnings)")
+        }
+        // In place: two names of one file, brightened once.
+        let before = try PNGDecoder.decode(contentsOf: dir.join("in/a.png"))
+        let once = try startKiln(["export", "--in-place", "in/a.png", "./in/a.png", "--brightness", "0.2", "--progress", "json"],
+                                 directory: dir.path).wait()
+        #expect(once.status == 0, "\(once.stdout)")
+        #expect(Events(once.stdoutLines).files("written").count == 1, "\(once.stdout)")
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("reference.png"))
+        let reference = try kiln(["export", "--in-place", dir.join("reference.png"), "--brightness", "0.2", "--progress", "none"])
+        #expect(reference.status == 0, "\(reference.stderr)")
+        let after = try PNGDecoder.decode(contentsOf: dir.join("in/a.png"))
+        #expect(after != before)
+        #expect(after == (try PNGDecoder.decode(contentsOf: dir.join("reference.png"))), "brightened more than once")
     }
 }
