@@ -296,12 +296,12 @@ public struct InputCollector {
         var repeated: [String] = []
         for var item in items {
             if item.problem == nil {
-                if options.inPlace, let file = FileIdentity(item.input), !inPlaceFiles.insert(file).inserted {
+                if options.inPlace, let file = FileIdentity(path: item.input), !inPlaceFiles.insert(file).inserted {
                     repeated.append(item.input)
                     continue
                 }
                 if let other = firstInput[item.output] {
-                    if let file = FileIdentity(item.input), file == FileIdentity(other) {
+                    if let file = FileIdentity(path: item.input), file == FileIdentity(path: other) {
                         repeated.append(item.input)
                         continue
                     }
@@ -313,20 +313,6 @@ public struct InputCollector {
             kept.append(item)
         }
         return (kept, repeated)
-    }
-
-    /// A file as the file system knows it, whatever the path that names it.
-    private struct FileIdentity: Hashable {
-        let device: UInt64
-        let inode: UInt64
-
-        /// The file `path` names (links followed); nil when it cannot be found.
-        init?(_ path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-        }
     }
 
     private func isDirectory(_ path: String) -> Bool {
