@@ -1,8 +1,7 @@
 extension Exif {
     /// The stream with orientation set to `orientation` (when given and the
     /// tag is present) and PixelXDimension/PixelYDimension set to
-    /// `width × height` (each where present; an orientation only where its
-    /// value was one, 1–8), patched in place: the same
+    /// `width × height` (each where present), patched in place: the same
     /// layout and length, every other byte as it was. A tag that is absent is
     /// not added (that would move every offset after it).
     ///
@@ -15,8 +14,9 @@ extension Exif {
             let wanted: Int
             switch (entry.directory, entry.tag) {
             case (.primary, Tag.orientation):
-                // A value outside 1–8 was not read as an orientation (nothing was applied): left as found.
-                guard let orientation, self.orientation != nil else { continue }
+                // A value outside 1–8 (0, 9, 65535) was applied as none: written as 1 too, as the pixels are
+                // stored, which is how viewers show such a file.
+                guard let orientation else { continue }
                 wanted = orientation
             case (.exif, Tag.pixelXDimension): wanted = width
             case (.exif, Tag.pixelYDimension): wanted = height

@@ -239,4 +239,45 @@ import Testing
         #expect(sample(90, 5, 0) > 200 && sample(90, 5, 1) < 60, "no red at the top right")
         #expect(sample(5, 5, 1) > 200, "the top left is not white")
     }
+
+    /// An orientation applied is said as 1 in XMP too (`tiff:Orientation`, attribute or element form). Before, the
+    /// output's EXIF said 1 while its XMP still said 6, and a reader that trusts XMP turned the picture again.
+    /// With `--no-autorotate` the XMP stays as it was, as the EXIF does.
+    @Test func xmpSaysOrientationOneOnceTheOrientationIsApplied() throws {
+        let attribute = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
+            + #"<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>"#
+        let element = attribute.replacingOccurrences(of: #" tiff:Orientation="6"/>"#,
+                                                     with: "><tiff:Orientation>6</tiff:Orientation></rdf:Description>")
+        for (form, xmp) in [("attribute", attribute), ("element", element)] {
+            let itxt = PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8))
+            let png = PNGBytes.insertBeforeImageData(itxt, into: OrientedImages.png(exif: OrientedImages.exif(orientation: 6,
+                                                                                                             littleEndian: true)))
+            for (options, said) in [([String](), "1"), (["--no-autorotate"], "6")] {
+                let sub = try TemporaryDirectory()
+                let (r, output) = try Self.export(png, in: sub, options)
+                #expect(r.status == 0, "\(r.stderr)")
+                let bytes = try Self.read(output)
+                #expect(try Self.exif(of: bytes).orientation == Int(said), "\(form) \(options)")
+                let text = PNGBytes.data(of: "iTXt", in: bytes).map { String(decoding: $0, as: UTF8.self) }
+                #expect(text.count == 1 && text[0].contains(form == "attribute" ? #"tiff:Orientation="\#(said)""#
+                                                                               : "<tiff:Orientation>\(said)<"),
+                        "\(form) \(options): \(text)")
+                #expect(text.first?.count == itxt.count - 12, "nothing else of the packet changed")
+            }
+        }
+    }
+
+    /// An EXIF orientation outside 1–8 (0, 9, 65535) turns nothing, and the output says 1, as docs/recipes.md
+    /// promises. Before, the invalid value was copied as it was.
+    @Test(arguments: [0, 9, 65535])
+    func anOrientationOutsideOneToEightTurnsNothingAndBecomesOne(value: Int) throws {
+        let dir = try TemporaryDirectory()
+        let (r, output) = try Self.export(OrientedImages.png(exif: OrientedImages.exif(orientation: value, littleEndian: false)),
+                                          in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let pixels = try PNGDecoder.decode(contentsOf: output)
+        #expect(pixels.bytes == OrientedImages.displayed(orientation: 1))
+        let exif = try Self.exif(of: try Self.read(output))
+        #expect(exif.orientation == 1)
+    }
 }
