@@ -83,6 +83,9 @@ struct cpng_decoder {
      * sure a chunk with a warning is not kept. */
     int kept_current;
     int warned_current;
+    /* Whether a chunk past the metadata limit was noted: the later ones are left out without a line each
+     * (200,000 tEXt chunks said the same 17 times, until the notes' buffer was full). */
+    int over_limit_noted;
     /* The fast path's state while it decodes this file (NULL: libpng's turn). */
     fast_decoder *fast;
     /* The pixels came from the fast path. */

@@ -64,6 +64,18 @@ import Testing
         #expect(written == 1)
     }
 
+    /// An empty file says so once: before, "not a PNG file: the input is empty; not a JPEG file: Empty input
+    /// file; not a WebP file (no RIFF/WEBP header)", each reader's reason in turn.
+    @Test func anEmptyFileSaysItIsEmpty() throws {
+        let dir = try TemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: dir.join("empty.png"), contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.join("blank"), contents: Data())
+        let r = try kiln(["export", dir.join("empty.png"), dir.join("blank"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1)
+        let errors = Events(r.stdoutLines).files("failed").map { $0["error"] as? String ?? "" }
+        #expect(errors == ["the file is empty (0 bytes)", "the file is empty (0 bytes)"], "\(errors)")
+    }
+
     @Test func maxPixelsOptionIsHonoured() throws {
         let dir = try TemporaryDirectory()
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.path, "--max-pixels", "1000",

@@ -117,4 +117,15 @@ import Testing
         #expect(metadata.warnings.first?.contains("tEXt") == true, "\(metadata.warnings)")
         #expect(metadata.chunks.filter { $0.type == "tEXt" }.count == PNGBytes.data(of: "tEXt", in: png).count - 1)
     }
+
+    /// Chunks past the metadata limit are said once: before, 200,000 tEXt chunks gave the same line 17 times,
+    /// then an 18th cut short, until the notes' buffer was full.
+    @Test func chunksPastTheLimitAreSaidOnce() throws {
+        let text = (0..<3000).flatMap { PNGBytes.chunk("tEXt", Array("Comment\u{0}\($0)".utf8)) }
+        let png = PNGBytes.stored(width: 1, colorType: 0, rows: [[0]], before: text)
+        let (_, _, metadata) = try PNGDecoder.decodeWithMetadata(png)
+        let said = metadata.warnings.filter { $0.contains("over the limit") }
+        #expect(said.count == 1, "\(said.count): \(said.prefix(3))")
+        #expect(metadata.chunks.count { $0.type == "tEXt" } == 1000)
+    }
 }

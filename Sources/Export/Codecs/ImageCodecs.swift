@@ -68,6 +68,8 @@ enum ImageCodecs {
         if let codec = codec(for: start) { return try open(codec) }
         // A file that cannot be opened says so once, not once per codec tried.
         if bytes == nil, start.isEmpty, let unopened = UnopenedFile(path: path) { throw unopened }
+        // Said once, not as each codec's reason ("not a PNG file: the input is empty; not a JPEG file: …").
+        if start.isEmpty { throw EmptyFile() }
         if let format = ForeignFormats.name(of: start) { throw ForeignImage(format: format) }
         var reasons: [any Error] = []
         for codec in all {
@@ -110,6 +112,11 @@ enum ImageCodecs {
         let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         return bytes.prefix(max(0, count))
     }
+}
+
+/// An input of no bytes at all.
+struct EmptyFile: Error, CustomStringConvertible {
+    var description: String { "the file is empty (0 bytes)" }
 }
 
 /// An input no codec reads, with each codec's reason.
