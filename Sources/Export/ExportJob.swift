@@ -563,16 +563,19 @@ public final class ExportJob: Sendable {
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
                 tracker.advance(progressItem, rendering: 1)
-                if try renderer.keepsItsSize(reader.header, orientation: orientation) {
-                    // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
-                    result.keptItsSize = true
-                }
+                let notes = try renderer.notes(of: reader.header, orientation: orientation)
+                // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
+                result.keptItsSize = notes.keptItsSize
                 guard !isStopped else { return nil }
                 let droppedMetadata = try writer.finish(metadata: metadata, progress: EncodeProgress { fraction in
                     tracker.advance(progressItem, encoding: fraction)
                 })
+                // Before, a watermark that missed the image (a margin wider than it) vanished without a word.
+                let missed = notes.watermarkMissed
+                    ? [DroppedMetadata(type: "watermark", reason: "it lies wholly outside the image (its margin is wider than "
+                                       + "the image leaves): nothing of it was drawn", isNotable: true)] : []
                 result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata)
-                                                   + unconvertedColour(metadata, format: codec.format, keep: keep),
+                                                   + unconvertedColour(metadata, format: codec.format, keep: keep) + missed,
                                                    input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }

@@ -52,11 +52,10 @@ public final class Renderer: Sendable {
         try pipeline(for: orientation).outputSize(width: header.width, height: header.height, shrunkFrom: header.shrunkFrom)
     }
 
-    /// Whether a resize leaves an image of `header` its size where it is smaller than the box
-    /// (``RenderPipeline/keepsItsSize(width:height:shrunkFrom:)``).
+    /// What the operations do to an image of `header` beyond its pixels (``RenderPipeline/notes(width:height:shrunkFrom:)``).
     /// - Throws: `RenderError` when the operations do not apply to the image.
-    func keepsItsSize(_ header: ImageHeader, orientation: Int = 1) throws -> Bool {
-        try pipeline(for: orientation).keepsItsSize(width: header.width, height: header.height, shrunkFrom: header.shrunkFrom)
+    func notes(of header: ImageHeader, orientation: Int = 1) throws -> RenderNotes {
+        try pipeline(for: orientation).notes(width: header.width, height: header.height, shrunkFrom: header.shrunkFrom)
     }
 
     /// The operations an image stored with EXIF `orientation` gets: that

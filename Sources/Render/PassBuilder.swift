@@ -19,8 +19,8 @@ struct PassBuilder {
     /// shrunk on load, then the rotations and flips of its EXIF orientation. Nil once any other
     /// pass made `current` (a resize maps the extent onto whole pixels).
     private(set) var extent: Extent?
-    /// Whether a resize left the image its size on an axis where it is smaller than the box (`upscale` off).
-    var keptItsSize = false
+    /// What the operations did beyond the pixels, for the job's warnings.
+    var notes = RenderNotes()
 
     /// The picture's place in an image that holds it in part of its edge pixels (``ShrinkOnLoad``).
     struct Extent: Equatable {

@@ -20,10 +20,10 @@ public final class RenderPipeline: Sendable {
     /// tiles) builds its filter taps once, not twice per image (estimate, render).
     private let graphs = Locked<[Size: Built]>([:])
 
-    /// An image size's passes, and whether a resize among them left it its size (``keepsItsSize(width:height:shrunkFrom:)``).
+    /// An image size's passes, and what they did beyond its pixels.
     private struct Built {
         let graph: PassGraph
-        let keptItsSize: Bool
+        let notes: RenderNotes
     }
 
     private struct Size: Hashable {
@@ -90,12 +90,11 @@ public final class RenderPipeline: Sendable {
         try built(width: width, height: height, shrunkFrom: shrunkFrom).graph
     }
 
-    /// Whether a resize leaves an image of `width × height` its size on an axis where it is smaller than the
-    /// resize's box (`upscale` off), whatever comes after the resize (a crop, a rotation): what the job's
-    /// "smaller than the --resize box" warning counts. Its output's size alone cannot say.
+    /// What the operations do to an image of `width × height` beyond its pixels (a resize that leaves it
+    /// its size, a watermark that misses it), for the job's warnings.
     /// - Throws: `RenderError` when the operations do not apply to it.
-    public func keepsItsSize(width: Int, height: Int, shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> Bool {
-        try built(width: width, height: height, shrunkFrom: shrunkFrom).keptItsSize
+    public func notes(width: Int, height: Int, shrunkFrom: ShrinkOnLoad? = nil) throws(RenderError) -> RenderNotes {
+        try built(width: width, height: height, shrunkFrom: shrunkFrom).notes
     }
 
     private func built(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
@@ -124,7 +123,7 @@ public final class RenderPipeline: Sendable {
             case .watermark(let watermark): try watermark.lower(into: &builder, mark: marks[index]!)
             }
         }
-        return Built(graph: builder.graph, keptItsSize: builder.keptItsSize)
+        return Built(graph: builder.graph, notes: builder.notes)
     }
 
     /// The size of the output an image of `width × height` gets (`shrunkFrom`: see ``graph(width:height:shrunkFrom:)``).

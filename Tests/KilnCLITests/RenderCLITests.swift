@@ -176,4 +176,18 @@ import Testing
                     "\(input) \(options): \(notes)")
         }
     }
+
+    /// A watermark whose margin puts it wholly outside the image is said: before, it vanished without a word.
+    @Test func aWatermarkThatMissesTheImageIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        for (margin, said) in [(500, true), (10, false)] {
+            let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("out-\(margin)"), "--device", "cpu",
+                              "--watermark", Paths.sampleData + "/watermark.png", "--watermark-margin", "\(margin)",
+                              "--progress", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+            #expect(warnings.filter { $0.contains("rgb8.png: watermark left out: it lies wholly outside the image") }.count
+                    == (said ? 1 : 0), "margin \(margin): \(warnings)")
+        }
+    }
 }

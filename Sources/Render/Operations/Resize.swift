@@ -124,7 +124,7 @@ public struct Resize: Sendable, Equatable, Codable {
     }
 
     /// Whether an image of `width × height` is smaller than the box on an axis it would have to grow
-    /// on, and keeps its size there because `upscale` is off (what the job's warning counts).
+    /// on, and keeps its size there because `upscale` is off (``RenderNotes/keptItsSize``).
     func keepsItsSize(width: Int, height: Int) -> Bool {
         let (x, y) = scales(width: width, height: height)
         return !upscale && (x > 1 || y > 1)
@@ -144,7 +144,7 @@ public struct Resize: Sendable, Equatable, Codable {
         // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
         let extent = builder.extent
         let (width, height) = (extent?.width ?? builder.width, extent?.height ?? builder.height)
-        if keepsItsSize(width: width, height: height) { builder.keptItsSize = true }
+        if keepsItsSize(width: width, height: height) { builder.notes.keptItsSize = true }
         let (resized, cropped) = target(width: width, height: height)
         let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized,
                                          extent: extent, filter: filter, for: "resize")

@@ -73,6 +73,9 @@ public struct Watermark: Sendable, Equatable, Codable {
         // A margin wider than the image puts the mark wholly outside it; clamped to where it
         // just misses, the result is the same and the origin fits the kernels' Int32.
         let origin = (min(max(corner.0, -markWidth), w), min(max(corner.1, -markHeight), h))
+        if origin.0 >= w || origin.1 >= h || origin.0 + markWidth <= 0 || origin.1 + markHeight <= 0 {
+            builder.notes.watermarkMissed = true
+        }
         builder.advance(CompositeKernel.pass(builder.current, mark: sized, markSize: (markWidth, markHeight), origin: origin,
                                              opacity: opacity, width: w, height: h))
     }
