@@ -284,19 +284,22 @@ public struct InputCollector {
 
     /// The items with a second input of the same output marked, and the inputs left out because they
     /// name a file already named for the same output (the same device and inode: overlapping globs,
-    /// `in ./in`; in place, any second name of a file). Before, each such repeat failed, naming itself
-    /// as the other input of its output. An item that already has a problem writes nothing, so it
-    /// claims no output.
+    /// `in ./in`; in place, another spelling of the same path, links resolved). Before, each such
+    /// repeat failed, naming itself as the other input of its output. An item that already has a
+    /// problem writes nothing, so it claims no output.
+    ///
+    /// In place, a second hard link is no repeat: replacing the first path's file (a rename over it)
+    /// leaves the second naming the old pixels, which its own item then replaces.
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
         var firstInput: [String: String] = [:]
         firstInput.reserveCapacity(items.count)
-        var inPlaceFiles: Set<FileIdentity> = []
+        var inPlacePaths: Set<String> = []
         var kept: [ExportItem] = []
         kept.reserveCapacity(items.count)
         var repeated: [String] = []
         for var item in items {
             if item.problem == nil {
-                if options.inPlace, let file = FileIdentity(path: item.input), !inPlaceFiles.insert(file).inserted {
+                if options.inPlace, let path = Self.resolvedPath(item.input), !inPlacePaths.insert(path).inserted {
                     repeated.append(item.input)
                     continue
                 }
@@ -313,6 +316,13 @@ public struct InputCollector {
             kept.append(item)
         }
         return (kept, repeated)
+    }
+
+    /// `path` with every link, `.` and `..` resolved (realpath(3)); nil when it names nothing.
+    private static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private func isDirectory(_ path: String) -> Bool {

@@ -70,5 +70,17 @@ import Testing
         let after = try PNGDecoder.decode(contentsOf: dir.join("in/a.png"))
         #expect(after != before)
         #expect(after == (try PNGDecoder.decode(contentsOf: dir.join("reference.png"))), "brightened more than once")
+        // In place, a second hard link is no repeat: the first name's file is replaced (a rename over it), so the
+        // second still names the old pixels, and its own item replaces them too. One image at a time: two at
+        // once, the rename changes the second's inode (its link count, so its ctime) while it is read, and it
+        // fails as changed: a known limit of two hard links of one file exported in place at once.
+        try FileManager.default.createDirectory(atPath: dir.join("linked"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("linked/a.png"))
+        try FileManager.default.linkItem(atPath: dir.join("linked/a.png"), toPath: dir.join("linked/b.png"))
+        let linked = try kiln(["export", "--in-place", dir.join("linked"), "--resize", "10x10", "--jobs", "1", "--progress", "json"])
+        #expect(linked.status == 0, "\(linked.stdout)")
+        for name in ["a.png", "b.png"] {
+            #expect(try PNGDecoder.decode(contentsOf: dir.join("linked/" + name)).width == 10, "\(name) not resized")
+        }
     }
 }
