@@ -83,7 +83,13 @@ public struct PNGMetadata: Sendable, Equatable {
             // 0 (pngcheck: "invalid gAMA value") would say every sample is black or white.
             return data.count == 4 && bigEndian(data[...]) > 0 ? nil : "the gamma is not a positive number"
         case "cHRM":
-            return data.count == 32 ? nil : "\(data.count) bytes where its eight chromaticities take 32"
+            guard data.count == 32 else { return "\(data.count) bytes where its eight chromaticities take 32" }
+            // White point and primaries, x and y each: a y of 0 puts the colour at infinity (lcms2 still builds a
+            // profile of it, its matrix -32768 throughout), as does any x + y past 1 (vips: "invalid chromaticities").
+            let values = (0..<4).map { pair in
+                (x: bigEndian(data[(8 * pair)..<(8 * pair + 4)]), y: bigEndian(data[(8 * pair + 4)..<(8 * pair + 8)]))
+            }
+            return values.allSatisfy { $0.x > 0 && $0.y > 0 && $0.x + $0.y <= 100_000 } ? nil : "chromaticities no colour has"
         case "sRGB":
             return data.count == 1 && data[0] <= 3 ? nil : "no rendering intent (0-3)"
         case "zTXt":

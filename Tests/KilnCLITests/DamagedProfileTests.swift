@@ -96,4 +96,30 @@ struct DamagedProfileTests {
         let names = PNGBytes.data(of: "iCCP", in: output).map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         #expect(names == ["Display P3"], "tagged with the target: \(names)")
     }
+
+    /// A cHRM whose white point has y = 0 (or any x + y past 1) is no colour: left out with a warning, and no
+    /// profile is built of it. Before, lcms2 built one (its matrix -32768 throughout), JPEG outputs carried it
+    /// and `--profile` converted by it (a mean of 123 where the valid cHRM gives 177).
+    @Test func chromaticitiesNoColourHasAreLeftOut() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let rows: [[UInt8]] = (0..<8).map { (y: Int) -> [UInt8] in (0..<48).map { (x: Int) -> UInt8 in UInt8((x * 5 + y * 3) % 256) } }
+        let chromaticities: [UInt32] = [31_270, 0, 64_000, 33_000, 30_000, 60_000, 15_000, 6_000]
+        let chunks = PNGBytes.chunk("gAMA", PNGBytes.bigEndian(100_000)) + PNGBytes.chunk("cHRM", chromaticities.flatMap(PNGBytes.bigEndian))
+        try Data(PNGBytes.stored(width: 16, colorType: 2, rows: rows, before: chunks)).write(to: URL(fileURLWithPath: dir.join("in/white0.png")))
+        for format in ["png", "jpeg"] {
+            let r = try kiln(["export", dir.join("in"), "-o", dir.join(format), "--format", format, "--device", "cpu", "--progress", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+            #expect(warnings.contains { $0.contains("white0.png") && $0.contains("cHRM: chromaticities no colour has") }, "\(warnings)")
+            let path = dir.join(format + "/white0." + (format == "jpeg" ? "jpg" : "png"))
+            if format == "png" {
+                #expect(PNGBytes.data(of: "cHRM", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))).isEmpty, "cHRM copied")
+            } else if ImageTools.has("exiftool") {
+                // The profile is built of gAMA alone, and says so in its description.
+                let description = try ImageTools.run("exiftool", ["-s3", "-ProfileDescription", path]).stdout
+                #expect(description.trimmingCharacters(in: .whitespacesAndNewlines) == "PNG gAMA 1", "\(description)")
+            }
+        }
+    }
 }
