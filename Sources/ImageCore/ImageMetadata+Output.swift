@@ -11,13 +11,17 @@ extension ImageMetadata {
         func patch(_ stream: [UInt8]) -> [UInt8] {
             Exif(stream)?.rewritten(orientation: upright ? 1 : nil, width: width, height: height) ?? stream
         }
+        // XMP's orientation follows the EXIF tag kiln applies; where the EXIF has none, kiln turned nothing,
+        // and an orientation XMP alone states stays for the readers that honour it.
+        let stated = exif.flatMap(Exif.init)?.value(of: Exif.Tag.orientation, in: .primary) != nil
         exif = exif.map(patch)
-        if upright { xmp = xmp.map(XMPOrientation.upright) }
+        let patchXMP = upright && stated
+        if patchXMP { xmp = xmp.map(XMPOrientation.upright) }
         guard var blocks = carried?.blocks else { return }
         for index in blocks.indices {
             if blocks[index].kind == .exif {
                 blocks[index].data = patch(blocks[index].data)
-            } else if upright, blocks[index].kind == .text, blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
+            } else if patchXMP, blocks[index].kind == .text, blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
                 blocks[index].data = XMPOrientation.upright(blocks[index].data)
             }
         }

@@ -1,48 +1,59 @@
-/// The orientation an XMP packet states (`tiff:Orientation`, as attribute `tiff:Orientation="6"` or
-/// element `<tiff:Orientation>6</tiff:Orientation>`), made 1 once the pixels were turned upright.
+/// The orientation an XMP packet states (`tiff:Orientation`, as attribute `tiff:Orientation="6"` inside a
+/// tag, or element `<tiff:Orientation>6</tiff:Orientation>`), made 1 once the pixels were turned upright.
 /// Before, an output whose EXIF said 1 kept XMP saying 6, and a reader that trusts XMP turned it again.
-/// Bytes, not a parsed document: nothing else of the packet changes, and a packet that is not valid
-/// UTF-8 is still patched.
+/// Bytes, not a parsed document: nothing else of the packet changes, a packet that is not valid UTF-8 is
+/// still patched, and the same words in text (a description that quotes them) or under another prefix
+/// (`mytiff:Orientation`) are left alone.
 enum XMPOrientation {
     private static let name = Array("tiff:Orientation".utf8)
 
-    /// `packet` with every value of `tiff:Orientation` that is a number made 1.
+    /// `packet` with every number stated as `tiff:Orientation` made 1.
     static func upright(_ packet: [UInt8]) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(packet.count)
+        var inTag = false
         var index = 0
         while index < packet.count {
-            guard packet[index] == UInt8(ascii: "t"), packet[index...].starts(with: name) else {
-                result.append(packet[index])
+            let byte = packet[index]
+            if byte == UInt8(ascii: "<") { inTag = true } else if byte == UInt8(ascii: ">") { inTag = false }
+            let before = index > 0 ? packet[index - 1] : 0
+            // An attribute: inside a tag, after white space. An element: right after its "<".
+            let attribute = inTag && [0x20, 0x09, 0x0A, 0x0D].contains(before)
+            let element = before == UInt8(ascii: "<")
+            guard byte == UInt8(ascii: "t"), attribute || element, packet[index...].starts(with: name),
+                  let value = valueRange(in: packet, after: index + name.count, element: element) else {
+                result.append(byte)
                 index += 1
                 continue
             }
-            // After the name: `="6"`, `= '6'` (an attribute) or `>6<` (an element's text).
-            var at = index + name.count
-            func skipSpaces() { while at < packet.count, [0x20, 0x09, 0x0A, 0x0D].contains(packet[at]) { at += 1 } }
-            skipSpaces()
-            if at < packet.count, packet[at] == UInt8(ascii: "=") {
-                at += 1
-                skipSpaces()
-                guard at < packet.count, packet[at] == UInt8(ascii: "\"") || packet[at] == UInt8(ascii: "'") else {
-                    result.append(contentsOf: packet[index..<at])
-                    index = at
-                    continue
-                }
-                at += 1
-            } else if at < packet.count, packet[at] == UInt8(ascii: ">") {
-                at += 1
-                skipSpaces()
-            } else {
-                result.append(contentsOf: packet[index..<at])
-                index = at
-                continue
-            }
-            let digits = packet[at...].prefix { (0x30...0x39).contains($0) }
-            result.append(contentsOf: packet[index..<at])
-            result.append(contentsOf: digits.isEmpty ? [] : [UInt8(ascii: "1")])
-            index = at + digits.count
+            result.append(contentsOf: packet[index..<value.lowerBound])
+            result.append(UInt8(ascii: "1"))
+            // The element's ">" was passed: outside the tag now.
+            if element { inTag = false }
+            index = value.upperBound
         }
         return result
+    }
+
+    /// Where the number stands after the name that ends at `start`: `="6"`, `= '6'` for an attribute,
+    /// `>6` for an element; nil when no number does.
+    private static func valueRange(in packet: [UInt8], after start: Int, element: Bool) -> Range<Int>? {
+        var at = start
+        func skipSpaces() { while at < packet.count, [0x20, 0x09, 0x0A, 0x0D].contains(packet[at]) { at += 1 } }
+        skipSpaces()
+        guard at < packet.count else { return nil }
+        if element {
+            guard packet[at] == UInt8(ascii: ">") else { return nil }
+            at += 1
+            skipSpaces()
+        } else {
+            guard packet[at] == UInt8(ascii: "=") else { return nil }
+            at += 1
+            skipSpaces()
+            guard at < packet.count, packet[at] == UInt8(ascii: "\"") || packet[at] == UInt8(ascii: "'") else { return nil }
+            at += 1
+        }
+        let digits = packet[at...].prefix { (0x30...0x39).contains($0) }.count
+        return digits > 0 ? at..<(at + digits) : nil
     }
 }

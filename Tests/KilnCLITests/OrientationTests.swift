@@ -265,6 +265,18 @@ import Testing
                 #expect(text.first?.count == itxt.count - 12, "nothing else of the packet changed")
             }
         }
+        // The same words in text, under another prefix, or with no EXIF orientation (kiln turned nothing): left alone.
+        let quoted = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
+            + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7">"#
+            + #"<dc:description> tiff:Orientation="3" </dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
+        for (xmp, exif) in [(quoted, OrientedImages.exif(orientation: 6, littleEndian: true)), (attribute, nil)] {
+            let itxt = PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8))
+            let sub = try TemporaryDirectory()
+            let (r, output) = try Self.export(PNGBytes.insertBeforeImageData(itxt, into: OrientedImages.png(exif: exif)), in: sub)
+            #expect(r.status == 0, "\(r.stderr)")
+            let text = PNGBytes.data(of: "iTXt", in: try Self.read(output)).map { String(decoding: $0.dropFirst(22), as: UTF8.self) }
+            #expect(text == [xmp], "\(text)")
+        }
     }
 
     /// An EXIF orientation outside 1–8 (0, 9, 65535) turns nothing, and the output says 1, as docs/recipes.md
