@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
-        .target(name: "Color", dependencies: ["CColor", "ImageCore"]),
+        .target(name: "Color", dependencies: ["CColor", "ImageCore", "Locking"]),
         // The CPU kernels' inner loops in C (Render's and Compute's), built for AVX2 and plain x86-64 (no library);
         // its clones header serves CPNG too.
         .target(name: "CKernels"),

@@ -1,6 +1,7 @@
 import CColor
 import Foundation
 public import ImageCore
+import Locking
 
 /// Converts rendered images into a ``ColorConversion``'s target profile with
 /// lcms2 and tags them with it (the profile replaces whatever defined the
@@ -14,6 +15,19 @@ public final class ColorConverter: @unchecked Sendable {
     private let fallbackInput: ccolor_profile
     /// The profile every output is tagged with.
     private let tag: ColorProfile
+    /// The conversions made lately, by the source's profile and depth: building an lcms2 transform takes
+    /// about 2-5 ms, longer than a small image's whole export, and a batch's images share a few profiles.
+    private let conversions = BoundedCache<ConversionKey, Conversion>(capacity: 32)
+
+    private struct ConversionKey: Hashable, Sendable {
+        let profile: [UInt8]?
+        let depth: PixelBuffer.Depth
+    }
+
+    private struct Conversion: Sendable {
+        let rows: RowConversion?
+        let warnings: [String]
+    }
 
     /// Loads the profiles; throws ``ColorError`` naming a profile that cannot be used.
     public init(_ conversion: ColorConversion) throws(ColorError) {
@@ -50,9 +64,18 @@ public final class ColorConverter: @unchecked Sendable {
     /// (PNG's iCCP precedes IDAT, JPEG's APP2 the frame, WebP's ICCP the
     /// image), so rows are converted as they stream to the encoder.
     public func rows(depth: PixelBuffer.Depth, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
+        let conversion = conversions.value(for: ConversionKey(profile: metadata.colorProfile?.bytes, depth: depth)) {
+            makeConversion(from: metadata.colorProfile?.bytes, depth: depth)
+        }
+        if conversion.rows != nil { retag(&metadata) }
+        return (conversion.rows, conversion.warnings)
+    }
+
+    /// The transform from `embedded` (or the input profile) into the target, and what to say of it.
+    private func makeConversion(from embedded: [UInt8]?, depth: PixelBuffer.Depth) -> Conversion {
         var warnings: [String] = []
         var source: ccolor_profile? = nil
-        if let embedded = metadata.colorProfile?.bytes {
+        if let embedded {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {
                 warnings.append("lcms2 cannot read the embedded ICC profile; converted from \(conversion.inputProfile) instead")
@@ -80,10 +103,9 @@ public final class ColorConverter: @unchecked Sendable {
         }
         guard let transform else {
             warnings.append("lcms2 cannot link the input profile to \(conversion.target); colours left as they were")
-            return (nil, warnings)
+            return Conversion(rows: nil, warnings: warnings)
         }
-        retag(&metadata)
-        return (RowConversion(transform), warnings)
+        return Conversion(rows: RowConversion(transform), warnings: warnings)
     }
 
     /// Makes the target's profile the one of `metadata` (whose pixels were converted into it).

@@ -16,24 +16,21 @@ public final class RenderPipeline: Sendable {
     public let pixelLimit: Int
     /// The decoded watermark of each `watermark` operation, by index.
     private let marks: [Int: FloatImage]
-    /// Graphs built for recent image sizes: a batch of same-sized images (icons,
-    /// tiles) builds its filter taps once, not twice per image (estimate, render).
-    private let graphs = Locked<[Size: Built]>([:])
+    /// Graphs built for recent image sizes (16 at once): a batch of same-sized images
+    /// (icons, tiles) builds its filter taps once, not twice per image (estimate, render).
+    private let graphs = BoundedCache<Size, Built>(capacity: 16)
 
     /// An image size's passes, and what they did beyond its pixels.
-    private struct Built {
+    private struct Built: Sendable {
         let graph: PassGraph
         let notes: RenderNotes
     }
 
-    private struct Size: Hashable {
+    private struct Size: Hashable, Sendable {
         let width: Int
         let height: Int
         let shrunkFrom: ShrinkOnLoad?
     }
-
-    /// Sizes whose graphs are kept at once.
-    private static let cachedSizes = 16
 
     /// The default `maxPixels`: SPEC §5's `--max-pixels`.
     public static let defaultMaxPixels = DecodingLimits.defaultMaxPixels
@@ -98,14 +95,9 @@ public final class RenderPipeline: Sendable {
     }
 
     private func built(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
-        let size = Size(width: width, height: height, shrunkFrom: shrunkFrom)
-        if let built = graphs.withLock({ $0[size] }) { return built }
-        let built = try build(width: width, height: height, shrunkFrom: shrunkFrom)
-        graphs.withLock { graphs in
-            if graphs.count >= Self.cachedSizes { graphs.removeAll(keepingCapacity: true) }
-            graphs[size] = built
+        try graphs.value(for: Size(width: width, height: height, shrunkFrom: shrunkFrom)) { () throws(RenderError) in
+            try build(width: width, height: height, shrunkFrom: shrunkFrom)
         }
-        return built
     }
 
     private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
