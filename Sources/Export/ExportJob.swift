@@ -558,10 +558,16 @@ public final class ExportJob: Sendable {
                 describeOrientation(of: &metadata, applied: orientation, width: writer.width, height: writer.height)
                 // The profile the rows were converted into, in the blocks the writer completes the file with.
                 if converted { converter?.retag(&metadata) }
-                if let dropped {
+                // A profile built from PNG's chunks is said by them, once per job (PngSuite gave 103 such lines).
+                let builtFrom = reader.leadingMetadata.profileBuiltFrom
+                if let dropped, builtFrom == nil {
                     colorWarnings.append("the ICC profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
+                let droppedChunks = dropped == nil ? [] : builtFrom.map {
+                    [DroppedMetadata(type: $0, reason: "--keep does not keep it, so the pixels were converted from what it "
+                                     + "says to sRGB first, and look the same without it", isNotable: true)]
+                } ?? []
                 tracker.advance(progressItem, rendering: 1)
                 let notes = try renderer.notes(of: reader.header, orientation: orientation)
                 // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
@@ -575,7 +581,8 @@ public final class ExportJob: Sendable {
                     ? [DroppedMetadata(type: "watermark", reason: "it lies wholly outside the image (its margin is wider than "
                                        + "the image leaves): nothing of it was drawn", isNotable: true)] : []
                 result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata)
-                                                   + unconvertedColour(metadata, format: codec.format, keep: keep) + missed,
+                                                   + unconvertedColour(metadata, format: codec.format, keep: keep) + missed
+                                                   + droppedChunks,
                                                    input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }

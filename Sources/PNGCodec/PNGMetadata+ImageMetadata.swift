@@ -64,6 +64,7 @@ extension PNGMetadata {
            let colour = Self.colourOtherThanSRGB(chunks) {
             if let profile = builtProfile(describing: colour) {
                 metadata.colorProfile = profile
+                metadata.profileBuiltFrom = colour
             } else {
                 metadata.colourWithoutProfile = colour
             }
