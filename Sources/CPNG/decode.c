@@ -185,9 +185,9 @@ int cpng_keep_chunk(cpng_decoder *d, const uint8_t type[4], const uint8_t *data,
     if (strcmp(name, "fcTL") == 0 || strcmp(name, "fdAT") == 0) return 1;
     if (d->arena_size + size > MAX_KEPT_BYTES || d->kept_count >= MAX_CACHED_CHUNKS) {
         if (!d->over_limit_noted) {
-            cpng_note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata; it and every later "
-                                    "ancillary chunk over the limit are left out", name, MAX_CACHED_CHUNKS,
-                                    MAX_KEPT_BYTES >> 20);
+            /* The reader adds "; the chunk is left out". */
+            cpng_note_dropped_chunk(d, "%s: over the limit of %d chunks and %zu MiB of metadata (so is every later "
+                                    "ancillary chunk)", name, MAX_CACHED_CHUNKS, MAX_KEPT_BYTES >> 20);
         }
         d->over_limit_noted = 1;
         return 1;

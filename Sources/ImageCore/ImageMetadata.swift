@@ -91,10 +91,11 @@ public struct ColorProfile: Sendable, Equatable {
                                isNotable: true)
     }
 
-    /// "a gray", "a CMYK", "an RGB": a profile of `colorSpace` in words.
+    /// "a gray", "a CMYK", "an RGB", "an XYZ": a profile of `colorSpace` in words (a space's name is
+    /// said letter by letter: "an" before the letters said with a vowel first).
     public static func article(_ colorSpace: String) -> String {
         let name = colorSpace == "GRAY" ? "gray" : colorSpace.trimmingCharacters(in: .whitespaces)
-        return ("AEIOU".contains(name.first ?? "x") || name == "RGB" ? "an " : "a ") + name
+        return (name != "gray" && "AEFHILMNORSX".contains(name.first ?? "x") ? "an " : "a ") + name
     }
 
     /// Why these bytes are no sound ICC profile ("cut short: …"), or nil. Checks what a reader can without interpreting

@@ -264,7 +264,7 @@ struct JobRunner {
         let small = job.imagesLeftSmallerThanTheBox
         if small > 0 {
             reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
-                             + "kept \(small == 1 ? "its" : "their") size (--upscale enlarges them)")
+                             + "kept \(small == 1 ? "its" : "their") size (on the sides that were; --upscale enlarges them)")
         }
         status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code, stalls: stalls)
         let exit = stream.close(code)

@@ -172,7 +172,8 @@ import Testing
                               "--progress", "json"] + options)
             #expect(r.status == 0, "\(options): \(r.stderr)")
             let notes = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }.filter { $0.contains("--resize box") }
-            #expect(notes == (counted ? ["1 image was smaller than the --resize box and kept its size (--upscale enlarges them)"] : []),
+            #expect(notes == (counted ? ["1 image was smaller than the --resize box and kept its size (on the sides that were; "
+                                         + "--upscale enlarges them)"] : []),
                     "\(input) \(options): \(notes)")
         }
     }
