@@ -20,6 +20,9 @@ public struct ImageHeader: Sendable, Equatable {
     /// ``ImageReader/reduce(toAtLeast:_:)``): `width × height` is then the
     /// reduced size, rounded up, and this the picture's own.
     public var shrunkFrom: ShrinkOnLoad?
+    /// Whether a format that codes lossy or lossless stores it lossless (a lossless WebP):
+    /// an output in its own format (`--format same`) then stays lossless.
+    public var isLossless = false
 
     /// A header.
     public init(format: ImageFormat, width: Int, height: Int, depth: PixelBuffer.Depth, hasAlpha: Bool,

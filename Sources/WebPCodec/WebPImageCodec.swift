@@ -147,8 +147,10 @@ public final class WebPReader: ImageReader {
         // Some writers put JPEG's "Exif\0\0" before the TIFF stream.
         metadata.exif = copy(exif).map { $0.starts(with: Array("Exif".utf8) + [0, 0]) ? Array($0.dropFirst(6)) : $0 }
         metadata.xmp = copy(xmp)
-        header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,
-                             decodesWhole: true)
+        var header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,
+                                 decodesWhole: true)
+        header.isLossless = info.lossless != 0
+        self.header = header
         leadingMetadata = metadata
         self.bytes = bytes
     }
