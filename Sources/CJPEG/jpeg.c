@@ -319,8 +319,11 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
     jpeg_set_quality(cinfo, options->quality, TRUE);
     cinfo->write_JFIF_header = FALSE;
     cinfo->optimize_coding = options->optimize ? TRUE : FALSE;
-    cinfo->comp_info[0].h_samp_factor = options->subsample_420 ? 2 : 1;
-    cinfo->comp_info[0].v_samp_factor = options->subsample_420 ? 2 : 1;
+    /* Luma at twice chroma's rate for 4:2:0; a gray file has no chroma, so its one component is 1×1
+     * (2×2 there changed no pixel, but tools reported a gray file as 4:2:0; vips writes 1×1). */
+    const int factor = options->subsample_420 && !encoder->gray ? 2 : 1;
+    cinfo->comp_info[0].h_samp_factor = factor;
+    cinfo->comp_info[0].v_samp_factor = factor;
     if (options->progressive) jpeg_simple_progression(cinfo);
     jpeg_start_compress(cinfo, TRUE);
     return encoder;

@@ -208,6 +208,10 @@ import Testing
         #expect(try components("gray-alpha8.png", ["--background", "#ff0000"]) == "3")
         #expect(try components("rgb8.png", []) == "3")
         #expect(try components("rgb8.png", ["--grayscale"]) == "1")
+        // One component sampled 1×1 (below quality 90, 4:2:0 is the default): 2×2 made tools call it 4:2:0.
+        let sampled = dir.join("sampled")
+        #expect(try export([Paths.sampleData + "/gray8.png", "-o", sampled, "--format", "jpeg"]).status == 0)
+        #expect(try ImageTools.identify(sampled + "/gray8.jpg", "%[jpeg:sampling-factor]") == "1x1")
         // The pixels are the gray source's, within what JPEG's quantisation costs.
         let out = dir.join("gray")
         #expect(try export([Paths.sampleData + "/gray8.png", "-o", out, "--format", "jpeg", "--quality", "95"]).status == 0)
