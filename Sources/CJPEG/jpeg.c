@@ -284,10 +284,14 @@ struct cjpeg_encoder {
 cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth, const cjpeg_encode_options *options,
                                   cjpeg_status *status) {
     status_clear(status);
-    if ((bit_depth != 8 && bit_depth != 16) || options->quality < 1 || options->quality > 100 || width == 0
-        || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
-        status_fail(status, CJPEG_UNSUPPORTED, "JPEG holds at most %d × %d pixels, not %u × %u", JPEG_MAX_DIMENSION,
-                    JPEG_MAX_DIMENSION, width, height);
+    if (width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION) {
+        status_fail(status, CJPEG_TOO_LARGE, "%u × %u pixels, and a JPEG holds at most %d × %d", width, height,
+                    JPEG_MAX_DIMENSION, JPEG_MAX_DIMENSION);
+        return NULL;
+    }
+    if ((bit_depth != 8 && bit_depth != 16) || options->quality < 1 || options->quality > 100 || width == 0 || height == 0) {
+        status_fail(status, CJPEG_UNSUPPORTED, "no JPEG of %u × %u pixels at %d bits, quality %d", width, height, bit_depth,
+                    options->quality);
         return NULL;
     }
     cjpeg_encoder *encoder = calloc(1, sizeof *encoder);

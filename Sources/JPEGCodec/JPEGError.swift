@@ -18,6 +18,8 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// The declared size has more pixels than the limits allow.
     case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// An output larger than a JPEG holds (65500 pixels a side), whatever the input was.
+    case tooLargeToWrite(String)
 
     /// The error a CJPEG call reported.
     init(_ status: cjpeg_status) {
@@ -28,6 +30,7 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
         case CJPEG_IO: self = .io(message)
         case CJPEG_NO_MEMORY: self = .outOfMemory(message)
         case CJPEG_UNSUPPORTED: self = .unsupported(message)
+        case CJPEG_TOO_LARGE: self = .tooLargeToWrite(message)
         default: self = .corrupt(message)
         }
     }
@@ -41,6 +44,7 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let detail): "I/O error: \(detail)"
         case .outOfMemory(let detail): "out of memory: \(detail)"
         case .unsupported(let detail): "unsupported JPEG: \(detail)"
+        case .tooLargeToWrite(let detail): "cannot be written as JPEG: \(detail)"
         case .tooManyPixels(let width, let height, let limit):
             "image too large: \(width)×\(height) = \(width * height) pixels exceeds the limit of \(limit)"
         }

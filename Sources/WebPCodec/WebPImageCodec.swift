@@ -15,7 +15,7 @@ public enum WebPError: Error, Equatable, Sendable, CustomStringConvertible {
     case truncated(String)
     /// libwebp found the data corrupt.
     case corrupt(String)
-    /// A valid WebP Kiln does not read (an animation), or an image WebP cannot hold (over 16383 pixels a side).
+    /// A valid WebP Kiln does not read (an animation).
     case unsupported(String)
     /// Memory ran out.
     case outOfMemory(String)
@@ -23,6 +23,8 @@ public enum WebPError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(String)
     /// The declared size has more pixels than the limits allow.
     case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// An output larger than a WebP holds (16383 pixels a side), whatever the input was.
+    case tooLargeToWrite(width: Int, height: Int)
 
     init(_ status: cwebp_status) {
         let message = withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -46,6 +48,9 @@ public enum WebPError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let detail): "I/O error: \(detail)"
         case .tooManyPixels(let width, let height, let limit):
             "image too large: \(width)×\(height) = \(width * height) pixels exceeds the limit of \(limit)"
+        case .tooLargeToWrite(let width, let height):
+            "cannot be written as WebP: \(width) × \(height) pixels, and a WebP holds at most "
+                + "\(WebPWriter.maxDimension) × \(WebPWriter.maxDimension)"
         }
     }
 }
@@ -199,11 +204,11 @@ public final class WebPWriter: ImageWriter {
     public static let maxDimension = 16383
 
     /// A writer of a `width × height` image at `depth`, writing the file to `output` at the end.
-    /// - Throws: `WebPError.unsupported` for an image over 16383 pixels a side (before any row is held).
+    /// - Throws: `WebPError.tooLargeToWrite` for an image over 16383 pixels a side (before any row is held).
     public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
                 output: any EncodedOutput) throws(WebPError) {
         guard width <= Self.maxDimension, height <= Self.maxDimension else {
-            throw .unsupported("WebP holds at most \(Self.maxDimension) × \(Self.maxDimension) pixels, not \(width) × \(height)")
+            throw .tooLargeToWrite(width: width, height: height)
         }
         rows = PixelBufferSink(width: width, height: height, depth: depth)
         self.settings = settings

@@ -356,6 +356,18 @@ import Testing
         #expect(psnr >= 45, "\(psnr) dB against the whole decode's resize")
     }
 
+    /// An output wider than a JPEG holds is the output's limit, said as such: before, "unsupported JPEG: …" for a
+    /// PNG input read as if the input were taken for a JPEG.
+    @Test(.enabled(if: ImageTools.has("vips"), "needs vips"))
+    func overJPEGsSizeLimitIsSaidAsTheOutputs() throws {
+        let dir = try TemporaryDirectory()
+        try ImageTools.run("vips", ["black", dir.join("wide.png"), "65536", "2"])
+        let r = try export([dir.join("wide.png"), "-o", dir.join("out"), "--format", "jpeg"])
+        #expect(r.status == 1)
+        let error = Events(r.stdoutLines).files("failed").first?["error"] as? String ?? ""
+        #expect(error == "cannot be written as JPEG: 65536 × 2 pixels, and a JPEG holds at most 65500 × 65500", "\(error)")
+    }
+
     /// A sound JPEG this libjpeg does not read (12-bit samples) is "unsupported", not "corrupt": before, the
     /// user was told the file was damaged.
     @Test(.enabled(if: tools, "needs ImageMagick"))

@@ -28,6 +28,8 @@
 #define CJPEG_NO_MEMORY 5
 /* A valid JPEG Kiln does not read (e.g. an unknown colour space), or a bad argument. */
 #define CJPEG_UNSUPPORTED 6
+/* An image larger than a JPEG holds (65500 pixels a side): the writer's refusal, whatever the input. */
+#define CJPEG_TOO_LARGE 7
 
 typedef struct {
     int code;
