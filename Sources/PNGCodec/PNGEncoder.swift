@@ -108,10 +108,13 @@ public enum PNGEncoder {
         }
         var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
         if direct.colorType == .gray || direct.colorType == .grayAlpha, let metadata {
-            // Analysed again only where colour would keep more (an RGB profile): not for every gray image.
+            // Analysed again only where colour would keep a chunk gray does not (an RGB profile): not for every gray
+            // image. A chunk gray keeps instead (a gray source's bKGD or sBIT) does not make up for it: counted, one
+            // for one, gray won, and `--profile srgb` wrote PngSuite's bgbn4a08 gray and untagged.
             let colourType: PNGColorType = direct.colorType == .gray ? .rgb : .rgba
-            let colourKeeps = metadata.chunks(forOutput: colourType, bitDepth: max(8, direct.bitDepth), keep: keep).chunks.count
-            if colourKeeps > kept(direct) {
+            let colourKeeps = metadata.chunks(forOutput: colourType, bitDepth: max(8, direct.bitDepth), keep: keep).chunks
+            let grayKeeps = Set(metadata.chunks(forOutput: direct.colorType, bitDepth: direct.bitDepth, keep: keep).chunks.map(\.type))
+            if colourKeeps.contains(where: { !grayKeeps.contains($0.type) }) {
                 (direct, palette) = try EncodingPlan.exactForms(of: image, options: options, gray: false)
             }
         }

@@ -198,6 +198,22 @@ struct ColorProfileCLITests {
         }
     }
 
+    /// `--profile` tags every output: a gray source with alpha and a bKGD (PngSuite's bgbn4a08, bggn4a16) was written
+    /// gray, its sRGB tag dropped ("iCCP left out: an RGB colour profile cannot describe a gray output"), because gray
+    /// kept its bKGD as colour kept the profile, and the encoder counted chunks one for one.
+    @Test(arguments: ["bgbn4a08.png", "bggn4a16.png"])
+    func aGraySourceWithABackgroundIsTaggedToo(name: String) throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", try Fixtures.pngSuitePath(name), "-o", dir.join("out"), "--profile", "srgb", "--device", "cpu",
+                          "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(!warnings.contains { $0.contains("iCCP left out") }, "\(warnings)")
+        let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/" + name))))
+        #expect(PNGBytes.data(of: "iCCP", in: output).count == 1, "tagged sRGB")
+        #expect(PNGBytes.data(of: "IHDR", in: output).first?[9] == 6, "RGBA, which the profile describes")
+    }
+
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
     /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
     /// the date), so a resume or a re-run could not make the same file. Now they are dated
