@@ -44,4 +44,17 @@ import Testing
     @Test func noFileNoPressure() {
         #expect(MemoryPressure(path: "/nonexistent/pressure/memory", warn: { _ in }) == nil)
     }
+
+    /// A budget kiln's own memory already fills admits nothing, and says so: before, "it needs about 2.2 MB …
+    /// (beside the 83 MB kiln itself holds), more than --memory 60 MB allows" read as a contradiction.
+    @Test func aBudgetKilnItselfFillsSaysSo() {
+        let budget = MemoryBudget(limit: 60 << 20, reserved: 83 << 20)
+        #expect(throws: MemoryBudget.TooLarge.self) { try budget.admit(2 << 20, cancelled: { false }) }
+        do {
+            _ = try budget.admit(2 << 20, cancelled: { false })
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("kiln itself already holds 83 MB") && text.contains("give --memory more than 83 MB"), "\(text)")
+        }
+    }
 }

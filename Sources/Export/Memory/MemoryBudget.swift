@@ -33,7 +33,14 @@ public final class MemoryBudget: @unchecked Sendable {
         /// The budget.
         public let limit: Int
         public var description: String {
-            "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
+            // A budget kiln's own memory already fills admits no image at all: said as such (before, "it needs about
+            // 2.2 MB … beside the 83 MB kiln itself holds, more than --memory 60 MB allows" read as a contradiction).
+            if reserved >= limit {
+                return "it needs about \(ByteSize.text(needed)) of memory to render, and kiln itself already holds "
+                    + "\(ByteSize.text(reserved)) (its code, libraries and plan), more than --memory \(ByteSize.text(limit)) "
+                    + "allows in all: no image fits; give --memory more than \(ByteSize.text(reserved))"
+            }
+            return "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
                 + "holds), more than --memory \(ByteSize.text(limit)) allows"
         }
     }
