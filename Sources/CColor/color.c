@@ -48,6 +48,12 @@ ccolor_profile ccolor_profile_rgb(const double white_point[2], const double prim
     return profile;
 }
 
+int ccolor_profile_description(ccolor_profile profile, char *out, size_t size) {
+    if (profile == NULL || out == NULL || size == 0) return 0;
+    cmsUInt32Number written = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", out, (cmsUInt32Number)size);
+    return written > 1 && out[0] != '\0';
+}
+
 ccolor_profile ccolor_profile_open(const void *bytes, size_t size) {
     silence_errors();
     if (bytes == NULL || size == 0 || size > UINT32_MAX) return NULL;

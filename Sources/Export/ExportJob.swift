@@ -567,7 +567,7 @@ public final class ExportJob: Sendable {
                 // A profile built from PNG's chunks is said by them, once per job (PngSuite gave 103 such lines).
                 let builtFrom = reader.leadingMetadata.profileBuiltFrom
                 if let dropped, builtFrom == nil {
-                    colorWarnings.append("the ICC profile \"\(dropped.name)\" is not kept (--keep), so the pixels "
+                    colorWarnings.append("the ICC profile \"\(dropped.describedName)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
                 let droppedChunks = dropped == nil ? [] : builtFrom.map {

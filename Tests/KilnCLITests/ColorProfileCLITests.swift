@@ -214,6 +214,19 @@ struct ColorProfileCLITests {
         #expect(PNGBytes.data(of: "IHDR", in: output).first?[9] == 6, "RGBA, which the profile describes")
     }
 
+    /// A profile dropped by `--keep` (its pixels converted to sRGB first) is named by what it calls itself: a JPEG or
+    /// WebP gives its profile no name, and the warning said `the ICC profile "ICC profile"`.
+    @Test func aDroppedProfileIsNamedByItsDescription() throws {
+        let dir = try TemporaryDirectory()
+        let tagged = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("p3"), "--profile", "p3", "--format", "jpeg",
+                               "--progress", "none"])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let r = try kiln(["export", dir.join("p3/rgb8.jpg"), "-o", dir.join("out"), "--keep", "none", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("the ICC profile \"Display P3\" is not kept (--keep)") }, "\(warnings)")
+    }
+
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
     /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
     /// the date), so a resume or a re-run could not make the same file. Now they are dated

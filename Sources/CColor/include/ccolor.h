@@ -31,6 +31,9 @@ ccolor_profile ccolor_profile_rgb(const double white_point[2], const double prim
                                   const char *description);
 /* A profile from ICC bytes; NULL when lcms2 refuses them. */
 ccolor_profile ccolor_profile_open(const void *bytes, size_t size);
+/* The profile's description (its 'desc' tag, in English where it has several) into `out` (NUL-terminated,
+ * cut to `size`); returns 0 when it has none. */
+int ccolor_profile_description(ccolor_profile profile, char *out, size_t size);
 /* 1 when the profile's data colour space is RGB. */
 int ccolor_profile_is_rgb(ccolor_profile profile);
 /* The profile as ICC bytes: with `out` NULL, `*size` receives the size needed. Returns 1 on success. */
