@@ -75,19 +75,31 @@ void ccolor_profile_close(ccolor_profile profile) {
     if (profile != NULL) cmsCloseProfile(profile);
 }
 
+int ccolor_profile_is_gray(ccolor_profile profile) {
+    return profile != NULL && cmsGetColorSpace(profile) == cmsSigGrayData;
+}
+
 ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile output, int bit_depth, int intent,
                                          int black_point_compensation) {
     if (input == NULL || output == NULL) return NULL;
     cmsUInt32Number format = bit_depth == 16 ? TYPE_RGBA_16 : TYPE_RGBA_8;
-    cmsUInt32Number flags = cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE;
+    cmsUInt32Number flags = cmsFLAGS_NOCACHE;
     if (black_point_compensation) flags |= cmsFLAGS_BLACKPOINTCOMPENSATION;
-    return cmsCreateTransform(input, format, output, format, (cmsUInt32Number)intent, flags);
+    if (ccolor_profile_is_gray(input)) {
+        /* Gray rows are canonical RGBA with r = g = b: the gray is read from r, and g, b and alpha pass as
+         * three extra channels. The output's one extra channel (alpha) is not written (no COPY_ALPHA: the
+         * counts differ), so converted in place, each pixel keeps its alpha. */
+        cmsUInt32Number gray = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | EXTRA_SH(3) | BYTES_SH(bit_depth == 16 ? 2 : 1);
+        return cmsCreateTransform(input, gray, output, format, (cmsUInt32Number)intent, flags);
+    }
+    return cmsCreateTransform(input, format, output, format, (cmsUInt32Number)intent, flags | cmsFLAGS_COPY_ALPHA);
 }
 
 void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pixel_count) {
     /* lcms2 counts pixels in 32 bits: convert in pieces. */
     uint8_t *p = pixels;
-    size_t bytes_per_pixel = (cmsGetTransformInputFormat(transform) == TYPE_RGBA_16) ? 8 : 4;
+    cmsUInt32Number format = cmsGetTransformInputFormat(transform);
+    size_t bytes_per_pixel = (size_t)T_BYTES(format) * (T_CHANNELS(format) + T_EXTRA(format));
     while (pixel_count > 0) {
         cmsUInt32Number piece = pixel_count > (1u << 30) ? (1u << 30) : (cmsUInt32Number)pixel_count;
         cmsDoTransform(transform, p, p, piece);

@@ -8,11 +8,11 @@ private let droppedProfiles = BoundedCache<[UInt8], Bool>(capacity: 32)
 
 extension ColorConverter {
     /// Whether an image tagged with the ICC `profile` would look different
-    /// untagged (as sRGB) and can be converted: the profile is RGB, lcms2 reads
-    /// it, and it moves some colour of a 9 × 9 × 9 grid (each channel 0, 32,
-    /// …, 255) by more than one level in sRGB at 8 bits, relative intent.
-    /// A profile lcms2 cannot read, or one that is not RGB, is not converted
-    /// from (false): ``convert(_:metadata:)`` could only fall back to sRGB.
+    /// untagged (as sRGB) and can be converted: the profile is RGB or gray,
+    /// lcms2 reads it, and it moves some colour of a 9 × 9 × 9 grid (each
+    /// channel 0, 32, …, 255; for gray, the 256 grays) by more than one level in
+    /// sRGB at 8 bits, relative intent. A profile lcms2 cannot read, or one of
+    /// another space, is not converted from (false).
     ///
     /// Decision: compare what the profile does, not its name or bytes — an
     /// "sRGB IEC61966-2.1" from a camera, one from a scanner and lcms2's own
@@ -28,13 +28,18 @@ extension ColorConverter {
             return false
         }
         defer { ccolor_profile_close(source) }
-        guard ccolor_profile_is_rgb(source) != 0, let srgb = ccolor_profile_srgb() else { return false }
+        let gray = ccolor_profile_is_gray(source) != 0
+        guard ccolor_profile_is_rgb(source) != 0 || gray, let srgb = ccolor_profile_srgb() else { return false }
         defer { ccolor_profile_close(srgb) }
         guard let transform = ccolor_transform_create(source, srgb, 8, CCOLOR_RELATIVE, 1) else { return false }
         defer { ccolor_transform_close(transform) }
-        let levels = stride(from: 0, through: 256, by: 32).map { UInt8(min($0, 255)) }
         var grid: [UInt8] = []
-        for r in levels { for g in levels { for b in levels { grid += [r, g, b, 255] } } }
+        if gray {
+            for level in 0...255 { grid += [UInt8(level), UInt8(level), UInt8(level), 255] }
+        } else {
+            let levels = stride(from: 0, through: 256, by: 32).map { UInt8(min($0, 255)) }
+            for r in levels { for g in levels { for b in levels { grid += [r, g, b, 255] } } }
+        }
         var mapped = grid
         mapped.withUnsafeMutableBytes { ccolor_transform_apply(transform, $0.baseAddress, grid.count / 4) }
         // Within one level is lcms2's own rounding of an identity transform.

@@ -79,8 +79,8 @@ public final class ColorConverter: @unchecked Sendable {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {
                 warnings.append("lcms2 cannot read the embedded ICC profile; converted from \(conversion.inputProfile) instead")
-            } else if ccolor_profile_is_rgb(source) == 0 {
-                warnings.append("the embedded ICC profile is not RGB; converted from \(conversion.inputProfile) instead")
+            } else if ccolor_profile_is_rgb(source) == 0 && ccolor_profile_is_gray(source) == 0 {
+                warnings.append("the embedded ICC profile is neither RGB nor gray; converted from \(conversion.inputProfile) instead")
                 ccolor_profile_close(source)
                 source = nil
             }

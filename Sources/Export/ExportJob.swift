@@ -32,11 +32,11 @@ public final class ExportJob: Sendable {
     public var deviceTraffic: DeviceTraffic { renderer.traffic }
     /// Converts outputs to the plan's colour profile, when it names one.
     private let colorConverter: ColorConverter?
-    /// Converts to sRGB the images whose profile the metadata choice drops
-    /// (`--keep` without `icc`, no `--profile`) when that profile is not sRGB:
-    /// dropped as they are, their colours would change in every viewer (as
-    /// `vips` and `sharp` do when they strip). Nil when profiles are kept.
-    private let profileDrop: ColorConverter?
+    /// Converts to sRGB the images whose profile is dropped (by `--keep` without
+    /// `icc`, or a gray profile an output cannot describe) when that profile is
+    /// not sRGB: dropped as they are, their colours would change in every viewer
+    /// (`vips` and `sharp` convert too when they strip). Nil under `--profile`.
+    private let toSRGB: ColorConverter?
     private let journal: Journal?
     /// Admits images by their working set (`--memory`).
     public let memory: MemoryBudget
@@ -167,8 +167,7 @@ public final class ExportJob: Sendable {
         // The CLI checked the profiles before the job started; a profile that
         // vanished since (e.g. on resume) leaves colours as they are.
         self.colorConverter = options.plan.color.flatMap { try? ColorConverter($0) }
-        self.profileDrop = options.plan.color == nil && !options.plan.metadata.contains(.icc)
-            ? try? ColorConverter(ColorConversion(target: .srgb)) : nil
+        self.toSRGB = options.plan.color == nil ? try? ColorConverter(ColorConversion(target: .srgb)) : nil
         self.journal = journal
         self.finishedBefore = finishedBefore
         var counts = Counts()
@@ -495,13 +494,18 @@ public final class ExportJob: Sendable {
                    options.plan.output.quality == nil {
                     settings.lossless = true
                 }
-                // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first.
-                let dropped = profileDrop == nil ? nil
-                    : reader.leadingMetadata.colorProfile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil }
-                let converter = colorConverter ?? (dropped == nil ? nil : profileDrop)
+                // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first. Dropped by
+                // --keep without icc, or, for a gray one, by an output it cannot describe (WebP is RGB; a watermark makes
+                // the rows colour): before, its pixels were written as they were, 5 levels off in the shadows (Gray 2.2).
+                let profile = reader.leadingMetadata.colorProfile
+                let content = rowContent(of: reader.header)
+                let grayCannotStay = profile?.colorSpace == "GRAY" && (codec.format == .webp || !content.gray)
+                let dropping = toSRGB != nil && (!options.plan.metadata.contains(.icc) || grayCannotStay)
+                let dropped = dropping ? profile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil } : nil
+                let converter = colorConverter ?? (dropped == nil ? nil : toSRGB)
                 // A writer that streams chooses its file's layout before the first row, from what
                 // the rows can hold; a colour conversion may make gray rows coloured.
-                settings.content = rowContent(of: reader.header)
+                settings.content = content
                 if converter != nil { settings.content?.gray = false }
                 // Nor is a file written gray when it keeps an RGB profile (after --grayscale): a gray file
                 // cannot carry it, and its pixels would be shown untagged, otherwise than the source. A PNG
@@ -566,7 +570,14 @@ public final class ExportJob: Sendable {
                 if converted { converter?.retag(&metadata) }
                 // A profile built from PNG's chunks is said by them, once per job (PngSuite gave 103 such lines).
                 let builtFrom = reader.leadingMetadata.profileBuiltFrom
-                if let dropped, builtFrom == nil {
+                var droppedGray: [DroppedMetadata] = []
+                if let dropped, options.plan.metadata.contains(.icc) {
+                    // Kept as sRGB (the converter retagged it): said once per job.
+                    droppedGray = [DroppedMetadata(type: "gray ICC profile", reason: "this output is colour (WebP, or a "
+                                                   + "watermark's colours), which it cannot describe, so the pixels were "
+                                                   + "converted from \"\(dropped.describedName)\" to sRGB and tagged sRGB",
+                                                   isNotable: true)]
+                } else if let dropped, builtFrom == nil {
                     colorWarnings.append("the ICC profile \"\(dropped.describedName)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
@@ -588,7 +599,7 @@ public final class ExportJob: Sendable {
                                        + "the image leaves): nothing of it was drawn", isNotable: true)] : []
                 result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata)
                                                    + unconvertedColour(metadata, format: codec.format, keep: keep) + missed
-                                                   + droppedChunks,
+                                                   + droppedChunks + droppedGray,
                                                    input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }

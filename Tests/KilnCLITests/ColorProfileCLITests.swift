@@ -227,6 +227,61 @@ struct ColorProfileCLITests {
         #expect(warnings.contains { $0.contains("the ICC profile \"Display P3\" is not kept (--keep)") }, "\(warnings)")
     }
 
+    /// An ICC v2 gray display profile of gamma `gamma` (D50 white), built by hand: header, desc, wtpt, kTRC.
+    static func grayProfile(gamma: Double, description: String) -> [UInt8] {
+        func word(_ value: Int) -> [UInt8] { PNGBytes.bigEndian(UInt32(truncatingIfNeeded: value)) }
+        func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4) }
+        let d50 = word(0xF6D6) + word(0x10000) + word(0xD32D)
+        let text = Array(description.utf8) + [0]
+        let desc = Array("desc".utf8) + word(0) + word(text.count) + text + word(0) + word(0) + [0, 0, 0]
+            + [UInt8](repeating: 0, count: 67)
+        let wtpt = Array("XYZ ".utf8) + word(0) + d50
+        let gammaFixed = Int((gamma * 256).rounded())
+        let kTRC = Array("curv".utf8) + word(0) + word(1) + [UInt8(gammaFixed >> 8), UInt8(gammaFixed & 0xFF)]
+        let tags: [(String, [UInt8])] = [("desc", padded(desc)), ("wtpt", padded(wtpt)), ("kTRC", padded(kTRC))]
+        var table: [UInt8] = [], data: [UInt8] = []
+        let start = 128 + 4 + 12 * tags.count
+        for (signature, body) in tags {
+            table += Array(signature.utf8) + word(start + data.count) + word(body.count)
+            data += body
+        }
+        var header = word(start + data.count) + word(0) + word(0x0210_0000) + Array("mntrGRAYXYZ ".utf8)
+        header += [UInt8](repeating: 0, count: 12) + Array("acsp".utf8) + [UInt8](repeating: 0, count: 28) + d50
+        header += [UInt8](repeating: 0, count: 128 - header.count)
+        return header + word(tags.count) + table + data
+    }
+
+    /// A gray profile an output cannot describe (WebP is RGB) is converted from, to sRGB, and the output tagged
+    /// sRGB, as a profile dropped by `--keep` is; vips's conversion agrees. Before, the pixels were written as they
+    /// were and the profile dropped with a warning: under Gray 2.2, 40 stayed 40 where it shows as 35.
+    @Test func aGrayProfileAnOutputCannotCarryIsConvertedFrom() throws {
+        let dir = try TemporaryDirectory()
+        let profile = Self.grayProfile(gamma: 2.2, description: "Gray 2.2")
+        let rows = (0..<8).map { _ in (0..<16).map { UInt8(40 + 4 * $0) } }
+        let iccp = PNGBytes.chunk("iCCP", Array("Gray 2.2".utf8) + [0, 0] + PNGBytes.zlibStored(profile))
+        try Data(PNGBytes.stored(width: 16, colorType: 0, rows: rows, before: iccp)).write(to: URL(fileURLWithPath: dir.join("g22.png")))
+        let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", dir.join("g22.png"), dir.join("vips.png"), "srgb", "--embedded"])
+            .wait(timeout: .seconds(60))
+        #expect(vips.status == 0, "\(vips.stderr)")
+        let reference = try PNGDecoder.decode(contentsOf: dir.join("vips.png"))
+        for options in [["--format", "webp", "--lossless"], ["--keep", "none"]] {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try kiln(["export", dir.join("g22.png"), "-o", out, "--device", "cpu", "--progress", "json"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            #expect(warnings.count == 1 && warnings[0].contains("\"Gray 2.2\"") && warnings[0].contains("sRGB"), "\(warnings)")
+            var decoded = out + "/g22.png"
+            if options[0] == "--format" {
+                try ImageTools.run("dwebp", ["-quiet", out + "/g22.webp", "-o", out + "/decoded.png"])
+                decoded = out + "/decoded.png"
+            }
+            let ours = try PNGDecoder.decode(contentsOf: decoded)
+            // The first pixel's level, whatever the layout (gray or RGB): 40 in Gray 2.2 is 35 in sRGB.
+            let level = { (image: PixelBuffer) -> Int in Int(image.bytes[0]) }
+            #expect(abs(level(ours) - level(reference)) <= 1 && level(reference) < 38, "\(options): \(level(ours)) vs vips \(level(reference))")
+        }
+    }
+
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
     /// tagged sRGB or Display P3 differed from the run before in its iCCP (the seconds of
     /// the date), so a resume or a re-run could not make the same file. Now they are dated

@@ -34,6 +34,8 @@ ccolor_profile ccolor_profile_open(const void *bytes, size_t size);
 /* The profile's description (its 'desc' tag, in English where it has several) into `out` (NUL-terminated,
  * cut to `size`); returns 0 when it has none. */
 int ccolor_profile_description(ccolor_profile profile, char *out, size_t size);
+/* 1 when the profile's data colour space is gray. */
+int ccolor_profile_is_gray(ccolor_profile profile);
 /* 1 when the profile's data colour space is RGB. */
 int ccolor_profile_is_rgb(ccolor_profile profile);
 /* The profile as ICC bytes: with `out` NULL, `*size` receives the size needed. Returns 1 on success. */
@@ -48,8 +50,9 @@ void ccolor_profile_close(ccolor_profile profile);
 
 /*
  * An RGB(A) → RGB(A) transform for canonical pixels of `bit_depth` 8 or 16,
- * alpha copied; `black_point_compensation` non-zero to apply it. NULL when
- * lcms2 cannot link the two profiles.
+ * alpha copied; `black_point_compensation` non-zero to apply it. From a gray
+ * profile, the canonical pixels' gray (r = g = b) to RGB, alpha kept (in place).
+ * NULL when lcms2 cannot link the two profiles.
  */
 ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile output, int bit_depth, int intent,
                                          int black_point_compensation);
