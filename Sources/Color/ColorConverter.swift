@@ -22,6 +22,7 @@ public final class ColorConverter: @unchecked Sendable {
     private struct ConversionKey: Hashable, Sendable {
         let profile: [UInt8]?
         let depth: PixelBuffer.Depth
+        let gray: Bool
     }
 
     private struct Conversion: Sendable {
@@ -59,26 +60,32 @@ public final class ColorConverter: @unchecked Sendable {
     /// The conversion of rows at `depth` from the profile `metadata` names (or
     /// the input profile) into the target, and the target's profile made the
     /// one of `metadata`; nil, the colours left as they are, when lcms2 cannot
-    /// link even the input profile. Also the warnings (an embedded profile lcms2
-    /// refuses, a gray one, one that does not link). The profile is known before the pixels
+    /// link even the input profile; `gray`: the rows are gray (a gray profile
+    /// converts only those). Also the warnings (an embedded profile lcms2
+    /// refuses, a gray one on colour rows, one that does not link). The profile is known before the pixels
     /// (PNG's iCCP precedes IDAT, JPEG's APP2 the frame, WebP's ICCP the
     /// image), so rows are converted as they stream to the encoder.
-    public func rows(depth: PixelBuffer.Depth, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
-        let conversion = conversions.value(for: ConversionKey(profile: metadata.colorProfile?.bytes, depth: depth)) {
-            makeConversion(from: metadata.colorProfile?.bytes, depth: depth)
-        }
+    public func rows(depth: PixelBuffer.Depth, gray: Bool, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
+        let key = ConversionKey(profile: metadata.colorProfile?.bytes, depth: depth, gray: gray)
+        let conversion = conversions.value(for: key) { makeConversion(from: key.profile, depth: depth, gray: gray) }
         if conversion.rows != nil { retag(&metadata) }
         return (conversion.rows, conversion.warnings)
     }
 
-    /// The transform from `embedded` (or the input profile) into the target, and what to say of it.
-    private func makeConversion(from embedded: [UInt8]?, depth: PixelBuffer.Depth) -> Conversion {
+    /// The transform from `embedded` (or the input profile) into the target, and what to say of it; `gray`: the
+    /// rows are gray, which a gray profile describes (from colour rows it would read one channel).
+    private func makeConversion(from embedded: [UInt8]?, depth: PixelBuffer.Depth, gray: Bool) -> Conversion {
         var warnings: [String] = []
         var source: ccolor_profile? = nil
         if let embedded {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {
                 warnings.append("lcms2 cannot read the embedded ICC profile; converted from \(conversion.inputProfile) instead")
+            } else if ccolor_profile_is_gray(source) != 0 && !gray {
+                warnings.append("the embedded ICC profile is gray and the pixels are colour; converted from "
+                                + "\(conversion.inputProfile) instead")
+                ccolor_profile_close(source)
+                source = nil
             } else if ccolor_profile_is_rgb(source) == 0 && ccolor_profile_is_gray(source) == 0 {
                 warnings.append("the embedded ICC profile is neither RGB nor gray; converted from \(conversion.inputProfile) instead")
                 ccolor_profile_close(source)

@@ -495,12 +495,15 @@ public final class ExportJob: Sendable {
                     settings.lossless = true
                 }
                 // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first. Dropped by
-                // --keep without icc, or, for a gray one, by an output it cannot describe (WebP is RGB; a watermark makes
-                // the rows colour): before, its pixels were written as they were, 5 levels off in the shadows (Gray 2.2).
+                // --keep without icc, or, for a gray one, by WebP, which is RGB: before, its pixels were written as they
+                // were, 5 levels off in the shadows (Gray 2.2). A gray profile converts gray rows only (from colour
+                // rows, a watermark's or an RGB image's, it would read one channel): those are left as they are.
                 let profile = reader.leadingMetadata.colorProfile
                 let content = rowContent(of: reader.header)
-                let grayCannotStay = profile?.colorSpace == "GRAY" && (codec.format == .webp || !content.gray)
-                let dropping = toSRGB != nil && (!options.plan.metadata.contains(.icc) || grayCannotStay)
+                let grayProfile = profile?.colorSpace == "GRAY"
+                let grayCannotStay = grayProfile && content.gray && codec.format == .webp
+                let dropping = toSRGB != nil && (!grayProfile || content.gray)
+                    && (!options.plan.metadata.contains(.icc) || grayCannotStay)
                 let dropped = dropping ? profile.flatMap { ColorConverter.changesColoursWhenDropped($0) ? $0 : nil } : nil
                 let converter = colorConverter ?? (dropped == nil ? nil : toSRGB)
                 // A writer that streams chooses its file's layout before the first row, from what
@@ -548,7 +551,7 @@ public final class ExportJob: Sendable {
                     describeOrientation(of: &leading, applied: orientation, width: width, height: height)
                     // Rows converted into the output's profile on their way to the writer.
                     let conversion = converter.map { converter in
-                        let (conversion, warnings) = converter.rows(depth: depth, metadata: &leading)
+                        let (conversion, warnings) = converter.rows(depth: depth, gray: content.gray, metadata: &leading)
                         colorWarnings = warnings
                         converted = conversion != nil
                         return conversion
@@ -573,10 +576,9 @@ public final class ExportJob: Sendable {
                 var droppedGray: [DroppedMetadata] = []
                 if let dropped, options.plan.metadata.contains(.icc) {
                     // Kept as sRGB (the converter retagged it): said once per job.
-                    droppedGray = [DroppedMetadata(type: "gray ICC profile", reason: "this output is colour (WebP, or a "
-                                                   + "watermark's colours), which it cannot describe, so the pixels were "
-                                                   + "converted from \"\(dropped.describedName)\" to sRGB and tagged sRGB",
-                                                   isNotable: true)]
+                    droppedGray = [DroppedMetadata(type: "gray ICC profile", reason: "WebP is RGB, which it cannot describe, "
+                                                   + "so the pixels were converted from \"\(dropped.describedName)\" to sRGB "
+                                                   + "and tagged sRGB", isNotable: true)]
                 } else if let dropped, builtFrom == nil {
                     colorWarnings.append("the ICC profile \"\(dropped.describedName)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")

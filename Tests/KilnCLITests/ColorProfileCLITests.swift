@@ -280,6 +280,21 @@ struct ColorProfileCLITests {
             let level = { (image: PixelBuffer) -> Int in Int(image.bytes[0]) }
             #expect(abs(level(ours) - level(reference)) <= 1 && level(reference) < 38, "\(options): \(level(ours)) vs vips \(level(reference))")
         }
+        // A gray profile on colour pixels (a mismatch) converts nothing: from colour rows it would read one channel.
+        let colour = try PNGDecoder.decode(contentsOf: Paths.sampleData + "/rgb8.png")
+        let tagged = PNGBytes.insertAfterHeader(iccp, into: try PNGEncoder.encode(colour))
+        try Data(tagged).write(to: URL(fileURLWithPath: dir.join("rgb.png")))
+        for options in [["--keep", "none"], ["--format", "webp", "--lossless"], ["--profile", "srgb"]] {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try kiln(["export", dir.join("rgb.png"), "-o", out, "--device", "cpu", "--progress", "none"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            var decoded = out + "/rgb.png"
+            if options[1] == "webp" {
+                try ImageTools.run("dwebp", ["-quiet", out + "/rgb.webp", "-o", out + "/decoded.png"])
+                decoded = out + "/decoded.png"
+            }
+            #expect(try PNGDecoder.decode(contentsOf: decoded).bytes == colour.bytes, "\(options): the colours changed")
+        }
     }
 
     /// lcms2 dates the profiles it builds with the moment it builds them: every output
