@@ -108,6 +108,16 @@ void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pix
     }
 }
 
+void ccolor_replicate_red(void *pixels, size_t pixel_count, int bit_depth) {
+    if (bit_depth == 16) {
+        uint16_t *p = pixels;
+        for (size_t i = 0; i < pixel_count; i++, p += 4) p[1] = p[2] = p[0];
+    } else {
+        uint8_t *p = pixels;
+        for (size_t i = 0; i < pixel_count; i++, p += 4) p[1] = p[2] = p[0];
+    }
+}
+
 void ccolor_transform_close(ccolor_transform transform) {
     if (transform != NULL) cmsDeleteTransform(transform);
 }

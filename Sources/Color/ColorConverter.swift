@@ -112,8 +112,18 @@ public final class ColorConverter: @unchecked Sendable {
             warnings.append("lcms2 cannot link the input profile to \(conversion.target); colours left as they were")
             return Conversion(rows: nil, warnings: warnings)
         }
-        return Conversion(rows: RowConversion(transform), warnings: warnings)
+        let neutral = gray && source.map { ccolor_profile_is_gray($0) != 0 } == true && keepsGrayNeutral
+        return Conversion(rows: RowConversion(transform, neutral: neutral ? depth : nil), warnings: warnings)
     }
+
+    /// Whether gray rows under a gray profile stay gray (r = g = b) in the target: true for the built-in targets,
+    /// matrix-shapers whose channels share one curve (the result is then made exactly neutral), so a gray
+    /// output stays gray: a gray JPEG converted to sRGB under `--keep none` was written with three components.
+    public func keepsGrayRowsGray(under profile: ColorProfile?) -> Bool {
+        profile?.colorSpace == "GRAY" && keepsGrayNeutral
+    }
+
+    private var keepsGrayNeutral: Bool { conversion.target == .srgb || conversion.target == .displayP3 }
 
     /// Makes the target's profile the one of `metadata` (whose pixels were converted into it).
     public func retag(_ metadata: inout ImageMetadata) {
@@ -197,9 +207,12 @@ public enum ColorError: Error, Equatable, CustomStringConvertible {
 // Unchecked: one lcms2 transform built without a cache: each pixel converts alone, from any thread.
 public final class RowConversion: @unchecked Sendable {
     private let transform: ccolor_transform
+    /// Gray rows into a space they stay neutral in: the result is made exactly neutral (at `depth`).
+    private let neutral: PixelBuffer.Depth?
 
-    init(_ transform: ccolor_transform) {
+    init(_ transform: ccolor_transform, neutral: PixelBuffer.Depth? = nil) {
         self.transform = transform
+        self.neutral = neutral
     }
 
     deinit { ccolor_transform_close(transform) }
@@ -207,5 +220,6 @@ public final class RowConversion: @unchecked Sendable {
     /// Converts `count` canonical pixels at `pixels`, in place.
     public func apply(_ pixels: UnsafeMutableRawPointer, count: Int) {
         ccolor_transform_apply(transform, pixels, count)
+        if let neutral { ccolor_replicate_red(pixels, count, Int32(neutral.rawValue)) }
     }
 }

@@ -509,7 +509,11 @@ public final class ExportJob: Sendable {
                 // A writer that streams chooses its file's layout before the first row, from what
                 // the rows can hold; a colour conversion may make gray rows coloured.
                 settings.content = content
-                if converter != nil { settings.content?.gray = false }
+                // Gray rows converted to sRGB for a profile --keep drops stay gray (untagged, nothing is lost); tagged with
+                // an RGB profile (--profile, WebP), they cannot.
+                if let converter, !(content.gray && !keep.contains(.icc) && converter.keepsGrayRowsGray(under: profile)) {
+                    settings.content?.gray = false
+                }
                 // Nor is a file written gray when it keeps an RGB profile (after --grayscale): a gray file
                 // cannot carry it, and its pixels would be shown untagged, otherwise than the source. A PNG
                 // output whose profile was built from gAMA and cHRM keeps those chunks, which a gray file carries.

@@ -280,6 +280,14 @@ struct ColorProfileCLITests {
             let level = { (image: PixelBuffer) -> Int in Int(image.bytes[0]) }
             #expect(abs(level(ours) - level(reference)) <= 1 && level(reference) < 38, "\(options): \(level(ours)) vs vips \(level(reference))")
         }
+        // Converted for a profile --keep drops, gray stays gray: a one-component JPEG (it had three).
+        if ImageTools.has("exiftool") {
+            let r = try kiln(["export", dir.join("g22.png"), "-o", dir.join("jpeg"), "--format", "jpeg", "--keep", "none",
+                              "--device", "cpu", "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let components = try ImageTools.run("exiftool", ["-s3", "-ColorComponents", dir.join("jpeg/g22.jpg")]).stdout
+            #expect(components.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "\(components)")
+        }
         // A gray profile on colour pixels (a mismatch) converts nothing: from colour rows it would read one channel.
         let colour = try PNGDecoder.decode(contentsOf: Paths.sampleData + "/rgb8.png")
         let tagged = PNGBytes.insertAfterHeader(iccp, into: try PNGEncoder.encode(colour))

@@ -63,6 +63,9 @@ ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profi
 void ccolor_cmyk_to_rgba(ccolor_transform transform, uint8_t *pixels, size_t pixel_count);
 /* 1 when the profile's data colour space is CMYK. */
 int ccolor_profile_is_cmyk(ccolor_profile profile);
+/* Sets green and blue to red in `pixel_count` canonical pixels of `bit_depth` 8 or 16, in place: gray rows
+ * converted into a matrix-shaper space whose channels share one curve are neutral, but for rounding. */
+void ccolor_replicate_red(void *pixels, size_t pixel_count, int bit_depth);
 /* Converts `pixel_count` canonical pixels in place. */
 void ccolor_transform_apply(ccolor_transform transform, void *pixels, size_t pixel_count);
 void ccolor_transform_close(ccolor_transform transform);
