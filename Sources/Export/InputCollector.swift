@@ -299,7 +299,9 @@ public struct InputCollector {
         var repeated: [String] = []
         for var item in items {
             if item.problem == nil {
-                if options.inPlace, let path = Self.resolvedPath(item.input), !inPlacePaths.insert(path).inserted {
+                // A symbolic link is replaced itself in place (by a rename over it), not its target: no repeat of it.
+                if options.inPlace, !Self.isSymbolicLink(item.input), let path = Self.resolvedPath(item.input),
+                   !inPlacePaths.insert(path).inserted {
                     repeated.append(item.input)
                     continue
                 }
@@ -316,6 +318,12 @@ public struct InputCollector {
             kept.append(item)
         }
         return (kept, repeated)
+    }
+
+    /// Whether `path` itself (its last component) is a symbolic link.
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     /// `path` with every link, `.` and `..` resolved (realpath(3)); nil when it names nothing.

@@ -82,5 +82,14 @@ import Testing
         for name in ["a.png", "b.png"] {
             #expect(try PNGDecoder.decode(contentsOf: dir.join("linked/" + name)).width == 10, "\(name) not resized")
         }
+        // Nor is a symbolic link named before its target: the link is replaced (a rename over it), the target
+        // processed by its own item. Before, the target was left out as a repeat, and never processed.
+        try FileManager.default.createDirectory(atPath: dir.join("symbolic"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("symbolic/a.png"))
+        try FileManager.default.createSymbolicLink(atPath: dir.join("symbolic/s.png"), withDestinationPath: "a.png")
+        let symbolic = try kiln(["export", "--in-place", dir.join("symbolic/s.png"), dir.join("symbolic/a.png"),
+                                 "--resize", "10x10", "--jobs", "1", "--progress", "json"])
+        #expect(symbolic.status == 0, "\(symbolic.stdout)")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("symbolic/a.png")).width == 10, "the target not resized")
     }
 }
