@@ -76,7 +76,9 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         let jpegQuality = quality ?? JPEGImageCodec.defaultQuality
         let jpeg = "JPEG quality \(jpegQuality)" + (progressive ? " progressive" : "")
             + " " + (subsample ?? .default(quality: jpegQuality)).label
-        let webp = lossless ? "WebP lossless" : "WebP quality \(quality ?? 80)"
+        // Under `same`, a lossless WebP input stays lossless unless a quality is given (ExportJob).
+        let webp = lossless ? "WebP lossless"
+            : "WebP quality \(quality ?? 80)" + (format == .same && quality == nil ? " (lossless inputs lossless)" : "")
         switch format {
         case .png: return png
         case .jpeg: return jpeg

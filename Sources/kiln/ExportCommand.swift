@@ -42,7 +42,7 @@ struct ExportCommand: AsyncParsableCommand {
         4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
         onto --background (white); WebP lossy at --quality (default 80) or \
         --lossless (a lossless input stays lossless under --format same unless \
-        --quality is given), each image held whole (libwebp encodes a whole picture, at \
+        a quality is given), each image held whole (libwebp encodes a whole picture, at \
         most 16383 pixels a side). ICC, EXIF and XMP are kept unless --strip. \
         An animated WebP is refused.
 

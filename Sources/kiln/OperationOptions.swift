@@ -37,7 +37,7 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "JPEG chroma subsampling: 420 or 444 (default 420 below quality 90, 444 at or above).")
     var subsample: ChromaSubsampling?
 
-    @Flag(help: "Write lossless WebP (under --format same, a lossless WebP input is written lossless without it, unless --quality is given).")
+    @Flag(help: "Write lossless WebP (under --format same, a lossless WebP input is written lossless without it, unless a quality is given).")
     var lossless = false
 
     @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB.", valueName: "color"))

@@ -156,7 +156,7 @@ import Testing
         let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
         #expect(made == names)
         // The subtitle names what the outputs are written as: under `same`, each format present.
-        let written = ["same": "PNG level 6, JPEG quality 85 4:2:0, WebP quality 80", "png": "PNG level 6",
+        let written = ["same": "PNG level 6, JPEG quality 85 4:2:0, WebP quality 80 (lossless inputs lossless)", "png": "PNG level 6",
                        "jpeg": "JPEG quality 85 4:2:0", "webp": "WebP quality 80"][format]!
         #expect(Events(r.stdoutLines).named("start").first?[string: "subtitle"] == written + " · CPU (--device cpu)")
         for (input, output) in zip(["a.png", "b.jpg", "c.WEBP"], names) {
