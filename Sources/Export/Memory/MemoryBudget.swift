@@ -38,7 +38,7 @@ public final class MemoryBudget: @unchecked Sendable {
             if reserved >= limit {
                 return "it needs about \(ByteSize.text(needed)) of memory to render, and kiln itself already holds "
                     + "\(ByteSize.text(reserved)) (its code, libraries and plan), more than --memory \(ByteSize.text(limit)) "
-                    + "allows in all: no image fits; give --memory more than \(ByteSize.text(reserved))"
+                    + "allows in all: no image fits; this one needs --memory \(ByteSize.text(reserved + needed)) at least"
             }
             return "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
                 + "holds), more than --memory \(ByteSize.text(limit)) allows"
