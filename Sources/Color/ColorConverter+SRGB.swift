@@ -17,8 +17,9 @@ extension ColorConverter {
     /// Decision: compare what the profile does, not its name or bytes — an
     /// "sRGB IEC61966-2.1" from a camera, one from a scanner and lcms2's own
     /// differ in bytes and agree in colours. 729 pixels cost well under a
-    /// millisecond, but building the transform about 5 ms (3,000 small PNGs with gAMA took 16.6 s under
-    /// `--keep exif`, 1.75 s before their profile was built): a profile's answer is kept.
+    /// millisecond, but building the transform about 5 ms (3,000 small PNGs
+    /// with gAMA took 16.6 s under `--keep exif`, 1.75 s before their profile
+    /// was built): a profile's answer is kept.
     public static func changesColoursWhenDropped(_ profile: ColorProfile) -> Bool {
         droppedProfiles.value(for: profile.bytes) { changesColours(profile) }
     }

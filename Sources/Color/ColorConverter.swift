@@ -62,9 +62,10 @@ public final class ColorConverter: @unchecked Sendable {
     /// one of `metadata`; nil, the colours left as they are, when lcms2 cannot
     /// link even the input profile; `gray`: the rows are gray (a gray profile
     /// converts only those). Also the warnings (an embedded profile lcms2
-    /// refuses, a gray one on colour rows, one that does not link). The profile is known before the pixels
-    /// (PNG's iCCP precedes IDAT, JPEG's APP2 the frame, WebP's ICCP the
-    /// image), so rows are converted as they stream to the encoder.
+    /// refuses, a gray one on colour rows, one that does not link). The
+    /// profile is known before the pixels (PNG's iCCP precedes IDAT, JPEG's
+    /// APP2 the frame, WebP's ICCP the image), so rows are converted as they
+    /// stream to the encoder.
     public func rows(depth: PixelBuffer.Depth, gray: Bool, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
         let key = ConversionKey(profile: metadata.colorProfile?.bytes, depth: depth, gray: gray)
         let conversion = conversions.value(for: key) { makeConversion(from: key.profile, depth: depth, gray: gray) }
@@ -87,7 +88,8 @@ public final class ColorConverter: @unchecked Sendable {
                 ccolor_profile_close(source)
                 source = nil
             } else if ccolor_profile_is_rgb(source) == 0 && ccolor_profile_is_gray(source) == 0 {
-                warnings.append("the embedded ICC profile is neither RGB nor gray; converted from \(conversion.inputProfile) instead")
+                warnings.append("the embedded ICC profile is neither RGB nor gray; converted from "
+                                + "\(conversion.inputProfile) instead")
                 ccolor_profile_close(source)
                 source = nil
             }
