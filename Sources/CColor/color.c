@@ -3,6 +3,8 @@
 
 #include <lcms2.h>
 #include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 
 /* lcms2 logs errors through a handler; the callers report failures themselves. */
 static void silent(cmsContext context, cmsUInt32Number code, const char *text) {
@@ -21,15 +23,35 @@ ccolor_profile ccolor_profile_srgb(void) {
 ccolor_profile ccolor_profile_display_p3(void) {
     const double white[2] = {0.3127, 0.3290};
     const double primaries[6] = {0.680, 0.320, 0.265, 0.690, 0.150, 0.060};
-    return ccolor_profile_rgb(white, primaries, 0, "Display P3");
+    return ccolor_profile_rgb(white, primaries, NULL, 0, "Display P3");
 }
 
-ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], double gamma,
-                                  const char *description) {
-    silence_errors();
-    /* The sRGB curve as ICC parametric type 4: Y = (aX+b)^g for X >= d, else cX. */
+/* The curve `ccolor_profile_rgb` describes: value^curve[0] (count 1), ICC parametric type 4 (count 5), else sRGB's. */
+static cmsToneCurve *build_curve(const double *curve, int count) {
+    /* ICC parametric type 4: Y = (aX+b)^g for X >= d, else cX; sRGB's curve is one. */
     const cmsFloat64Number srgb[5] = {2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045};
-    cmsToneCurve *curve = gamma > 0 ? cmsBuildGamma(NULL, gamma) : cmsBuildParametricToneCurve(NULL, 4, srgb);
+    if (curve != NULL && count == 1) return curve[0] > 0 ? cmsBuildGamma(NULL, curve[0]) : NULL;
+    return cmsBuildParametricToneCurve(NULL, 4, curve != NULL && count == 5 ? curve : srgb);
+}
+
+/* Describes a profile lcms2 built as `description`, or closes it and returns NULL. */
+static ccolor_profile described(cmsHPROFILE profile, const char *description) {
+    if (profile == NULL) return NULL;
+    cmsMLU *text = cmsMLUalloc(NULL, 1);
+    int written = text != NULL && cmsMLUsetASCII(text, "en", "US", description)
+        && cmsWriteTag(profile, cmsSigProfileDescriptionTag, text);
+    if (text != NULL) cmsMLUfree(text);
+    if (!written) {
+        cmsCloseProfile(profile);
+        return NULL;
+    }
+    return profile;
+}
+
+ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], const double *curve_values,
+                                  int curve_count, const char *description) {
+    silence_errors();
+    cmsToneCurve *curve = build_curve(curve_values, curve_count);
     if (curve == NULL) return NULL;
     cmsToneCurve *curves[3] = {curve, curve, curve};
     const cmsCIExyY white = {white_point[0], white_point[1], 1.0};
@@ -37,21 +59,56 @@ ccolor_profile ccolor_profile_rgb(const double white_point[2], const double prim
                                        {primaries_xy[4], primaries_xy[5], 1.0}};
     cmsHPROFILE profile = cmsCreateRGBProfile(&white, &primaries, curves);
     cmsFreeToneCurve(curve);
-    if (profile != NULL) {
-        cmsMLU *text = cmsMLUalloc(NULL, 1);
-        if (text != NULL) {
-            cmsMLUsetASCII(text, "en", "US", description);
-            cmsWriteTag(profile, cmsSigProfileDescriptionTag, text);
-            cmsMLUfree(text);
-        }
-    }
-    return profile;
+    return described(profile, description);
+}
+
+ccolor_profile ccolor_profile_gray(const double white_point[2], const double *curve_values, int curve_count,
+                                   const char *description) {
+    silence_errors();
+    cmsToneCurve *curve = build_curve(curve_values, curve_count);
+    if (curve == NULL) return NULL;
+    const cmsCIExyY white = {white_point[0], white_point[1], 1.0};
+    cmsHPROFILE profile = cmsCreateGrayProfile(&white, curve);
+    cmsFreeToneCurve(curve);
+    return described(profile, description);
+}
+
+ccolor_profile ccolor_profile_rgb_from_gray(ccolor_profile gray, const char *description) {
+    silence_errors();
+    if (!ccolor_profile_is_gray(gray)) return NULL;
+    cmsToneCurve *curve = cmsReadTag(gray, cmsSigGrayTRCTag); /* owned by the profile */
+    if (curve == NULL) return NULL;
+    cmsToneCurve *curves[3] = {curve, curve, curve};
+    /* sRGB's primaries and white: a neutral's luminance is the curve's (the primaries' Y sum to 1), as the gray's. */
+    const cmsCIExyY white = {0.3127, 0.3290, 1.0};
+    const cmsCIExyYTRIPLE primaries = {{0.64, 0.33, 1.0}, {0.30, 0.60, 1.0}, {0.15, 0.06, 1.0}};
+    return described(cmsCreateRGBProfile(&white, &primaries, curves), description);
 }
 
 int ccolor_profile_description(ccolor_profile profile, char *out, size_t size) {
     if (profile == NULL || out == NULL || size == 0) return 0;
-    cmsUInt32Number written = cmsGetProfileInfoASCII(profile, cmsInfoDescription, "en", "US", out, (cmsUInt32Number)size);
-    return written > 1 && out[0] != '\0';
+    out[0] = '\0';
+    /* Read wide (lcms2 2.14 has no UTF-8 call; its ASCII one turns "Écran" into "?cran"), written as UTF-8. */
+    wchar_t wide[256];
+    if (cmsGetProfileInfo(profile, cmsInfoDescription, "en", "US", wide, sizeof wide / sizeof wide[0]) == 0) return 0;
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0] && wide[i] != 0; i++) {
+        uint32_t c = (uint32_t)wide[i];
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;
+        uint8_t bytes[4];
+        size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        if (n == 1) {
+            bytes[0] = (uint8_t)c;
+        } else {
+            for (size_t k = n - 1; k > 0; k--, c >>= 6) bytes[k] = (uint8_t)(0x80 | (c & 0x3F));
+            bytes[0] = (uint8_t)((0xF00 >> n) | c); /* 0xC0, 0xE0 or 0xF0, and the leading bits */
+        }
+        if (used + n + 1 > size) break;
+        memcpy(out + used, bytes, n);
+        used += n;
+    }
+    out[used] = '\0';
+    return used > 0;
 }
 
 ccolor_profile ccolor_profile_open(const void *bytes, size_t size) {

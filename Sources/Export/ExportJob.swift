@@ -497,10 +497,22 @@ public final class ExportJob: Sendable {
                 }
                 // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first. Dropped by
                 // --keep without icc, or, for a gray one, by WebP, which is RGB: before, its pixels were written as they
-                // were, 5 levels off in the shadows (Gray 2.2). A gray profile converts gray rows only (from colour
-                // rows, a watermark's or an RGB image's, it would read one channel): those are left as they are.
-                let profile = reader.leadingMetadata.colorProfile
+                // were, 5 levels off in the shadows (Gray 2.2). A gray profile converts gray rows only (from an RGB
+                // image's, it would read one channel): those are left as they are.
                 let content = rowContent(of: reader.header)
+                // A gray profile on gray pixels a watermark, or a JPEG's colour --background under alpha, makes colour can
+                // neither tag nor convert them: an RGB profile that shows its neutrals as it does takes its place
+                // (before, it was dropped with a warning, and the grays kept values only it explained). One built
+                // from a PNG's chunks leaves them in place: gAMA and cHRM say the same of RGB pixels.
+                let madeColour = reader.header.isGray
+                    && (!content.gray || (codec.format == .jpeg && content.alpha && !settings.background.isNeutral))
+                let colourForGray = madeColour ? reader.leadingMetadata.colorProfile?.rgbFromGray : nil
+                let profile = colourForGray ?? reader.leadingMetadata.colorProfile
+                let builtFrom = reader.leadingMetadata.profileBuiltFrom
+                let takeColourProfile = { (metadata: inout ImageMetadata) in
+                    guard let colourForGray else { return }
+                    if builtFrom == nil { metadata.replaceColorProfile(with: colourForGray) } else { metadata.colorProfile = colourForGray }
+                }
                 let grayProfile = profile?.colorSpace == "GRAY"
                 let grayCannotStay = grayProfile && content.gray && codec.format == .webp
                 let dropping = toSRGB != nil && (!grayProfile || content.gray)
@@ -553,6 +565,7 @@ public final class ExportJob: Sendable {
                                                 output: file ?? memoryOutput)
                     writer = made
                     var leading = reader.leadingMetadata
+                    takeColourProfile(&leading)
                     describeOrientation(of: &leading, applied: orientation, width: width, height: height)
                     // Rows converted into the output's profile on their way to the writer.
                     let conversion = converter.map { converter in
@@ -574,24 +587,26 @@ public final class ExportJob: Sendable {
                 guard source?.isUnchanged() == true else { throw InputChanged() }
                 guard let writer else { preconditionFailure("the renderer asked for no sink") }
                 describeOrientation(of: &metadata, applied: orientation, width: writer.width, height: writer.height)
+                takeColourProfile(&metadata)
                 // The profile the rows were converted into, in the blocks the writer completes the file with.
                 if converted { converter?.retag(&metadata) }
-                // A profile built from PNG's chunks is said by them, once per job (PngSuite gave 103 such lines).
-                let builtFrom = reader.leadingMetadata.profileBuiltFrom
-                var droppedGray: [DroppedMetadata] = []
-                if let dropped, options.plan.metadata.contains(.icc) {
-                    // Kept as sRGB (the converter retagged it): said once per job.
-                    droppedGray = [DroppedMetadata(type: "gray ICC profile", reason: "WebP is RGB, which it cannot describe, "
-                                                   + "so the pixels were converted from \"\(dropped.describedName)\" to sRGB "
-                                                   + "and tagged sRGB", isNotable: true)]
-                } else if let dropped, builtFrom == nil {
-                    colorWarnings.append("the ICC profile \"\(dropped.describedName)\" is not kept (--keep), so the pixels "
+                // A dropped profile's conversion to sRGB, said: one built from PNG's chunks by them, once per job
+                // (PngSuite gave 103 such lines); a file's own by its name, per image.
+                let droppedName = reader.leadingMetadata.colorProfile?.describedName ?? ""
+                var droppedProfile: [DroppedMetadata] = []
+                if dropped != nil, options.plan.metadata.contains(.icc) {
+                    // Kept, but WebP cannot carry a gray profile: kept as sRGB (the converter retagged it), said once per job.
+                    droppedProfile = [DroppedMetadata(type: builtFrom ?? "gray ICC profile", reason: "WebP is RGB, which it cannot "
+                                                      + "describe, so the pixels were converted from "
+                                                      + (builtFrom == nil ? "\"\(droppedName)\"" : "what it says")
+                                                      + " to sRGB and tagged sRGB", isNotable: true)]
+                } else if dropped != nil, let builtFrom {
+                    droppedProfile = [DroppedMetadata(type: builtFrom, reason: "--keep does not keep it, so the pixels were converted "
+                                                      + "from what it says to sRGB first, and look the same without it", isNotable: true)]
+                } else if dropped != nil {
+                    colorWarnings.append("the ICC profile \"\(droppedName)\" is not kept (--keep), so the pixels "
                                          + "were converted from it to sRGB first: the image looks the same without it")
                 }
-                let droppedChunks = dropped == nil ? [] : builtFrom.map {
-                    [DroppedMetadata(type: $0, reason: "--keep does not keep it, so the pixels were converted from what it "
-                                     + "says to sRGB first, and look the same without it", isNotable: true)]
-                } ?? []
                 tracker.advance(progressItem, rendering: 1)
                 let notes = try renderer.notes(of: reader.header, orientation: orientation)
                 // Counted once it is written: an image abandoned by a stop is not (``count(_:)``).
@@ -606,7 +621,7 @@ public final class ExportJob: Sendable {
                                        + "the image leaves): nothing of it was drawn", isNotable: true)] : []
                 result.warnings = metadataWarnings(metadata, droppedMetadata + unturned(metadata)
                                                    + unconvertedColour(metadata, format: codec.format, keep: keep) + missed
-                                                   + droppedChunks + droppedGray,
+                                                   + droppedProfile,
                                                    input: item.input)
                     + colorWarnings.map { "\(item.input): \($0)" }
                 guard !isStopped else { return nil }

@@ -142,6 +142,9 @@ public struct RGBColor: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Whether it is a gray (red, green and blue equal).
+    public var isNeutral: Bool { red == green && green == blue }
+
     /// `#RRGGBB`.
     public var description: String {
         "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()

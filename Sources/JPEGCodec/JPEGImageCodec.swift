@@ -93,8 +93,7 @@ public final class JPEGWriter: ImageWriter {
     /// source's gray ICC profile could not come with it.
     static func isGray(_ settings: WriteSettings) -> Bool {
         guard let content = settings.content, content.gray else { return false }
-        let background = settings.background
-        return !content.alpha || (background.red == background.green && background.green == background.blue)
+        return !content.alpha || settings.background.isNeutral
     }
 
     /// Whether libjpeg holds every coefficient: progressive output, or tables optimised within the bound.

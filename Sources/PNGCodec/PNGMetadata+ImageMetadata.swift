@@ -109,16 +109,22 @@ extension PNGMetadata {
                   warnings: metadata.warnings)
     }
 
-    /// An RGB profile saying what gAMA and cHRM say (each absent one taken as sRGB's), described as
-    /// `colour`; nil for a gray image (a gray output keeps the chunks, and a colour one has no profile
-    /// to convert gray rows from) and where cICP, which comes before them, is there.
+    /// A profile saying what cICP, where there is one (it comes first: PNG third edition §4.3), or else gAMA and
+    /// cHRM say (each absent one taken as sRGB's), described as `colour`: RGB, or gray for a gray image (of
+    /// cHRM, only its white point). Nil where cICP says what no ICC profile does (HDR, narrow range: see
+    /// ``ColorProfile/cicp(primaries:transfer:matrix:fullRange:gray:description:)``).
     private func builtProfile(describing colour: String) -> ColorProfile? {
-        guard sourceColorType != .gray, sourceColorType != .grayAlpha, !chunks.contains(where: { $0.type == "cICP" }) else {
-            return nil
+        let gray = sourceColorType == .gray || sourceColorType == .grayAlpha
+        let description = "PNG " + colour
+        if let data = chunks.first(where: { $0.type == "cICP" })?.data {
+            guard data.count == 4 else { return nil }
+            let at = data.startIndex
+            return ColorProfile.cicp(primaries: data[at], transfer: data[at + 1], matrix: data[at + 2], fullRange: data[at + 3],
+                                     gray: gray, description: description)
         }
         let encoding = chunks.first { $0.type == "gAMA" && $0.data.count == 4 }.map { Self.bigEndian($0.data[0..<4]) }
         guard encoding != 0 else { return nil }
-        let gamma = encoding.map { 100_000 / Double($0) }
+        let curve = encoding.map { TransferCurve.gamma(100_000 / Double($0)) } ?? .srgb
         var chromaticities: [Double] = [0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06]
         if let chunk = chunks.first(where: { $0.type == "cHRM" && $0.data.count == 32 }) {
             for index in 0..<8 {
@@ -126,8 +132,9 @@ extension PNGMetadata {
                 chromaticities[index] = Double(Self.bigEndian(chunk.data[start..<(start + 4)])) / 100_000
             }
         }
-        return ColorProfile.rgb(white: Array(chromaticities[0..<2]), primaries: Array(chromaticities[2...]), gamma: gamma,
-                                description: "PNG " + colour)
+        let white = Array(chromaticities[0..<2])
+        return gray ? ColorProfile.gray(white: white, curve: curve, description: description)
+            : ColorProfile.rgb(white: white, primaries: Array(chromaticities[2...]), curve: curve, description: description)
     }
 
     /// What gAMA, cHRM and cICP say of the colours where it is not sRGB, in words; nil when they say sRGB (within
@@ -136,7 +143,10 @@ extension PNGMetadata {
     /// §4.3: it comes before gAMA and cHRM).
     static func colourOtherThanSRGB(_ chunks: [PNGChunk]) -> String? {
         if let data = chunks.first(where: { $0.type == "cICP" })?.data, data.count == 4 {
-            return data[0] != 1 || data[1] != 13 ? "cICP (primaries \(data[0]), transfer \(data[1]))" : nil
+            guard data[0] != 1 || data[1] != 13 || data[2] != 0 || data[3] != 1 else { return nil }
+            // Matrix coefficients other than 0 (identity) and narrow range are named: no profile says those.
+            let matrix = data[2] == 0 ? "" : ", matrix \(data[2])"
+            return "cICP (primaries \(data[0]), transfer \(data[1])\(matrix)\(data[3] == 1 ? "" : ", narrow range"))"
         }
         var said: [String] = []
         if let data = chunks.first(where: { $0.type == "gAMA" })?.data, data.count == 4 {

@@ -139,8 +139,7 @@ struct ColorProfileCLITests {
         var opaque: [UInt8] = []
         for _ in 0..<16 { opaque += [128, 64, 32, 255] }
         let colour = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
-        let rows = (0..<4).map { y in (0..<4).map { x in UInt8(x * 60 + y) } }
-        let gray = PNGBytes.stored(width: 4, colorType: 0, rows: rows)
+        let gray = PNGBytes.stored(width: 4, colorType: 0, rows: [[UInt8]](repeating: [128, 128, 128, 128], count: 4))
         func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
         func write(_ name: String, _ png: [UInt8], _ chunk: [UInt8]) throws {
             try Data(PNGBytes.insertAfterHeader(chunk, into: png)).write(to: URL(fileURLWithPath: dir.join(name)))
@@ -148,48 +147,64 @@ struct ColorProfileCLITests {
         try write("linear.png", colour, PNGBytes.chunk("gAMA", word(100_000)))
         try write("srgb.png", colour, PNGBytes.chunk("gAMA", word(45_455)))
         try write("gray-linear.png", gray, PNGBytes.chunk("gAMA", word(100_000)))
+        // cICP: BT.709's primaries, linear; the same on a gray image; PQ (HDR) and narrow range, which no profile says.
+        try write("linear-cicp.png", colour, PNGBytes.chunk("cICP", [1, 8, 0, 1]))
+        try write("gray-linear-cicp.png", gray, PNGBytes.chunk("cICP", [1, 8, 0, 1]))
         try write("hdr.png", colour, PNGBytes.chunk("cICP", [9, 16, 0, 1]))
+        try write("narrow.png", colour, PNGBytes.chunk("cICP", [1, 13, 0, 0]))
         func export(_ input: String, _ options: [String]) throws -> (warnings: [String], out: String) {
             let out = dir.join("out-\(UUID().uuidString)")
             let r = try kiln(["export", dir.join(input), "-o", out, "--device", "cpu", "--progress", "json"] + options)
             #expect(r.status == 0, "\(r.stderr)")
             return (Events(r.stdoutLines).named("warning").map { $0[string: "message"] }, out)
         }
+        /// The first pixel's levels: red, green and blue (a gray image's one level, three times).
         func pixel(_ path: String) throws -> [Int] {
             let image = try PNGDecoder.decode(contentsOf: path)
-            return image.bytes.prefix(3).map(Int.init)
+            let channels = image.bytes.count / (image.width * image.height)
+            return channels <= 2 ? [Int](repeating: Int(image.bytes[0]), count: 3) : image.bytes.prefix(3).map(Int.init)
         }
         // 128, 64, 32 in linear light are 188, 137, 99 in sRGB (its curve).
         let linearInSRGB = [188, 137, 99]
+        let converted = ["linear.png": (linearInSRGB, "gAMA 1"), "linear-cicp.png": (linearInSRGB, "cICP (primaries 1, transfer 8)"),
+                         "gray-linear.png": ([188, 188, 188], "gAMA 1"),
+                         "gray-linear-cicp.png": ([188, 188, 188], "cICP (primaries 1, transfer 8)")]
         for options in [["--format", "jpeg", "--quality", "100"], ["--format", "webp", "--lossless"], ["--keep", "none"],
                         ["--profile", "srgb"]] {
-            let linear = try export("linear.png", options)
-            // Only --keep none says anything: that the built profile, not kept, was converted to sRGB first.
-            let expected = options == ["--keep", "none"] ? 1 : 0
-            #expect(linear.warnings.count == expected, "\(options): \(linear.warnings)")
-            #expect(linear.warnings.allSatisfy { $0.contains("gAMA 1 left out: --keep does not keep it, so the pixels were "
-                                                              + "converted from what it says to sRGB first") }, "\(linear.warnings)")
-            let name = try FileManager.default.contentsOfDirectory(atPath: linear.out).first { $0.hasPrefix("linear.") } ?? "-"
-            if options[0] == "--format" {
-                // The output carries the profile: vips, converting by it, gets the colours back.
-                let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", linear.out + "/" + name, dir.join("vips.png"), "srgb"])
-                    .wait(timeout: .seconds(60))
-                #expect(vips.status == 0, "\(options): \(vips.stderr)")
-                let got = try pixel(dir.join("vips.png"))
-                #expect(zip(got, linearInSRGB).allSatisfy { abs($0 - $1) <= 2 }, "\(options): \(got)")
-            } else {
-                let got = try pixel(linear.out + "/linear.png")
-                #expect(zip(got, linearInSRGB).allSatisfy { abs($0 - $1) <= 1 }, "\(options): \(got)")
+            for (input, (expected, terms)) in converted.sorted(by: { $0.key < $1.key }) {
+                let made = try export(input, options)
+                // --keep none says that the built profile, not kept, was converted to sRGB first; a gray image written
+                // as WebP (RGB) that it was converted to sRGB and tagged so. Nothing else is said.
+                let stem = input.dropLast(4)
+                let said = options == ["--keep", "none"] ? "\(terms) left out: --keep does not keep it, so the pixels were "
+                    + "converted from what it says to sRGB first"
+                    : input.hasPrefix("gray") && options[1] == "webp" ? "\(terms) left out: WebP is RGB, which it cannot describe, so "
+                    + "the pixels were converted from what it says to sRGB and tagged sRGB"
+                    : nil
+                #expect(made.warnings.count == (said == nil ? 0 : 1) && made.warnings.allSatisfy { $0.contains(said ?? "-") },
+                        "\(input), \(options): \(made.warnings)")
+                let name = try FileManager.default.contentsOfDirectory(atPath: made.out).first { $0.hasPrefix(stem + ".") } ?? "-"
+                if options[0] == "--format" {
+                    // The output carries the profile: vips, converting by it, gets the colours back.
+                    let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", made.out + "/" + name, dir.join("vips.png"), "srgb"])
+                        .wait(timeout: .seconds(60))
+                    #expect(vips.status == 0, "\(input), \(options): \(vips.stderr)")
+                    let got = try pixel(dir.join("vips.png"))
+                    #expect(zip(got, expected).allSatisfy { abs($0 - $1) <= 2 }, "\(input), \(options): \(got)")
+                } else {
+                    let got = try pixel(made.out + "/" + input)
+                    #expect(zip(got, expected).allSatisfy { abs($0 - $1) <= 1 }, "\(input), \(options): \(got)")
+                }
             }
-            for input in ["gray-linear.png", "hdr.png"] {
+            for input in ["hdr.png", "narrow.png"] {
                 let said = try export(input, options).warnings
-                let terms = input == "hdr.png" ? "cICP (primaries 9, transfer 16)" : "gAMA 1"
+                let terms = input == "hdr.png" ? "cICP (primaries 9, transfer 16)" : "cICP (primaries 1, transfer 13, narrow range)"
                 #expect(said.count == 1 && said[0].contains("\(terms) left out: kiln cannot convert from these"),
                         "\(input), \(options): \(said)")
             }
             #expect(try export("srgb.png", options).warnings.isEmpty, "\(options)")
         }
-        for input in ["linear.png", "gray-linear.png", "hdr.png"] {
+        for input in ["linear.png", "gray-linear.png", "linear-cicp.png", "hdr.png"] {
             let kept = try export(input, [])
             #expect(kept.warnings.isEmpty, "a PNG output keeps the chunks: \(kept.warnings)")
             let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: kept.out + "/" + input)))
@@ -217,6 +232,16 @@ struct ColorProfileCLITests {
     /// A profile dropped by `--keep` (its pixels converted to sRGB first) is named by what it calls itself: a JPEG or
     /// WebP gives its profile no name, and the warning said `the ICC profile "ICC profile"`.
     @Test func aDroppedProfileIsNamedByItsDescription() throws {
+        // Read wide and written as UTF-8: lcms2's ASCII reading made "Écran gris 2.2" "?cran gris 2.2".
+        let named = try TemporaryDirectory()
+        let iccp = PNGBytes.chunk("iCCP", Array("gris".utf8) + [0, 0]
+                                  + PNGBytes.zlibStored(Self.grayProfile(gamma: 2.2, description: "Écran gris 2.2")))
+        try Data(PNGBytes.stored(width: 4, colorType: 0, rows: [[40, 80, 120, 160]], before: iccp))
+            .write(to: URL(fileURLWithPath: named.join("g.png")))
+        let gray = try kiln(["export", named.join("g.png"), "-o", named.join("out"), "--keep", "none", "--progress", "json"])
+        #expect(gray.status == 0, "\(gray.stderr)")
+        let said = Events(gray.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(said.contains { $0.contains("the ICC profile \"Écran gris 2.2\" is not kept (--keep)") }, "\(said)")
         let dir = try TemporaryDirectory()
         let tagged = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("p3"), "--profile", "p3", "--format", "jpeg",
                                "--progress", "none"])
@@ -227,14 +252,18 @@ struct ColorProfileCLITests {
         #expect(warnings.contains { $0.contains("the ICC profile \"Display P3\" is not kept (--keep)") }, "\(warnings)")
     }
 
-    /// An ICC v2 gray display profile of gamma `gamma` (D50 white), built by hand: header, desc, wtpt, kTRC.
+    /// An ICC v2 gray display profile of gamma `gamma` (D50 white), built by hand: header, desc, wtpt, kTRC. A
+    /// description that is not ASCII is written as a multi-localized Unicode tag (UTF-16), as ICC v4 writes it.
     static func grayProfile(gamma: Double, description: String) -> [UInt8] {
         func word(_ value: Int) -> [UInt8] { PNGBytes.bigEndian(UInt32(truncatingIfNeeded: value)) }
         func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4) }
         let d50 = word(0xF6D6) + word(0x10000) + word(0xD32D)
         let text = Array(description.utf8) + [0]
-        let desc = Array("desc".utf8) + word(0) + word(text.count) + text + word(0) + word(0) + [0, 0, 0]
-            + [UInt8](repeating: 0, count: 67)
+        let utf16 = description.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let desc = description.allSatisfy(\.isASCII)
+            ? Array("desc".utf8) + word(0) + word(text.count) + text + word(0) + word(0) + [0, 0, 0]
+                + [UInt8](repeating: 0, count: 67)
+            : Array("mluc".utf8) + word(0) + word(1) + word(12) + Array("enUS".utf8) + word(utf16.count) + word(28) + utf16
         let wtpt = Array("XYZ ".utf8) + word(0) + d50
         let gammaFixed = Int((gamma * 256).rounded())
         let kTRC = Array("curv".utf8) + word(0) + word(1) + [UInt8(gammaFixed >> 8), UInt8(gammaFixed & 0xFF)]
@@ -302,6 +331,45 @@ struct ColorProfileCLITests {
                 decoded = out + "/decoded.png"
             }
             #expect(try PNGDecoder.decode(contentsOf: decoded).bytes == colour.bytes, "\(options): the colours changed")
+        }
+    }
+
+    /// A gray profile on pixels a watermark or a JPEG's colour `--background` made colour is neither kept as it is (a gray
+    /// profile cannot tag colour) nor left unconverted: an RGB profile with its curve and sRGB's primaries takes its place,
+    /// so every output, tagged or converted, shows the grays as the source does. Before, it was dropped with a warning
+    /// (tagged outputs), or the pixels converted as if they were sRGB (`--keep none`, `--profile`): 40 stayed 40, not 35.
+    @Test func aGrayProfileOnPixelsMadeColourBecomesAnRGBOne() throws {
+        let dir = try TemporaryDirectory()
+        let profile = Self.grayProfile(gamma: 2.2, description: "Gray 2.2")
+        let iccp = PNGBytes.chunk("iCCP", Array("Gray 2.2".utf8) + [0, 0] + PNGBytes.zlibStored(profile))
+        let gray = (0..<16).map { _ in [UInt8](repeating: 40, count: 64) }
+        try Data(PNGBytes.stored(width: 64, colorType: 0, rows: gray, before: iccp)).write(to: URL(fileURLWithPath: dir.join("g.png")))
+        // Gray and alpha: the right half transparent, flattened onto red in a JPEG.
+        let grayAlpha = (0..<16).map { _ in (0..<64).flatMap { x in [UInt8(40), UInt8(x < 32 ? 255 : 0)] } }
+        try Data(PNGBytes.stored(width: 64, colorType: 4, rows: grayAlpha, before: iccp))
+            .write(to: URL(fileURLWithPath: dir.join("ga.png")))
+        let watermark = ["--watermark", Paths.sampleData + "/rgb8.png", "--watermark-position", "br", "--watermark-margin", "0"]
+        let cases: [(input: String, options: [String], said: String?)] = [
+            ("g.png", watermark + ["--format", "jpeg", "--quality", "100"], nil),
+            ("g.png", watermark, nil),
+            ("g.png", watermark + ["--format", "webp", "--lossless"], nil),
+            ("g.png", watermark + ["--keep", "none"], "the ICC profile \"Gray 2.2\" is not kept (--keep)"),
+            ("g.png", watermark + ["--profile", "srgb"], nil),
+            ("ga.png", ["--format", "jpeg", "--quality", "100", "--background", "#FF0000"], "alpha left out: JPEG has none"),
+        ]
+        for (input, options, said) in cases {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try kiln(["export", dir.join(input), "-o", out, "--device", "cpu", "--progress", "json"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            #expect(warnings.count == (said == nil ? 0 : 1) && warnings.allSatisfy { $0.contains(said ?? "-") }, "\(options): \(warnings)")
+            let name = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first, "\(options): no output")
+            // vips converts by the output's profile (none: taken as sRGB); the top-left pixel, gray 40 under Gray 2.2, is 35.
+            let vips = try ChildProcess("/usr/bin/vips", ["icc_transform", out + "/" + name, dir.join("vips.png"), "srgb"])
+                .wait(timeout: .seconds(60))
+            #expect(vips.status == 0, "\(options): \(vips.stderr)")
+            let level = Int(try PNGDecoder.decode(contentsOf: dir.join("vips.png")).bytes[0])
+            #expect(abs(level - 35) <= 1, "\(options): \(level), not 35")
         }
     }
 

@@ -23,12 +23,23 @@ ccolor_profile ccolor_profile_srgb(void);
 /* Display P3: DCI-P3 primaries, D65 white, the sRGB transfer curve. */
 ccolor_profile ccolor_profile_display_p3(void);
 /*
- * An RGB profile of white point (x, y), primaries {red x, y, green x, y, blue x, y} and the
- * decoding exponent `gamma` (linear = value^gamma; the sRGB curve when it is 0), described as
- * `description`; NULL when lcms2 cannot build it (primaries that span no colours).
+ * An RGB profile of white point (x, y), primaries {red x, y, green x, y, blue x, y} and one
+ * decoding curve for the three channels: with `curve_count` 1, linear = value^curve[0]; with 5,
+ * ICC's parametric curve of type 4 {g, a, b, c, d}: linear = (a value + b)^g from value d, else
+ * c value; else (NULL, 0) sRGB's. Described as `description` (ASCII); NULL when lcms2 cannot build
+ * it (primaries that span no colours).
  */
-ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], double gamma,
-                                  const char *description);
+ccolor_profile ccolor_profile_rgb(const double white_point[2], const double primaries_xy[6], const double *curve,
+                                  int curve_count, const char *description);
+/* A gray profile of white point (x, y) and a decoding curve (as `ccolor_profile_rgb`'s), described as `description`. */
+ccolor_profile ccolor_profile_gray(const double white_point[2], const double *curve, int curve_count,
+                                   const char *description);
+/*
+ * An RGB profile that describes a gray profile's neutrals as it does, for gray pixels made colour (a
+ * watermark): its gray curve on each channel, sRGB's primaries and white. NULL when `gray` is not a gray
+ * profile or has no gray curve (a gray profile of lookup tables).
+ */
+ccolor_profile ccolor_profile_rgb_from_gray(ccolor_profile gray, const char *description);
 /* A profile from ICC bytes; NULL when lcms2 refuses them. */
 ccolor_profile ccolor_profile_open(const void *bytes, size_t size);
 /* The profile's description (its 'desc' tag, in English where it has several) into `out` (NUL-terminated,
