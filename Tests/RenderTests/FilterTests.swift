@@ -44,4 +44,30 @@ struct FilterTests {
             }
         }
     }
+
+    /// One color whose alpha varies stays that color: sharpening premultiplied color made gray 128 beside the same
+    /// gray at alpha 0.25 into 157 and 13 (ImageMagick's `-unsharp` and vips' `sharpen` leave it as it is).
+    @Test("sharpen leaves one color as it is where alpha varies")
+    func sharpenKeepsOneColorUnderVaryingAlpha() throws {
+        let alphas: [UInt16] = [65535, 16384, 4096, 257]
+        let images = [PixelBuffer.Depth.eight, .sixteen].map { depth in
+            let scale: UInt16 = depth == .eight ? 1 : 257
+            var samples: [UInt16] = []
+            for y in 0..<24 {
+                for x in 0..<32 {
+                    let alpha = alphas[(x / 8 + y / 12) % alphas.count]
+                    samples += [200 * scale, 100 * scale, 50 * scale, depth == .eight ? alpha / 257 : alpha]
+                }
+            }
+            let bytes = depth == .eight ? samples.map { UInt8($0) } : samples.flatMap { withUnsafeBytes(of: $0) { Array($0) } }
+            return PixelBuffer(width: 32, height: 24, depth: depth, bytes: bytes)
+        }
+        try withVulkanIfAvailable { vulkan in
+            try checkAgreement("sharpen, one color", vulkan: vulkan, images: images) { _ in
+                [.sharpen(Sharpen(amount: 3, sigma: 2))]
+            } reference: { _, input in
+                input
+            }
+        }
+    }
 }

@@ -148,14 +148,20 @@ enum Reference {
         let blurred = gaussian(image, sigma: sigma)
         var out = image
         for i in out.pixels.indices {
-            let o = premultiply(image.pixels[i])
+            let o = image.pixels[i]
+            guard o.w >= 1.0 / 1024 else {
+                out.pixels[i] = .zero
+                continue
+            }
+            // Straight color against the alpha-weighted blur.
+            let b = blurred.pixels[i].w >= 1.0 / 1024 ? unpremultiply(blurred.pixels[i]) : o
             var c = o
             for k in 0..<3 {
-                let difference = o[k] - blurred.pixels[i][k]
+                let difference = o[k] - b[k]
                 let weight = threshold > 0 ? min(1, max(0, abs(difference) / threshold - 1)) : 1
-                c[k] = o[k] + amount * difference * weight
+                c[k] = min(1, max(0, o[k] + amount * difference * weight))
             }
-            out.pixels[i] = unpremultiply(c)
+            out.pixels[i] = c
         }
         return out
     }
