@@ -46,9 +46,9 @@ vec4 premultiply(vec4 c) {
     return vec4(c.rgb * c.a, c.a);
 }
 
-// Below this alpha a filtered pixel is fully transparent: its color would be a
-// ratio of rounding errors.
-const float transparentAlpha = 1.0 / 1024.0;
+// Below this alpha a filtered pixel is fully transparent: what rounds to 0 at
+// 16 bits (why not more: Alpha.transparent).
+const float transparentAlpha = 0.5 / 65535.0;
 
 // Premultiplied → straight, clamped to 0…1 (no overshoot from negative lobes).
 vec4 unpremultiply(vec4 c) {

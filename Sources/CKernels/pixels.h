@@ -19,7 +19,7 @@ static inline f4 splat4(float x) { return (f4){x, x, x, x}; }
 #define splat8(x) ({ const float x_ = (x); (f8){x_, x_, x_, x_, x_, x_, x_, x_}; })
 
 /* Below this alpha a filtered pixel is fully transparent (Alpha.transparent). */
-#define KILN_TRANSPARENT (1.0f / 1024.0f)
+#define KILN_TRANSPARENT (0.5f / 65535.0f)
 
 /* Straight → premultiplied: c · (a, a, a, 1); of two pixels, and of one. */
 #define premultiply8(c) ({ const f8 c_ = (c); c_ * __builtin_shufflevector(c_, splat8(1.0f), 3, 3, 3, 8, 7, 7, 7, 8); })

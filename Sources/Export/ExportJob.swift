@@ -832,7 +832,10 @@ public final class ExportJob: Sendable {
     /// resume's `/tmp/x/./in/a.png`, where its export said `out/a.png` and `in/a.png`).
     private func shown(_ relative: String) -> String {
         guard !options.inPlace, !relative.hasPrefix("/") else { return relative }
-        return (shownOutputDirectory ?? output.path) + "/" + relative
+        // `-o exported/` named its outputs `exported//a.png`.
+        var directory = shownOutputDirectory ?? output.path
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        return directory + "/" + relative
     }
 
     /// What occupies the output path (the caller found it occupied).

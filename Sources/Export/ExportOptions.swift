@@ -12,7 +12,8 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     public var outputDirectory: String
     /// The operations and output settings.
     public var plan = ExportPlan()
-    /// Replace existing outputs made otherwise (never inputs: see ``OutputSafety``).
+    /// Make every output again, replacing what exists, made otherwise or by this same work (never inputs: see
+    /// ``OutputSafety``).
     public var overwrite: Bool = false
     /// Descend into subdirectories of directory inputs.
     public var recursive: Bool = false

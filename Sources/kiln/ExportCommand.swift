@@ -108,7 +108,7 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: "The default, 1000000000 (a gigapixel), bounds time, not memory: images stream in strips (memory follows width; see --memory), and a gigapixel takes about a minute. It refuses decompression bombs, small files declaring huge images, before any work."))
     var maxPixels: Int = RenderPipeline.defaultMaxPixels
 
-    @Flag(help: "Replace existing outputs made otherwise (never inputs).")
+    @Flag(help: "Make every output again, replacing what exists: outputs made otherwise, and those this same work made, which are skipped without it (never inputs).")
     var overwrite = false
 
     @Flag(help: "Descend into subdirectories of directory inputs.")

@@ -45,6 +45,28 @@ struct FilterTests {
         }
     }
 
+    /// A faint 16-bit alpha (50 of 65535) is kept with its color through a blur, a sharpen and a resize: below 1/1024
+    /// (alphas 1–63), a filtered pixel was made transparent, so a faint shadow lost its tail where a filter ran.
+    @Test("a faint 16-bit alpha survives the filters")
+    func faintSixteenBitAlphaSurvives() throws {
+        let pixel: [UInt16] = [51400, 25700, 12850, 50]
+        let samples = [[UInt16]](repeating: pixel, count: 24 * 16).joined()
+        let image = PixelBuffer(width: 24, height: 16, depth: .sixteen,
+                                bytes: samples.flatMap { withUnsafeBytes(of: $0) { Array($0) } })
+        let cases: [(Render.Operation, width: Int, height: Int)] = [(.blur(Blur(sigma: 1)), 24, 16),
+                                                                    (.sharpen(Sharpen(amount: 1)), 24, 16),
+                                                                    (.resize(Resize(width: 12, height: 8)), 12, 8)]
+        for (operation, width, height) in cases {
+            try withVulkanIfAvailable { vulkan in
+                try checkAgreement("\(operation), faint alpha", vulkan: vulkan, images: [image]) { _ in
+                    [operation]
+                } reference: { _, input in
+                    .generate(width: width, height: height) { _, _ in input[0, 0] }
+                }
+            }
+        }
+    }
+
     /// One color whose alpha varies stays that color: sharpening premultiplied color made gray 128 beside the same
     /// gray at alpha 0.25 into 157 and 13 (ImageMagick's `-unsharp` and vips' `sharpen` leave it as it is).
     @Test("sharpen leaves one color as it is where alpha varies")

@@ -1,7 +1,11 @@
 /// Premultiplied-alpha helpers shared by the resampling kernels; GPU twins in `Shaders/pass.glsl`.
 enum Alpha {
-    /// Below this alpha a filtered pixel is fully transparent: its color would be a ratio of rounding errors.
-    static let transparent: Float = 1.0 / 1024.0
+    /// Below this alpha a filtered pixel is fully transparent: what rounds to 0 at 16 bits (half of 1/65535).
+    /// Rejected: 1/1024 (until 2026-11-28), which took a filtered pixel's color for a ratio of rounding errors
+    /// below it. float32 keeps 24 bits, and the color is clamped to 0…alpha before it is divided, so it
+    /// is bounded there too; what 1/1024 did was erase 16-bit alphas 1–63 (faint shadows, glows) wherever
+    /// a resize, blur or sharpen ran, and keep them where none did.
+    static let transparent: Float = 0.5 / 65535.0
 
     /// Straight → premultiplied.
     @inline(__always)

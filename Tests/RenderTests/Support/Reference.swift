@@ -48,7 +48,7 @@ enum Reference {
 
     static func unpremultiply(_ c: SIMD4<Double>) -> SIMD4<Double> {
         let a = min(max(c.w, 0), 1)
-        guard a >= 1.0 / 1024 else { return .zero }
+        guard a >= 0.5 / 65535 else { return .zero }
         let color = c.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a)) / a
         return SIMD4(color.x, color.y, color.z, a)
     }
@@ -149,12 +149,12 @@ enum Reference {
         var out = image
         for i in out.pixels.indices {
             let o = image.pixels[i]
-            guard o.w >= 1.0 / 1024 else {
+            guard o.w >= 0.5 / 65535 else {
                 out.pixels[i] = .zero
                 continue
             }
             // Straight color against the alpha-weighted blur.
-            let b = blurred.pixels[i].w >= 1.0 / 1024 ? unpremultiply(blurred.pixels[i]) : o
+            let b = blurred.pixels[i].w >= 0.5 / 65535 ? unpremultiply(blurred.pixels[i]) : o
             var c = o
             for k in 0..<3 {
                 let difference = o[k] - b[k]
