@@ -24,6 +24,11 @@ public struct ExportPlan: Sendable, Equatable, Codable {
     public var autorotate: Bool
     /// The output format and its options (`--format`, `--quality`, …).
     public var output: OutputSettings
+    /// What the files the plan names (profiles, watermarks) held when the job started
+    /// (``FileFingerprint/of(_:)``, set by the command that starts it): so the provenance digest
+    /// tells another watermark by the same name apart, and a resume refuses a changed one. Empty
+    /// where none is named, or in a plan made otherwise (a test's).
+    public var files: [FileFingerprint] = []
 
     /// A plan.
     public init(operations: [Operation] = [], level: Int = 6, metadata: MetadataSelection = .all,
@@ -37,7 +42,7 @@ public struct ExportPlan: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case operations, level, metadata, color, autorotate, output
+        case operations, level, metadata, color, autorotate, output, files
     }
 
     /// The resize a decoder that can shrink on load (JPEG's DCT scaling) shrinks for: the first
@@ -62,6 +67,8 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         // Every format option is in the digest; the default settings leave the key out, so the
         // digests of outputs recorded before formats existed are unchanged.
         if output != OutputSettings() { try container.encode(output, forKey: .output) }
+        // Likewise only where the plan names a file.
+        if !files.isEmpty { try container.encode(files, forKey: .files) }
     }
 
     /// Decodes a plan (e.g. from a job's journal), checking every value as a
@@ -78,6 +85,7 @@ public struct ExportPlan: Sendable, Equatable, Codable {
         color = try container.decodeIfPresent(ColorConversion.self, forKey: .color)
         autorotate = try container.decodeIfPresent(Bool.self, forKey: .autorotate) ?? true
         output = try container.decodeIfPresent(OutputSettings.self, forKey: .output) ?? OutputSettings()
+        files = try container.decodeIfPresent([FileFingerprint].self, forKey: .files) ?? []
     }
 }
 

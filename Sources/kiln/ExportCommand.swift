@@ -197,16 +197,15 @@ struct ExportCommand: AsyncParsableCommand {
                                        KilnExitCode.usage)
             }
         }
-        var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
-                               title: title, subtitle: subtitle, items: items)
-        record.keepJournal = keepJournal
         do {
-            // Resume converts with the same bytes or not at all (ResumeCommand checks them).
-            let profiles = try ProfileFingerprint.of(options.plan.color)
-            record.profiles = profiles.isEmpty ? nil : profiles
+            // In every output's provenance, and resume works with the same bytes or not at all (ResumeCommand checks them).
+            options.plan.files = try FileFingerprint.of(options.plan)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
+        var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
+                               title: title, subtitle: subtitle, items: items)
+        record.keepJournal = keepJournal
         if let spec = try shardSpec() {
             // Every shard computes the whole plan and keeps its part: no coordinator, the same split everywhere.
             let (share, shardRecord) = ShardPlan.share(of: items, for: spec)

@@ -97,14 +97,15 @@ struct JobRunner {
                     // Checked like any journal, and placed where this command writes.
                     record = try earlier.placed(in: record.options.outputDirectory, shard: shard)
                     record.options.jobs = jobs
-                    try Self.checkProfiles(of: record, reporter: reporter)
+                    try Self.checkFiles(of: record, reporter: reporter)
                     resuming = true
                 }
             }
             // Temporary files a killed in-place run left beside its inputs: nobody else removes them.
             if record.options.inPlace { InPlaceReplacement.removeLeftovers(of: record.items.map(\.input)) }
             if resuming {
-                (finishedBefore, lostWrites) = journal.verify(in: output)
+                (finishedBefore, lostWrites) = journal.verify(in: output, items: record.items,
+                                                              inPlace: record.options.inPlace)
             } else {
                 finishedBefore = [:]
             }
@@ -303,12 +304,12 @@ struct JobRunner {
         seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
-    /// Refuses (exit 64) to continue a job whose ICC profile file is gone or changed since it started
-    /// (``ProfileFingerprint``): the rest would be converted otherwise, or not at all. Run from the job's
+    /// Refuses (exit 64) to continue a job whose ICC profile or watermark file is gone or changed since it
+    /// started (``FileFingerprint``): the rest would be made otherwise, or not at all. Run from the job's
     /// working directory, before anything is written.
-    static func checkProfiles(of record: JobRecord, reporter: any ExportReporter) throws {
+    static func checkFiles(of record: JobRecord, reporter: any ExportReporter) throws {
         do {
-            for profile in record.profiles ?? [] { try profile.check() }
+            for file in record.options.plan.files { try file.check() }
         } catch {
             throw reporter.refusal("cannot continue the job in \(record.options.outputDirectory): \(error); nothing "
                                    + "was written. Put the file back as it was, or export the job again",

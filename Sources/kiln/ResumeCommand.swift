@@ -64,7 +64,7 @@ struct ResumeCommand: AsyncParsableCommand {
                                    + String(cString: strerror(errno)), KilnExitCode.unavailable)
         }
         // From the working directory, where relative profile paths were given; before the job writes anything.
-        try JobRunner.checkProfiles(of: record, reporter: reporter)
+        try JobRunner.checkFiles(of: record, reporter: reporter)
         var runner = JobRunner(record: record, resuming: true, settings: settings, reporter: reporter)
         runner.shownDirectory = directory
         try await runner.run()

@@ -24,9 +24,6 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var keepJournal: Bool?
     /// The shard this record is, for a job split with `--shard K/N` (nil for a whole job).
     public var shard: ShardRecord?
-    /// The ICC profile files the job converts with, as they were at its start; resume refuses
-    /// when one is gone or changed. Nil in journals of older versions (then not checked).
-    public var profiles: [ProfileFingerprint]?
 
     /// A record of a job started from the current directory.
     public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,

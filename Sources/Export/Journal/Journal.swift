@@ -174,10 +174,22 @@ extension Journal {
     /// outputs recorded as written that no longer match their record: writes the
     /// disk lost (a power cut before they were flushed, a truncation). The job
     /// wrote those, so its resume writes them again.
-    public func verify(in output: OutputDirectory) -> (kept: [String: FinishedRecord], lost: Set<String>) {
+    ///
+    /// With the job's `items` (not in place, where the input is what the job wrote), an output whose input
+    /// is now another file than the one its record says made it (size, modification time) is made again
+    /// too: before, a resume kept it, made from what the input was, and exited 0.
+    public func verify(in output: OutputDirectory, items: [ExportItem] = [], inPlace: Bool = false)
+        -> (kept: [String: FinishedRecord], lost: Set<String>)
+    {
         var kept: [String: FinishedRecord] = [:]
         var lost = Set<String>()
+        let inputs = inPlace ? [:] : Dictionary(items.map { ($0.output, $0.input) }, uniquingKeysWith: { first, _ in first })
         for (relative, record) in finished() {
+            if let made = record.made, let input = inputs[relative], let now = FileVersion(path: input),
+               now.size != made.inputSize || now.modified != made.inputModified {
+                lost.insert(relative)
+                continue
+            }
             switch record.status {
             case .failed, .conflict: continue
             case .skipped:

@@ -31,6 +31,6 @@ public struct Provenance: Codable, Sendable, Equatable {
 
     /// Why an output made as `self` is not the work described by `wanted`, in a few words.
     func difference(to wanted: Provenance) -> String {
-        plan != wanted.plan ? "it was made with other options (operations, format and its settings, level, metadata, colour or autorotation)" : "its input changed since it was made"
+        plan != wanted.plan ? "it was made with other options (operations, format and its settings, level, metadata, colour or autorotation) or with other bytes in a watermark or profile file they name" : "its input changed since it was made"
     }
 }

@@ -106,6 +106,12 @@ public struct ShardedStatus: Codable, Sendable {
             warnings.append("shards planned different inputs (the inputs changed between their starts): "
                             + "some inputs may be exported twice or not at all")
         }
+        // The split's digest covers the inputs only: shards started with other options (an array member's mistake)
+        // were summed as one finished job, their outputs made two ways, without a word.
+        if Set(records.compactMap { $0.map { Provenance.digest(of: $0.options.plan) } }).count > 1 {
+            warnings.append("shards were started with other options (operations, format and its settings, level, "
+                            + "metadata, colour, autorotation, or the files they name): their outputs were made differently")
+        }
         var shards: [Shard] = []
         for index in 0..<count {
             let share = index < shares.count ? shares[index] : ShardRecord.Share(items: records[index]?.items.count ?? 0, pixels: 0)
