@@ -90,7 +90,7 @@ int ccolor_profile_description(ccolor_profile profile, char *out, size_t size) {
     out[0] = '\0';
     /* Read wide (lcms2 2.14 has no UTF-8 call; its ASCII one turns "Écran" into "?cran"), written as UTF-8. */
     wchar_t wide[256];
-    if (cmsGetProfileInfo(profile, cmsInfoDescription, "en", "US", wide, sizeof wide / sizeof wide[0]) == 0) return 0;
+    if (cmsGetProfileInfo(profile, cmsInfoDescription, "en", "US", wide, sizeof wide) == 0) return 0; /* bytes */
     size_t used = 0;
     for (size_t i = 0; i < sizeof wide / sizeof wide[0] && wide[i] != 0; i++) {
         uint32_t c = (uint32_t)wide[i];

@@ -503,15 +503,15 @@ public final class ExportJob: Sendable {
                 // A gray profile on gray pixels a watermark, or a JPEG's colour --background under alpha, makes colour can
                 // neither tag nor convert them: an RGB profile that shows its neutrals as it does takes its place
                 // (before, it was dropped with a warning, and the grays kept values only it explained). One built
-                // from a PNG's chunks leaves them in place: gAMA and cHRM say the same of RGB pixels.
+                // from a PNG's chunks replaces them too: a cHRM or cICP of other primaries than sRGB's would say
+                // other colours of the colour pixels than the profile does.
                 let madeColour = reader.header.isGray
                     && (!content.gray || (codec.format == .jpeg && content.alpha && !settings.background.isNeutral))
                 let colourForGray = madeColour ? reader.leadingMetadata.colorProfile?.rgbFromGray : nil
                 let profile = colourForGray ?? reader.leadingMetadata.colorProfile
                 let builtFrom = reader.leadingMetadata.profileBuiltFrom
                 let takeColourProfile = { (metadata: inout ImageMetadata) in
-                    guard let colourForGray else { return }
-                    if builtFrom == nil { metadata.replaceColorProfile(with: colourForGray) } else { metadata.colorProfile = colourForGray }
+                    if let colourForGray { metadata.replaceColorProfile(with: colourForGray) }
                 }
                 let grayProfile = profile?.colorSpace == "GRAY"
                 let grayCannotStay = grayProfile && content.gray && codec.format == .webp

@@ -104,7 +104,7 @@ public enum PNGEncoder {
     static func encode(_ image: PixelBuffer, options: Options, metadata: PNGMetadata?, keep: MetadataSelection,
                        time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
         func kept(_ plan: EncodingPlan) -> Int {
-            metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep).chunks.count ?? 0
+            metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep, palette: plan.palette).chunks.count ?? 0
         }
         var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
         if direct.colorType == .gray || direct.colorType == .grayAlpha, let metadata {
@@ -136,7 +136,8 @@ public enum PNGEncoder {
     /// Encodes the held `image` as `plan` says into `output`; returns the chunks left out.
     static func encode(_ image: PixelBuffer, plan: EncodingPlan, metadata: PNGMetadata?, keep: MetadataSelection,
                        time: Int64, progress: EncodeProgress?, to output: any EncodedOutput) throws -> [DroppedMetadata] {
-        let (chunks, dropped) = metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep) ?? ([], [])
+        let (chunks, dropped) = metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep,
+                                                 palette: plan.palette) ?? ([], [])
         let stamp = metadata?.hasTime == true && keep.contains(.time) ? time : nil
         let stream = PNGStream(width: image.width, height: image.height, plan: plan, output: output)
         stream.progress = progress

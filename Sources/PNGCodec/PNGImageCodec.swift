@@ -144,7 +144,7 @@ public final class PNGWriter: ImageWriter {
         guard case .streaming(let stream, let plan) = mode else { return }
         stream.progress = progress
         let source = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
-        leading = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep).chunks
+        leading = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep, palette: plan.palette).chunks
             .filter { $0.placement != .afterImageData } ?? []
         wroteTime = source?.hasTime == true && settings.keep.contains(.time)
         try stream.begin(chunks: leading, time: wroteTime ? settings.time : nil)
@@ -191,8 +191,8 @@ public final class PNGWriter: ImageWriter {
                                          keep: settings.keep, time: settings.time, progress: progress, to: output) + iptc
         case .streaming(let stream, let plan):
             strip = []
-            var (chunks, dropped) = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep)
-                ?? ([], [])
+            var (chunks, dropped) = source?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: settings.keep,
+                                                   palette: plan.palette) ?? ([], [])
             // What belongs before the image data but was known only after it (a source's late
             // chunk) comes too late for a file whose image data is written.
             for chunk in chunks where chunk.placement != .afterImageData && !leading.contains(chunk) {

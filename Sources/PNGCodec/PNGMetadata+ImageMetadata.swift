@@ -60,12 +60,14 @@ extension PNGMetadata {
                 break
             }
         }
-        if metadata.colorProfile == nil, !chunks.contains(where: { $0.type == "sRGB" }),
-           let colour = Self.colourOtherThanSRGB(chunks) {
+        // cICP comes before iCCP and sRGB too (PNG third edition §4.3): where it says what a profile can, it wins.
+        let ownProfile = metadata.colorProfile != nil || chunks.contains { $0.type == "sRGB" }
+        let cicp = chunks.contains { $0.type == "cICP" }
+        if !ownProfile || cicp, let colour = Self.colourOtherThanSRGB(chunks) {
             if let profile = builtProfile(describing: colour) {
                 metadata.colorProfile = profile
                 metadata.profileBuiltFrom = colour
-            } else {
+            } else if !ownProfile {
                 metadata.colourWithoutProfile = colour
             }
         }

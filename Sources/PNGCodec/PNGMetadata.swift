@@ -155,11 +155,11 @@ public struct PNGMetadata: Sendable, Equatable {
 extension PNGMetadata {
     /// The chunks to write for an output of `colorType` at `bitDepth`, keeping
     /// the kinds in `keep`, and those left out because they no longer hold:
-    /// - sBIT, bKGD and sPLT describe the source's format: kept only when the
-    ///   output has the same colour type and bit depth; a palette output's own
-    ///   palette is Kiln's (its colours in its own order), so bKGD (an index
-    ///   there) and hIST (a count per entry) never hold for it, and hIST needs
-    ///   a palette besides;
+    /// - sBIT and sPLT describe the source's format: kept only when the output
+    ///   has the same colour type and bit depth; bKGD is written in the output's
+    ///   form where that says the same colour (``background(_:from:depth:to:depth:palette:)``;
+    ///   a palette output's `palette` is Kiln's own, in its own order); hIST (a
+    ///   count per entry of the source's palette) never holds;
     /// - an ICC profile must match the output: an RGB profile cannot tag a
     ///   gray output (e.g. after `--grayscale`), nor a gray one an RGB output;
     /// - tRNS is written from the pixels, tIME anew; an unknown chunk is kept
@@ -167,7 +167,7 @@ extension PNGMetadata {
     /// - a chunk the specification allows once is written once (the first),
     ///   in its allowed place: a late eXIf moved up, any other late one left
     ///   out (``PNGChunkRules``).
-    public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection)
+    public func chunks(forOutput colorType: PNGColorType, bitDepth: Int, keep: MetadataSelection, palette: [UInt8] = [])
         -> (chunks: [PNGChunk], dropped: [DroppedMetadata])
     {
         let outputIsGray = colorType == .gray || colorType == .grayAlpha
@@ -182,11 +182,19 @@ extension PNGMetadata {
                 let reason = colorType == .palette ? "the output's palette is not the source's" : "the output has no palette"
                 dropped.append(DroppedMetadata(type: chunk.type, reason: reason, isNotable: false))
                 continue
-            case "bKGD" where colorType == .palette:
-                dropped.append(DroppedMetadata(type: chunk.type, reason: "the output's palette is not the source's",
-                                               isNotable: false))
+            case "bKGD" where !sameFormat || colorType == .palette:
+                guard let data = Self.background(chunk.data, from: sourceColorType, depth: sourceBitDepth, to: colorType,
+                                                 depth: bitDepth, palette: palette) else {
+                    let reason = sourceColorType == .palette ? "the output's palette is not the source's"
+                        : colorType == .palette ? "the output's palette does not hold its colour"
+                        : "the output's colour type or bit depth cannot say its colour"
+                    dropped.append(DroppedMetadata(type: chunk.type, reason: reason, isNotable: false))
+                    continue
+                }
+                // After PLTE, where the specification puts it: a source without one read it as before PLTE.
+                kept.append(PNGChunk(type: chunk.type, data: data, placement: .beforeImageData))
                 continue
-            case "sBIT", "bKGD", "sPLT":
+            case "sBIT", "sPLT":
                 guard sameFormat else {
                     dropped.append(DroppedMetadata(type: chunk.type, reason: "the output's colour type or bit depth differs from the source's",
                                                 isNotable: false))

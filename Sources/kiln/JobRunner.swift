@@ -309,7 +309,7 @@ struct JobRunner {
     /// working directory, before anything is written.
     static func checkFiles(of record: JobRecord, reporter: any ExportReporter) throws {
         do {
-            for file in record.options.plan.files { try file.check() }
+            for file in record.options.plan.files + (record.profiles ?? []) { try file.check() }
         } catch {
             throw reporter.refusal("cannot continue the job in \(record.options.outputDirectory): \(error); nothing "
                                    + "was written. Put the file back as it was, or export the job again",

@@ -152,6 +152,15 @@ struct ColorProfileCLITests {
         try write("gray-linear-cicp.png", gray, PNGBytes.chunk("cICP", [1, 8, 0, 1]))
         try write("hdr.png", colour, PNGBytes.chunk("cICP", [9, 16, 0, 1]))
         try write("narrow.png", colour, PNGBytes.chunk("cICP", [1, 13, 0, 0]))
+        // cICP comes before an sRGB chunk (PNG third edition): Display P3, not sRGB.
+        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("sRGB", [0]), into: PNGBytes.insertAfterHeader(
+            PNGBytes.chunk("cICP", [12, 13, 0, 1]), into: colour))).write(to: URL(fileURLWithPath: dir.join("p3.png")))
+        if ImageTools.has("exiftool") {
+            let p3 = try export("p3.png", ["--format", "jpeg"])
+            let described = try ImageTools.run("exiftool", ["-s3", "-ProfileDescription", p3.out + "/p3.jpg"]).stdout
+            #expect(described.trimmingCharacters(in: .whitespacesAndNewlines) == "PNG cICP (primaries 12, transfer 13)",
+                    "\(described)")
+        }
         func export(_ input: String, _ options: [String]) throws -> (warnings: [String], out: String) {
             let out = dir.join("out-\(UUID().uuidString)")
             let r = try kiln(["export", dir.join(input), "-o", out, "--device", "cpu", "--progress", "json"] + options)
@@ -232,16 +241,18 @@ struct ColorProfileCLITests {
     /// A profile dropped by `--keep` (its pixels converted to sRGB first) is named by what it calls itself: a JPEG or
     /// WebP gives its profile no name, and the warning said `the ICC profile "ICC profile"`.
     @Test func aDroppedProfileIsNamedByItsDescription() throws {
-        // Read wide and written as UTF-8: lcms2's ASCII reading made "Écran gris 2.2" "?cran gris 2.2".
+        // Read wide and written as UTF-8: lcms2's ASCII reading made "Écran gris 2.2" "?cran gris 2.2"; whole (a buffer
+        // of 256 wide characters passed as 256 bytes cut a name at 63).
+        let long = "Écran gris 2.2, a description longer than sixty-four characters, as some are"
         let named = try TemporaryDirectory()
         let iccp = PNGBytes.chunk("iCCP", Array("gris".utf8) + [0, 0]
-                                  + PNGBytes.zlibStored(Self.grayProfile(gamma: 2.2, description: "Écran gris 2.2")))
+                                  + PNGBytes.zlibStored(Self.grayProfile(gamma: 2.2, description: long)))
         try Data(PNGBytes.stored(width: 4, colorType: 0, rows: [[40, 80, 120, 160]], before: iccp))
             .write(to: URL(fileURLWithPath: named.join("g.png")))
         let gray = try kiln(["export", named.join("g.png"), "-o", named.join("out"), "--keep", "none", "--progress", "json"])
         #expect(gray.status == 0, "\(gray.stderr)")
         let said = Events(gray.stdoutLines).named("warning").map { $0[string: "message"] }
-        #expect(said.contains { $0.contains("the ICC profile \"Écran gris 2.2\" is not kept (--keep)") }, "\(said)")
+        #expect(said.contains { $0.contains("the ICC profile \"\(long)\" is not kept (--keep)") }, "\(said)")
         let dir = try TemporaryDirectory()
         let tagged = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("p3"), "--profile", "p3", "--format", "jpeg",
                                "--progress", "none"])

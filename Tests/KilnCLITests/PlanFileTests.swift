@@ -67,6 +67,20 @@ import Testing
         #expect(Paths.pngs(in: dir.join("out")).count == 2, "nothing written")
     }
 
+    /// A shard's retry (the same command again) checks the files as a resume does: it started the shard afresh, and
+    /// its outputs made with the file as it was became conflicts, exit 1.
+    @Test func aShardsRetryRefusesAChangedWatermark() throws {
+        let dir = try folder(mark: [255, 0, 0])
+        let args = ["export", dir.join("in"), "-o", dir.join("out"), "--watermark", dir.join("wm.png"), "--shard", "0/2",
+                    "--jobs", "1", "--stall-timeout", "1", "--progress", "none"] + watermark
+        let first = try kiln(args, environment: ["KILN_TEST_STALL_AFTER": "1"], timeout: .seconds(60))
+        try #require(first.status == 75, "\(first.stderr)")
+        try paint(dir.join("wm.png"), [0, 0, 255])
+        let retry = try kiln(args)
+        #expect(retry.status == 64, "\(retry.stderr)")
+        #expect(retry.stderr.contains("--watermark") && retry.stderr.contains("changed"), "\(retry.stderr)")
+    }
+
     @Test func resumeMakesAgainAnOutputWhoseInputChanged() throws {
         let dir = try folder(mark: [255, 0, 0])
         try stoppedJob(dir)

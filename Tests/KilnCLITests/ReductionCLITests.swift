@@ -34,6 +34,41 @@ import Testing
     /// every output has exactly its input's pixel values, and at least 150
     /// (issue 26's bar; 156 measured with libdeflate's 12 for small images at
     /// level 9, BENCHMARKS.md) are no larger than their input.
+    /// A bKGD (ImageMagick writes one in every PNG) is written in the reduced form where it says the same colour:
+    /// before, it pinned the output to the source's colour type, so a black-and-white RGB image with a white bKGD
+    /// stayed 24-bit RGB where 1-bit gray keeps it (gray 1), and a three-colour one stayed RGB where a palette
+    /// keeps it (the index of its colour). A bKGD no smaller form says (a colour on a gray image) keeps RGB.
+    @Test func aBackgroundChunkIsWrittenInTheReducedForm() throws {
+        let dir = try TemporaryDirectory()
+        func write(_ name: String, _ colours: [[UInt8]], background: [UInt8]) throws {
+            var bytes: [UInt8] = []
+            for y in 0..<16 { for x in 0..<16 { bytes += colours[(x / 4 + y / 4) % colours.count] + [255] } }
+            let png = PNGBytes.rgba(PixelBuffer(width: 16, height: 16, depth: .eight, bytes: bytes))
+            let bkgd = PNGBytes.chunk("bKGD", background.flatMap { [0, $0] })
+            try Data(PNGBytes.insertAfterHeader(bkgd, into: png)).write(to: URL(fileURLWithPath: dir.join(name)))
+        }
+        try write("gray.png", [[0, 0, 0], [255, 255, 255]], background: [255, 255, 255])
+        try write("palette.png", [[200, 10, 10], [10, 200, 10], [10, 10, 200]], background: [10, 200, 10])
+        try write("colour.png", [[0, 0, 0], [255, 255, 255]], background: [255, 0, 0])
+        let r = try kiln(["export", dir.path, "--output", dir.join("out"), "--level", "9", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let expected: [(String, colorType: UInt8, bitDepth: UInt8, bkgd: [UInt8])] = [
+            ("gray.png", 0, 1, [0, 1]), ("colour.png", 2, 8, [0, 255, 0, 0, 0, 0])]
+        for (name, colorType, bitDepth, bkgd) in expected {
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/" + name))))
+            let header = PNGBytes.data(of: "IHDR", in: output).first ?? []
+            #expect(header.count == 13 && header[9] == colorType && header[8] == bitDepth, "\(name): \(header)")
+            #expect(PNGBytes.data(of: "bKGD", in: output) == [bkgd], "\(name)")
+        }
+        // The palette's order is kiln's: the index names the green entry, whichever it is.
+        let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/palette.png"))))
+        #expect(PNGBytes.data(of: "IHDR", in: output).first?[9] == 3, "a palette")
+        let plte = PNGBytes.data(of: "PLTE", in: output).first ?? []
+        let index = Int(PNGBytes.data(of: "bKGD", in: output).first?.first ?? 255)
+        #expect(3 * index + 2 < plte.count && Array(plte[(3 * index)..<(3 * index + 3)]) == [10, 200, 10], "\(plte), \(index)")
+        #expect(try pngcheckFailures(["gray.png", "palette.png", "colour.png"].map { dir.join("out/" + $0) }) == [])
+    }
+
     @Test func pngSuiteAtLevel9IsExactAndMostlyNoLarger() throws {
         let out = try TemporaryDirectory()
         let r = try kiln(["export", Paths.pngSuite, "--output", out.path, "--level", "9", "--strip", "--progress", "none"])

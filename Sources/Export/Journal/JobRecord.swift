@@ -24,6 +24,9 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var keepJournal: Bool?
     /// The shard this record is, for a job split with `--shard K/N` (nil for a whole job).
     public var shard: ShardRecord?
+    /// The profile files a journal of kiln before 2026-11-28 recorded beside the plan (since, in
+    /// ``ExportPlan/files``): still checked by a resume of such a job. Nil in a new record.
+    public var profiles: [FileFingerprint]?
 
     /// A record of a job started from the current directory.
     public init(id: String, options: ExportOptions, device: String, title: String?, subtitle: String?,

@@ -44,6 +44,10 @@ extension JobRecord {
         theirs.started = 0
         mine.jobs = 0
         theirs.jobs = 0
+        // The files the plan names are checked once it continues (``FileFingerprint``): a changed one refuses the
+        // retry, exit 64, rather than start the shard afresh over outputs made with the file as it was.
+        mine.plan.files = []
+        theirs.plan.files = []
         // Where the shared folder is mounted may differ between the hosts that run a shard.
         theirs.outputDirectory = mine.outputDirectory
         return shard != nil && shard == earlier.shard && mine == theirs && device == earlier.device
