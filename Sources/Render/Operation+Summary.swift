@@ -2,7 +2,7 @@ import Foundation
 
 extension Render.Operation {
     /// A few words for people, as a progress display's subtitle shows them:
-    /// "fit 800×? inside", "saturation 1.2", "sharpen 0.5", "watermark br".
+    /// "fit 800×? inside", "saturation 1.2", "sharpen 0.5", "sharpen 1,2", "watermark br".
     /// Settings left at their neutral values are not mentioned.
     public var summary: String {
         switch self {
@@ -19,7 +19,10 @@ extension Render.Operation {
                 .filter { $0.1 != $0.2 }.map { "\($0.0) \(Self.number($0.1))" }
             return parts.isEmpty ? "adjust" : parts.joined(separator: " ")
         case .blur(let b): return "blur \(Self.number(b.sigma))"
-        case .sharpen(let s): return "sharpen \(Self.number(s.amount))"
+        case .sharpen(let s):
+            // As `--sharpen` takes it, AMOUNT[,SIGMA[,THRESHOLD]]: `--sharpen 1,2` was shown "sharpen 1".
+            let given = s.threshold != 0 ? [s.amount, s.sigma, s.threshold] : s.sigma != 1 ? [s.amount, s.sigma] : [s.amount]
+            return "sharpen " + given.map(Self.number).joined(separator: ",")
         case .grayscale: return "grayscale"
         case .watermark(let w): return "watermark \(w.position.rawValue)"
         }

@@ -140,7 +140,12 @@ struct JobRunner {
             reporter.endWithNothingDone(.success)
             return
         } catch {
-            throw reporter.refusal("cannot use the journal \(journal.directory): \(error)", KilnExitCode.unavailable)
+            // A folder kiln may not write to (read-only, not its user's) is an unusable output directory, 64, as an
+            // export into one says; before, a resume there exited 69, as if another process held the job.
+            let unwritable: Bool
+            if case JournalError.system(_, let code) = error { unwritable = [EROFS, EACCES, EPERM].contains(code) } else { unwritable = false }
+            throw reporter.refusal("cannot use the journal \(journal.directory): \(error)",
+                                   unwritable ? KilnExitCode.usage : KilnExitCode.unavailable)
         }
         let options = record.options
 

@@ -28,4 +28,23 @@ import Testing
         #expect(r.stderr.contains("Permission denied"), "\(command): \(r.stderr)")
         #expect(!r.stderr.contains("no kiln job"), "\(command): \(r.stderr)")
     }
+
+    /// A stopped job in a folder its user may not write to is an unusable output directory, exit 64, as an export
+    /// into one is: a resume there exited 69, which scripts read as another process holding the job.
+    @Test func aResumeWhereItCannotWriteIsAUsageError() throws {
+        let dir = try TemporaryDirectory()
+        #expect(chmod(dir.path, 0o755) == 0)
+        let out = dir.join("out")
+        let stopped = try kiln(["export", Paths.sampleData, "--output", out, "--jobs", "1", "--stall-timeout", "1",
+                                "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": "1"], timeout: .seconds(60))
+        try #require(stopped.status == 75, "\(stopped.stderr)")
+        #expect(chmod(out, 0o555) == 0 && chmod(out + "/.kiln", 0o555) == 0)
+        defer {
+            chmod(out, 0o755)
+            chmod(out + "/.kiln", 0o755)
+        }
+        let r = try kilnDenied(["resume", out])
+        #expect(r.status == 64, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr.contains("cannot use the journal \(out)/.kiln"), "\(r.stderr)")
+    }
 }

@@ -105,6 +105,10 @@ struct ParameterValidationTests {
     func summaries() {
         #expect(Render.Operation.adjust(Adjust(brightness: 1e308)).summary == "brightness 1e+308")
         #expect(Render.Operation.blur(Blur(sigma: 8)).summary == "blur 8")
+        // Every sharpen setting given is shown: "sharpen 1" hid the sigma of `--sharpen 1,2`.
+        #expect(Render.Operation.sharpen(Sharpen(amount: 0.5)).summary == "sharpen 0.5")
+        #expect(Render.Operation.sharpen(Sharpen(amount: 1, sigma: 2)).summary == "sharpen 1,2")
+        #expect(Render.Operation.sharpen(Sharpen(amount: 1, sigma: 1, threshold: 0.05)).summary == "sharpen 1,1,0.05")
         #expect(Render.Operation.adjust(Adjust(saturation: .nan)).summary == "saturation nan")
     }
 }
