@@ -107,6 +107,7 @@ static cjpeg_decoder *read_header(cjpeg_decoder *decoder, cjpeg_info *info, cjpe
         cjpeg_decoder_close(decoder);
         return NULL;
     }
+    jpeg_save_markers(cinfo, JPEG_APP0, 0xFFFF);       /* JFIF: the density (libjpeg still reads it) */
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);   /* EXIF, XMP */
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);   /* ICC profile */
     jpeg_save_markers(cinfo, JPEG_APP0 + 13, 0xFFFF);  /* Photoshop resources: IPTC */

@@ -743,7 +743,10 @@ public final class ExportJob: Sendable {
             metadata.warnings.append("EXIF orientation \(stated) comes after the image data, too late to be applied; "
                                      + "the tag is kept, so viewers that honour it show the image upright")
         }
-        metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late)
+        // A thumbnail shows the source: once the pixels are turned (the orientation then says 1) or operated
+        // on, it showed the picture sideways, or uncropped.
+        metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late,
+                                pictureChanged: applied != 1 || !options.plan.operations.isEmpty)
     }
 
     /// The codec `item`'s output is written with: the format `--format` names;

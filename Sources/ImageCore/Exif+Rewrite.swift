@@ -8,8 +8,16 @@ extension Exif {
     /// A value keeps the type it was found with; only a dimension above
     /// 65535 in a SHORT entry turns the entry into a LONG, which still fits
     /// its 4-byte value field (the count stays 1).
-    public func rewritten(orientation: Int?, width: Int, height: Int) -> [UInt8] {
+    ///
+    /// `droppingThumbnail`: IFD1, the thumbnail's directory, is unlinked (IFD0's link to the next
+    /// directory set to 0): a thumbnail of the picture before it was turned, cropped or resized
+    /// showed it sideways once the orientation said 1, and uncropped. Its bytes stay, unreferenced.
+    public func rewritten(orientation: Int?, width: Int, height: Int, droppingThumbnail: Bool = false) -> [UInt8] {
         var patched = bytes
+        if droppingThumbnail, let first = read(at: 4, size: 4), let count = read(at: first, size: 2),
+           let next = read(at: first + 2 + 12 * count, size: 4), next != 0 {
+            write(0, size: 4, at: first + 2 + 12 * count, into: &patched)
+        }
         for entry in entries {
             let wanted: Int
             switch (entry.directory, entry.tag) {

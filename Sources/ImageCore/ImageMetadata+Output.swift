@@ -4,12 +4,15 @@ extension ImageMetadata {
     /// when `upright` (the source's orientation was applied to the pixels),
     /// its orientation tag says 1, and so does XMP's `tiff:Orientation`. Both
     /// the fields and every carried EXIF and XMP block are patched, in place
-    /// (``Exif/rewritten(orientation:width:height:)``); a block that is not a
+    /// (``Exif/rewritten(orientation:width:height:droppingThumbnail:)``); a block that is not a
     /// TIFF stream (damaged, or another format's framing) is left as it is, and
-    /// so is XMP in a compressed chunk.
-    public mutating func describeOutput(width: Int, height: Int, upright: Bool) {
+    /// so is XMP in a compressed chunk. `pictureChanged`: the pixels are not the
+    /// source's as it shows them (turned, an operation applied), so the EXIF
+    /// thumbnail, a picture of the source, is left out.
+    public mutating func describeOutput(width: Int, height: Int, upright: Bool, pictureChanged: Bool) {
         func patch(_ stream: [UInt8]) -> [UInt8] {
-            Exif(stream)?.rewritten(orientation: upright ? 1 : nil, width: width, height: height) ?? stream
+            Exif(stream)?.rewritten(orientation: upright ? 1 : nil, width: width, height: height,
+                                    droppingThumbnail: pictureChanged) ?? stream
         }
         // XMP's orientation follows the EXIF tag kiln applies; where the EXIF has none, kiln turned nothing,
         // and an orientation XMP alone states stays for the readers that honour it.

@@ -17,6 +17,11 @@ public struct ImageMetadata: Sendable, Equatable {
     /// (caption, keywords, copyright) lives: written back into JPEG outputs only, which
     /// have its place; a PNG or WebP output says it left it out. Kept with `text`.
     public var iptc: [UInt8]?
+    /// A JPEG's extended XMP (XMP part 3: the packet's part past one segment's 64 KiB, which the main packet's
+    /// `xmpNote:HasExtendedXMP` names by its digest): each APP1 segment's data after its signature (the digest,
+    /// the full length, the offset, the portion), in file order. Written back into JPEG outputs only, after the
+    /// main packet; a PNG or WebP output says it left it out. Kept with `text`.
+    public var extendedXMP: [[UInt8]]?
     /// Where no ICC profile says what the colours are, but the file says they are not sRGB in
     /// terms kiln builds no profile from (PNG's cICP; gAMA and cHRM on a gray image): those terms,
     /// in words ("cICP (primaries 9, transfer 16)"). An output that does not keep them says so.
@@ -221,10 +226,21 @@ public struct DroppedMetadata: Sendable, Equatable, CustomStringConvertible {
     /// "iCCP left out: …".
     public var description: String { "\(type) left out: \(reason)" }
 
-    /// IPTC (``ImageMetadata/iptc``) in an output of `format`, which has no place for it, when it is to be kept.
-    public static func iptc(in metadata: ImageMetadata?, keep: MetadataSelection, format: String) -> [DroppedMetadata] {
-        guard keep.contains(.text), metadata?.iptc != nil else { return [] }
-        return [DroppedMetadata(type: "IPTC", reason: "\(format) has no place for it (a JPEG output keeps it; XMP, where the "
-                                + "file has some, is kept)", isNotable: true)]
+    /// What only a JPEG output has a place for, in an output of `format`, when it is to be kept: IPTC
+    /// (``ImageMetadata/iptc``) and extended XMP (``ImageMetadata/extendedXMP``).
+    public static func jpegOnly(in metadata: ImageMetadata?, keep: MetadataSelection, format: String) -> [DroppedMetadata] {
+        guard keep.contains(.text), let metadata else { return [] }
+        var dropped: [DroppedMetadata] = []
+        if metadata.iptc != nil {
+            dropped.append(DroppedMetadata(type: "IPTC", reason: "\(format) has no place for it (a JPEG output keeps it; XMP, "
+                                           + "where the file has some, is kept)", isNotable: true))
+        }
+        if let extended = metadata.extendedXMP, !extended.isEmpty {
+            // Before, it went without a word, and the kept packet still named it (exiftool: HasExtendedXMP).
+            dropped.append(DroppedMetadata(type: "extended XMP", reason: "\(format) has no place for the part of a JPEG's XMP "
+                                           + "past its first 64 KiB (a JPEG output keeps it); the first part is kept",
+                                           isNotable: true))
+        }
+        return dropped
     }
 }

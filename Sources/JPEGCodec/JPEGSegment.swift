@@ -11,6 +11,10 @@ struct JPEGSegment: Equatable {
     static let exifSignature: [UInt8] = Array("Exif".utf8) + [0, 0]
     /// APP1 holding XMP: Adobe's namespace, NUL-terminated.
     static let xmpSignature: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    /// APP1 holding a portion of extended XMP (XMP part 3, 1.1.3.1), NUL-terminated.
+    static let extendedXMPSignature: [UInt8] = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+    /// APP0 holding JFIF: "JFIF", NUL, then version, density unit, densities and thumbnail size.
+    static let jfifSignature: [UInt8] = Array("JFIF".utf8) + [0]
     /// APP13 holding Photoshop image resources (IPTC among them): "Photoshop 3.0", NUL.
     static let photoshopSignature: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
     /// APP2 holding a part of an ICC profile: "ICC_PROFILE", NUL, then the part's number and the count.
@@ -33,9 +37,16 @@ struct JPEGSegment: Equatable {
         var declared: Set<Int> = []
         for segment in segments {
             switch segment.marker {
+            case 0xE0:
+                if metadata.resolution == nil, let jfif = segment.payload(after: jfifSignature) {
+                    metadata.resolution = resolution(ofJFIF: jfif)
+                }
             case 0xE1:
                 if metadata.exif == nil, let exif = segment.payload(after: exifSignature) { metadata.exif = Array(exif) }
                 if metadata.xmp == nil, let xmp = segment.payload(after: xmpSignature) { metadata.xmp = Array(xmp) }
+                if let portion = segment.payload(after: extendedXMPSignature) {
+                    metadata.extendedXMP = (metadata.extendedXMP ?? []) + [Array(portion)]
+                }
             case 0xED:
                 // Resources over a segment's 64 KiB continue in the next ones: joined, in file order.
                 if let resources = segment.payload(after: photoshopSignature) { metadata.iptc = (metadata.iptc ?? []) + resources }
@@ -79,8 +90,9 @@ struct JPEGSegment: Equatable {
             }
         }
         if segments.isEmpty {
-            // JFIF 1.01, no density unit, aspect 1:1, no thumbnail.
-            segments.append(JPEGSegment(marker: 0xE0, data: Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]))
+            // JFIF 1.01, the density (else no unit, aspect 1:1), no thumbnail. Before, a JPEG's 300 dpi was lost.
+            let density = keep.contains(.phys) ? metadata.resolution.flatMap(jfifDensity) : nil
+            segments.append(JPEGSegment(marker: 0xE0, data: jfifSignature + [1, 1] + (density ?? [0, 0, 1, 0, 1]) + [0, 0]))
         }
         let profileDrop = gray ? metadata.colorProfile?.grayOutputDrop : metadata.colorProfile?.colourOutputDrop
         if keep.contains(.icc), let drop = profileDrop {
@@ -99,6 +111,10 @@ struct JPEGSegment: Equatable {
         if keep.contains(.text), let xmp = metadata.xmp {
             if xmpSignature.count + xmp.count <= maxData {
                 segments.append(JPEGSegment(marker: 0xE1, data: xmpSignature + xmp))
+                // The packet's part past 64 KiB, after it, as it came: the packet names it by its digest.
+                for portion in metadata.extendedXMP ?? [] where extendedXMPSignature.count + portion.count <= maxData {
+                    segments.append(JPEGSegment(marker: 0xE1, data: extendedXMPSignature + portion))
+                }
             } else {
                 dropped.append(DroppedMetadata(type: "XMP", reason: "over the 64 KiB a JPEG segment holds (extended XMP is not written)",
                                                isNotable: true))
@@ -115,6 +131,36 @@ struct JPEGSegment: Equatable {
             dropped.append(DroppedMetadata(type: "text", reason: "JPEG output keeps XMP, not text entries", isNotable: false))
         }
         return (segments, dropped)
+    }
+
+    /// The resolution a JFIF header states (its data after the signature): dots per inch or per centimetre, in
+    /// pixels per metre; nil for an aspect ratio alone (unit 0) or a density of 0.
+    static func resolution(ofJFIF jfif: ArraySlice<UInt8>) -> Resolution? {
+        guard jfif.count >= 7 else { return nil }
+        let at = jfif.startIndex, unit = jfif[at + 2]
+        let x = Int(jfif[at + 3]) << 8 | Int(jfif[at + 4]), y = Int(jfif[at + 5]) << 8 | Int(jfif[at + 6])
+        guard x > 0, y > 0 else { return nil }
+        switch unit {
+        case 1: return Resolution(x: Int((Double(x) / 0.0254).rounded()), y: Int((Double(y) / 0.0254).rounded()))
+        case 2: return Resolution(x: x * 100, y: y * 100)
+        default: return nil
+        }
+    }
+
+    /// JFIF's unit and densities for `resolution`: dots per inch where that says it (300 dpi is 11811 pixels per
+    /// metre, which reads back as 300), else per centimetre where that is whole, else the nearest dots per inch;
+    /// nil where no 16-bit density says it.
+    static func jfifDensity(_ resolution: Resolution) -> [UInt8]? {
+        func encoded(_ unit: UInt8, _ x: Int, _ y: Int) -> [UInt8]? {
+            guard (1...65535).contains(x), (1...65535).contains(y) else { return nil }
+            return [unit, UInt8(x >> 8), UInt8(x & 0xFF), UInt8(y >> 8), UInt8(y & 0xFF)]
+        }
+        let inch = [resolution.x, resolution.y].map { Int((Double($0) * 0.0254).rounded()) }
+        if inch.map({ Int((Double($0) / 0.0254).rounded()) }) == [resolution.x, resolution.y] {
+            return encoded(1, inch[0], inch[1])
+        }
+        if resolution.x % 100 == 0, resolution.y % 100 == 0 { return encoded(2, resolution.x / 100, resolution.y / 100) }
+        return encoded(1, inch[0], inch[1])
     }
 
     /// The segment as it stands in a file: marker, length, data.

@@ -183,7 +183,7 @@ public final class PNGWriter: ImageWriter {
 
     public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
         let source = try metadata.map { metadata throws(PNGError) in try PNGMetadata(metadata) }
-        let iptc = DroppedMetadata.iptc(in: metadata, keep: settings.keep, format: "PNG")
+        let iptc = DroppedMetadata.jpegOnly(in: metadata, keep: settings.keep, format: "PNG")
         switch mode {
         case .holding(let sink):
             let image = sink.image()

@@ -233,7 +233,7 @@ public final class WebPWriter: ImageWriter {
         let icc = settings.keep.contains(.icc) && grayDrop == nil ? metadata.colorProfile?.bytes ?? [] : []
         let exif = settings.keep.contains(.exif) ? metadata.exif ?? [] : []
         let xmp = settings.keep.contains(.text) ? metadata.xmp ?? [] : []
-        var dropped: [DroppedMetadata] = (grayDrop.map { [$0] } ?? []) + DroppedMetadata.iptc(in: metadata, keep: settings.keep,
+        var dropped: [DroppedMetadata] = (grayDrop.map { [$0] } ?? []) + DroppedMetadata.jpegOnly(in: metadata, keep: settings.keep,
                                                                                              format: "WebP")
         if settings.keep.contains(.text), !metadata.text.isEmpty {
             dropped.append(DroppedMetadata(type: "text", reason: "WebP output keeps XMP, not text entries", isNotable: false))

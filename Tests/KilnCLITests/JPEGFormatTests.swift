@@ -453,3 +453,69 @@ import Testing
                 "\(other.stdout)")
     }
 }
+
+/// What a JPEG's header says beside its pixels, through the CLI, checked with exiftool: the JFIF density, the EXIF
+/// thumbnail and extended XMP. Before: a JFIF's 300 dpi came out as "1, no unit" (and no pHYs in a PNG); the thumbnail
+/// of a turned or cropped photo was kept, sideways and uncropped once the orientation said 1; extended XMP was left out
+/// of every output without a word, the kept packet still naming it.
+@Suite(.enabled(if: JPEGFormatTests.tools && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))
+struct JPEGHeaderTests {
+    private func tag(_ name: String, of path: String, options: [String] = []) throws -> String {
+        try ImageTools.run("exiftool", ["-s3"] + options + ["-" + name, path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func theJFIFDensityIsKept() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("d.jpg"), extra: ["-density", "300", "-units", "PixelsPerInch"])
+        for format in ["jpeg", "png"] {
+            let r = try kiln(["export", dir.join("d.jpg"), "-o", dir.join(format), "--format", format, "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try tag("XResolution", of: dir.join("jpeg/d.jpg")) == "300")
+        #expect(try tag("ResolutionUnit", of: dir.join("jpeg/d.jpg")) == "inches")
+        #expect(try tag("PixelsPerUnitX", of: dir.join("png/d.png")) == "11811", "pHYs: 300 dpi")
+        // --keep without phys leaves it out.
+        let none = try kiln(["export", dir.join("d.jpg"), "-o", dir.join("none"), "--keep", "icc", "--progress", "none"])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(try tag("ResolutionUnit", of: dir.join("none/d.jpg")) == "None")
+    }
+
+    @Test func theThumbnailGoesWhenThePictureChanges() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("thumb.jpg"), width: 120, height: 160)
+        for (name, orientation) in [("t.jpg", "6"), ("plain.jpg", "1")] {
+            try JPEGFormatTests.makeJPEG(dir.join(name), width: 300, height: 400)
+            try ImageTools.run("exiftool", ["-overwrite_original", "-Orientation#=" + orientation,
+                                            "-ThumbnailImage<=" + dir.join("thumb.jpg"), dir.join(name)])
+        }
+        // Turned (orientation 6), or cropped: the thumbnail shows another picture.
+        for (input, options, kept) in [("t.jpg", [String](), false), ("plain.jpg", ["--crop", "0,0,100,100"], false),
+                                       ("plain.jpg", [], true)] {
+            let out = dir.join("out-\(UUID().uuidString)")
+            let r = try kiln(["export", dir.join(input), "-o", out, "--progress", "none"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let thumbnail = try tag("ThumbnailLength", of: out + "/" + input)
+            #expect(thumbnail.isEmpty != kept, "\(input) \(options): ThumbnailLength \(thumbnail)")
+            #expect(try tag("Orientation", of: out + "/" + input, options: ["-n"]) == "1", "\(input)")
+        }
+    }
+
+    @Test func extendedXMPComesThroughOrIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("x.jpg"))
+        let long = String(repeating: "A long caption. ", count: 6000)  // 96,000 bytes: past one segment
+        try long.write(toFile: dir.join("long.txt"), atomically: true, encoding: .utf8)
+        try ImageTools.run("exiftool", ["-overwrite_original", "-XMP-dc:Description<=" + dir.join("long.txt"), "-XMP-dc:Title=T1",
+                                        dir.join("x.jpg")])
+        try #require(try tag("HasExtendedXMP", of: dir.join("x.jpg")).count > 0, "exiftool wrote no extended XMP")
+        let jpeg = try kiln(["export", dir.join("x.jpg"), "-o", dir.join("jpeg"), "--progress", "json"])
+        #expect(jpeg.status == 0, "\(jpeg.stderr)")
+        #expect(Events(jpeg.stdoutLines).named("warning").isEmpty, "\(jpeg.stdout)")
+        #expect(try tag("Description", of: dir.join("jpeg/x.jpg")) == long.trimmingCharacters(in: .whitespaces), "the whole caption")
+        let webp = try kiln(["export", dir.join("x.jpg"), "-o", dir.join("webp"), "--format", "webp", "--progress", "json"])
+        #expect(webp.status == 0, "\(webp.stderr)")
+        let said = Events(webp.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(said.count == 1 && said[0].contains("extended XMP left out: WebP has no place"), "\(said)")
+        #expect(try tag("Title", of: dir.join("webp/x.webp")) == "T1", "the first part is kept")
+    }
+}
