@@ -22,7 +22,17 @@ import Testing
 
     /// The variants that take Vulkan away: no loader, and (where there is a loader to
     /// point at no driver) no driver. Without a loader both read as noLoader.
+    /// Environment that gives the loader only a driver whose hardware is not there (AMD's, on a machine with no render
+    /// node at all): its enumeration fails (VK_ERROR_INITIALIZATION_FAILED), which was reported as instanceFailed.
+    static let noHardware: [String: String]? = {
+        let icd = "/usr/share/vulkan/icd.d/radeon_icd.x86_64.json"
+        let renderNodes = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []
+        guard FileManager.default.fileExists(atPath: icd), !renderNodes.contains(where: { $0.hasPrefix("renderD") }) else { return nil }
+        return ["VK_DRIVER_FILES": icd, "VK_ICD_FILENAMES": icd]
+    }()
+
     static let missingVulkan = [("noLoader", noLoader)] + (VulkanAvailability.current.hasLoader ? [("noDriver", noDriver)] : [])
+        + (VulkanAvailability.current.hasLoader ? noHardware.map { [("noDriver", $0)] } ?? [] : [])
 
     @Test("kiln devices --json lists what discovery finds, and a software device is not a GPU",
           .enabled(if: VulkanAvailability.current.report != nil, "KILN_SKIP_VULKAN_TESTS=1: discovery is not run"))

@@ -230,8 +230,8 @@ import Testing
     /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
     /// same command on `--device cpu`, exit 1. JPEG and WebP outputs are judged by their
     /// whole file but the coded pixels (and a JPEG's Huffman tables, which follow them).
-    /// A JPEG's samples as kiln decodes them.
-    private func decodedJPEG(_ path: String) throws -> [UInt8] {
+    /// An output's samples as kiln decodes them.
+    private func decoded(_ path: String) throws -> [UInt8] {
         try ImageCodecs.decode(contentsOf: path, limits: DecodingLimits()).bytes
     }
 
@@ -258,17 +258,17 @@ import Testing
             let noRecord = ["XDG_CACHE_HOME": dir.join("other-cache")]
             let again = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--device", "cpu"] + options,
                                  environment: noRecord)
-            // A JPEG is judged by its pixels as decoded, and at quality 100 JPEG's rounding can turn the backends'
-            // one-level difference into more (2026-11-28: rgb8-trns, 4 levels in 9 of 3,240 samples): such an output is
-            // a conflict, as docs/cli.md says. Each is one whose decoded pixels are more than a level apart.
-            let apart = format != "jpeg" ? [] : try names.filter { name in
-                let (gpuPixels, cpuPixels) = (try decodedJPEG(dir.join("out/" + name)), try decodedJPEG(dir.join("cpu/" + name)))
+            // A lossy output is judged by its pixels as decoded, and the encoder can turn the backends' one-level
+            // difference into more (2026-11-28: rgb8-trns as a JPEG at quality 100, 4 levels in 9 of 3,240 samples): such
+            // an output is a conflict, as docs/cli.md says. Each is one whose decoded pixels are more than a level apart.
+            let apart = format == "png" ? [] : try names.filter { name in
+                let (gpuPixels, cpuPixels) = (try decoded(dir.join("out/" + name)), try decoded(dir.join("cpu/" + name)))
                 return zip(gpuPixels, cpuPixels).contains { abs(Int($0) - Int($1)) > 1 }
             }
             #expect(again.status == (apart.isEmpty ? 0 : 1), "\(again.stderr)")
             let conflicts = Events(again.stdoutLines).files("conflict").map { URL(fileURLWithPath: $0[string: "output"]).lastPathComponent }
             #expect(conflicts.sorted() == apart.sorted(), "\(again.stdout)")
-            #expect(apart.count <= 2, "JPEG's rounding parts few outputs: \(apart)")
+            #expect(apart.count <= 3, "the encoder parts few outputs: \(apart)")
             #expect(Events(again.stdoutLines).files("skipped").count == names.count - apart.count)
 
             // Other options are still a conflict: the tolerance is for pixels, not for work.

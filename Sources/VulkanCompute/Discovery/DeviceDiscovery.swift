@@ -58,6 +58,13 @@ public enum DeviceDiscovery {
         } catch VulkanError.call(let call, let result) where result == VK_ERROR_INCOMPATIBLE_DRIVER {
             return (DeviceReport(devices: [], reasonCode: .noDriver,
                                  reason: "Vulkan loader found but no driver (ICD): \(call) returned \(VulkanResult.name(result))"), nil)
+        } catch VulkanError.call(let call, let result)
+                    where result == VK_ERROR_INITIALIZATION_FAILED && call == "vkEnumeratePhysicalDevices" {
+            // The loader's answer when its drivers find no hardware (a GPU's driver installed where its GPU is not):
+            // no physical device, as the table in docs/devices.md says. It was "instance creation failed".
+            return (DeviceReport(devices: [], reasonCode: .noDriver,
+                                 reason: "Vulkan loader found but no driver (ICD) reports a device: \(call) returned "
+                                 + VulkanResult.name(result)), nil)
         } catch {
             return (DeviceReport(devices: [], reasonCode: .instanceFailed, reason: "Vulkan instance creation failed: \(error)"), nil)
         }

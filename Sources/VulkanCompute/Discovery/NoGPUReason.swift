@@ -5,7 +5,8 @@ public enum NoGPUReason: String, Sendable, Codable, CaseIterable {
     /// `KILN_VULKAN_LIBRARY` names a missing file).
     case noLoader
     /// The loader is present but has no driver (ICD): `VK_ERROR_INCOMPATIBLE_DRIVER`
-    /// from `vkCreateInstance`, or zero physical devices.
+    /// from `vkCreateInstance`, or zero physical devices (`VK_ERROR_INITIALIZATION_FAILED`
+    /// from `vkEnumeratePhysicalDevices`: drivers that find no hardware).
     case noDriver
     /// `vkCreateInstance` (or enumeration) failed for another reason.
     case instanceFailed
