@@ -1,6 +1,7 @@
 extension Exif {
     /// The stream with orientation set to `orientation` (when given and the
-    /// tag is present) and PixelXDimension/PixelYDimension set to
+    /// tag is present) and PixelXDimension/PixelYDimension, and IFD0's
+    /// ImageWidth/ImageLength (which TIFF-born EXIF has), set to
     /// `width × height` (each where present), patched in place: the same
     /// layout and length, every other byte as it was. A tag that is absent is
     /// not added (that would move every offset after it).
@@ -26,8 +27,8 @@ extension Exif {
                 // stored, which is how viewers show such a file.
                 guard let orientation else { continue }
                 wanted = orientation
-            case (.exif, Tag.pixelXDimension): wanted = width
-            case (.exif, Tag.pixelYDimension): wanted = height
+            case (.exif, Tag.pixelXDimension), (.primary, Tag.imageWidth): wanted = width
+            case (.exif, Tag.pixelYDimension), (.primary, Tag.imageLength): wanted = height
             default: continue
             }
             guard value(of: entry) != wanted, let clamped = UInt32(exactly: wanted) else { continue }

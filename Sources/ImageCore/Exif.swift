@@ -41,6 +41,8 @@ public struct Exif: Sendable, Equatable {
     /// TIFF tags Kiln reads or patches.
     enum Tag {
         static let orientation = 0x0112
+        static let imageWidth = 0x0100
+        static let imageLength = 0x0101
         static let exifDirectory = 0x8769
         static let pixelXDimension = 0xA002
         static let pixelYDimension = 0xA003

@@ -1,4 +1,4 @@
-import ImageCore
+@testable import ImageCore
 import KilnTestSupport
 import Testing
 
@@ -26,6 +26,26 @@ import Testing
                 "\(changed)")
         // Nothing asked for: byte for byte.
         #expect(try #require(Exif(stream)).rewritten(orientation: nil, width: 6, height: 4) == stream)
+    }
+
+    /// IFD0's ImageWidth and ImageLength (TIFF-born EXIF) say the output's size too, and the thumbnail's directory
+    /// (IFD1) is unlinked when asked: both stayed as the source's, a stale size and a sideways thumbnail.
+    @Test func rewritesTheFirstDirectorysSizeAndUnlinksTheThumbnail() throws {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] {
+            le16(tag) + le16(type) + le32(1) + (type == 3 ? le16(value) + [0, 0] : le32(value))
+        }
+        // Header, IFD0 at 8 (3 entries, next IFD at 50), IFD1 at 50 (1 entry: the thumbnail's offset, 0x0201).
+        let ifd0 = le16(3) + entry(0x0100, 3, 400) + entry(0x0101, 3, 600) + entry(0x0112, 3, 6) + le32(50)
+        let stream = Array("II".utf8) + le16(42) + le32(8) + ifd0 + le16(1) + entry(0x0201, 4, 80) + le32(0)
+        let patched = try #require(Exif(stream)).rewritten(orientation: 1, width: 300, height: 200, droppingThumbnail: true)
+        let exif = try #require(Exif(patched))
+        #expect(exif.value(of: Exif.Tag.imageWidth, in: .primary) == 300 && exif.value(of: Exif.Tag.imageLength, in: .primary) == 200)
+        #expect(exif.orientation == 1)
+        #expect(Array(patched[46..<50]) == [0, 0, 0, 0], "IFD0 links to no IFD1")
+        let kept = try #require(Exif(stream)).rewritten(orientation: 1, width: 300, height: 200)
+        #expect(Array(kept[46..<50]) == le32(50), "kept unless asked")
     }
 
     /// Every prefix of a valid stream, and every single-byte change of it,
