@@ -488,13 +488,7 @@ public final class ExportJob: Sendable {
                 // A converted image is always tagged with its new profile.
                 let keep = colorConverter == nil ? options.plan.metadata : options.plan.metadata.union(.icc)
                 var settings = options.plan.output.writeSettings(level: options.plan.level, keep: keep, time: options.started)
-                // Under --format same, a lossless WebP stays lossless unless a quality (--quality, a recipe's) asks
-                // for lossy: before, it was written lossy at quality 80 without a word, in place too (37.8 dB, and
-                // less with each run).
-                if options.plan.output.format == .same, codec.format == .webp, reader.header.isLossless,
-                   options.plan.output.quality == nil {
-                    settings.lossless = true
-                }
+                if codec.format == .webp, options.plan.writesLosslessWebP(of: reader.header) { settings.lossless = true }
                 // A profile about to be dropped that is not sRGB: its colours are converted to sRGB first. Dropped by
                 // --keep without icc, or, for a gray one, by WebP, which is RGB: before, its pixels were written as they
                 // were, 5 levels off in the shadows (Gray 2.2). A gray profile converts gray rows only (from an RGB

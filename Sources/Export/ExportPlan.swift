@@ -90,6 +90,14 @@ public struct ExportPlan: Sendable, Equatable, Codable {
 }
 
 extension ExportPlan {
+    /// Whether a WebP output of the input `header` describes is lossless: `--lossless`, or, under `--format same`,
+    /// a lossless WebP input given no quality (`--quality`, a recipe's): before, it was written lossy at quality
+    /// 80 without a word, in place too (37.8 dB, and less with each run). Shared by the job and the progress
+    /// estimate, which weighed such an output at the lossy rate.
+    public func writesLosslessWebP(of header: ImageHeader) -> Bool {
+        output.lossless || (output.format == .same && header.format == .webp && header.isLossless && output.quality == nil)
+    }
+
     /// Checks every parameter of the operations and that watermark files decode
     /// (by the codec their content names), as a job would bind them, before it starts.
     /// - Throws: the `RenderError` the job would meet.

@@ -1,4 +1,5 @@
-import Export
+@testable import Export
+import ImageCore
 import Foundation
 import Testing
 
@@ -6,6 +7,27 @@ import Testing
 /// planning stage moves it; a resume's base is where it starts.
 @Suite struct JobProgressTests {
     private let costs = [StageCost(render: 10, encode: 90), StageCost(render: 1, encode: 1), StageCost(render: 50, encode: 0)]
+
+    /// A lossless WebP kept lossless under `--format same` (no quality given) is weighed at the lossless rate, as it
+    /// is written: it was weighed at the lossy one, several times less, so the fraction ran ahead of the work.
+    @Test func aLosslessWebPKeptLosslessIsWeighedAsLossless() {
+        var header = ImageHeader(format: .webp, width: 100, height: 100, depth: .eight, hasAlpha: false, decodesWhole: true)
+        header.isLossless = true
+        func encode(_ plan: ExportPlan, _ header: ImageHeader) -> Double {
+            StageCost.estimate(header: header, fileBytes: 1000, plan: plan, output: .webp, outputPixels: 10_000).encode
+        }
+        var same = ExportPlan()
+        same.output.format = .same
+        var lossless = ExportPlan()
+        lossless.output.format = .webp
+        lossless.output.lossless = true
+        var quality = same
+        quality.output.quality = 80
+        #expect(encode(same, header) == encode(lossless, header))
+        var lossy = header
+        lossy.isLossless = false
+        #expect(encode(quality, header) == encode(same, lossy) && encode(same, lossy) < encode(same, header))
+    }
 
     @Test func theFractionFollowsEachStageAndNeverFalls() {
         let root = Progress(totalUnitCount: 1)

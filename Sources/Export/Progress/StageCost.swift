@@ -60,7 +60,7 @@ public struct StageCost: Sendable, Equatable {
             // Encoded row by row as the render hands rows on: part of the render stage.
             return StageCost(render: render + output * Rates.jpegEncode, encode: 0)
         case .webp:
-            return StageCost(render: render, encode: output * (plan.output.lossless ? Rates.webpLossless : Rates.webpLossy))
+            return StageCost(render: render, encode: output * (plan.writesLosslessWebP(of: header) ? Rates.webpLossless : Rates.webpLossy))
         default:
             let level = min(max(plan.level, 0), 9)
             // An output too large to hold is compressed as the render hands its rows on (a colour
