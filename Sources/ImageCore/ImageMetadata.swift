@@ -238,8 +238,8 @@ public struct DroppedMetadata: Sendable, Equatable, CustomStringConvertible {
         if let extended = metadata.extendedXMP, !extended.isEmpty {
             // Before, it went without a word, and the kept packet still named it (exiftool: HasExtendedXMP).
             dropped.append(DroppedMetadata(type: "extended XMP", reason: "\(format) has no place for the part of a JPEG's XMP "
-                                           + "past its first 64 KiB (a JPEG output keeps it); the first part is kept",
-                                           isNotable: true))
+                                           + "past its first 64 KiB (a JPEG output keeps it)"
+                                           + (metadata.xmp == nil ? "" : "; the first part is kept"), isNotable: true))
         }
         return dropped
     }

@@ -75,7 +75,8 @@ struct JPEGSegment: Equatable {
     }
 
     /// The segments an output of `metadata` carries under `keep`, in the order
-    /// readers expect (EXIF first, where JFIF would stand; else JFIF), and what was left out.
+    /// readers expect (EXIF first, where JFIF would stand; else JFIF; JFIF then EXIF where a resolution is kept),
+    /// and what was left out.
     /// `gray`: the file has one component, which only a gray profile describes.
     static func segments(for metadata: ImageMetadata?, keep: MetadataSelection,
                          gray: Bool = false) -> ([JPEGSegment], [DroppedMetadata]) {
@@ -89,10 +90,11 @@ struct JPEGSegment: Equatable {
                 dropped.append(DroppedMetadata(type: "EXIF", reason: "over the 64 KiB a JPEG segment holds", isNotable: true))
             }
         }
-        if segments.isEmpty {
-            // JFIF 1.01, the density (else no unit, aspect 1:1), no thumbnail. Before, a JPEG's 300 dpi was lost.
-            let density = keep.contains(.phys) ? metadata.resolution.flatMap(jfifDensity) : nil
-            segments.append(JPEGSegment(marker: 0xE0, data: jfifSignature + [1, 1] + (density ?? [0, 0, 1, 0, 1]) + [0, 0]))
+        // JFIF 1.01, the density (else no unit, aspect 1:1), no thumbnail: where there is no EXIF, and before the EXIF
+        // where there is a density to say (as libjpeg and libvips write them). Before, a JPEG's 300 dpi was lost.
+        let density = keep.contains(.phys) ? metadata.resolution.flatMap(jfifDensity) : nil
+        if segments.isEmpty || density != nil {
+            segments.insert(JPEGSegment(marker: 0xE0, data: jfifSignature + [1, 1] + (density ?? [0, 0, 1, 0, 1]) + [0, 0]), at: 0)
         }
         let profileDrop = gray ? metadata.colorProfile?.grayOutputDrop : metadata.colorProfile?.colourOutputDrop
         if keep.contains(.icc), let drop = profileDrop {

@@ -173,8 +173,12 @@ struct EncodingPlan {
     /// and `palette`, when the image has at most 256 colours (8-bit), indexes
     /// them at the least depth that holds the count. `gray` false: colour
     /// even where every pixel is neutral (a kept RGB profile tags only colour).
-    static func exactForms(of image: PixelBuffer, options: PNGEncoder.Options, gray: Bool = true) throws
-        -> (direct: EncodingPlan, palette: EncodingPlan?)
+    /// `background`: a kept bKGD's colour (8-bit RGB), appended to the palette as an
+    /// opaque entry where no entry has it and there is room, so that the palette
+    /// form keeps the chunk (ImageMagick writes a white one in every PNG: a red and
+    /// blue image stayed 24-bit RGB, larger than its input, where a palette holds it).
+    static func exactForms(of image: PixelBuffer, options: PNGEncoder.Options, gray: Bool = true,
+                           background: [UInt8]? = nil) throws -> (direct: EncodingPlan, palette: EncodingPlan?)
     {
         var found = cpng_analysis()
         image.bytes.withUnsafeBytes {
@@ -194,8 +198,13 @@ struct EncodingPlan {
                                       key: key, options: options)
         let count = Int(found.palette_size)
         guard count > 0 else { return (direct, nil) }
-        let entries = withUnsafeBytes(of: found.palette) { Array($0.prefix(4 * count)) }
-        let indexDepth = count <= 2 ? 1 : count <= 4 ? 2 : count <= 16 ? 4 : 8
+        var entries = withUnsafeBytes(of: found.palette) { Array($0.prefix(4 * count)) }
+        if let background, background.count == 3, count < 256,
+           !stride(from: 0, to: entries.count, by: 4).contains(where: { Array(entries[$0..<($0 + 3)]) == background }) {
+            entries += background + [255]  // opaque, last: the non-opaque entries stay first
+        }
+        let entryCount = entries.count / 4
+        let indexDepth = entryCount <= 2 ? 1 : entryCount <= 4 ? 2 : entryCount <= 16 ? 4 : 8
         return (direct, try EncodingPlan(width: image.width, height: image.height, rowDepth: image.depth,
                                          colorType: .palette, bitDepth: indexDepth, palette: entries, options: options))
     }

@@ -106,7 +106,8 @@ public enum PNGEncoder {
         func kept(_ plan: EncodingPlan) -> Int {
             metadata?.chunks(forOutput: plan.colorType, bitDepth: plan.bitDepth, keep: keep, palette: plan.palette).chunks.count ?? 0
         }
-        var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options)
+        let background = metadata?.backgroundRGB8(keep: keep)
+        var (direct, palette) = try EncodingPlan.exactForms(of: image, options: options, background: background)
         if direct.colorType == .gray || direct.colorType == .grayAlpha, let metadata {
             // Analysed again only where colour would keep a chunk gray does not (an RGB profile): not for every gray
             // image. A chunk gray keeps instead (a gray source's bKGD or sBIT) does not make up for it: counted, one
@@ -115,7 +116,7 @@ public enum PNGEncoder {
             let colourKeeps = metadata.chunks(forOutput: colourType, bitDepth: max(8, direct.bitDepth), keep: keep).chunks
             let grayKeeps = Set(metadata.chunks(forOutput: direct.colorType, bitDepth: direct.bitDepth, keep: keep).chunks.map(\.type))
             if colourKeeps.contains(where: { !grayKeeps.contains($0.type) }) {
-                (direct, palette) = try EncodingPlan.exactForms(of: image, options: options, gray: false)
+                (direct, palette) = try EncodingPlan.exactForms(of: image, options: options, gray: false, background: background)
             }
         }
         guard let palette, kept(palette) >= kept(direct) else {

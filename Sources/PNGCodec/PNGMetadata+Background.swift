@@ -1,4 +1,15 @@
+import ImageCore
+
 extension PNGMetadata {
+    /// The colour the source's bKGD names, 8 bits each, where it is kept (`other`) and says one exactly at 8 bits
+    /// (not a palette source's); nil otherwise.
+    func backgroundRGB8(keep: MetadataSelection) -> [UInt8]? {
+        guard keep.contains(.other), let chunk = chunks.first(where: { $0.type == "bKGD" }),
+              let rgb = Self.background(chunk.data, from: sourceColorType, depth: sourceBitDepth, to: .rgb, depth: 8,
+                                        palette: []) else { return nil }
+        return [rgb[1], rgb[3], rgb[5]]
+    }
+
     /// The source's bKGD (`data`) in the form an output of `colorType` at `bitDepth` stores it, where it says the very
     /// colour: a gray or RGB value rescaled to the output's depth where that is exact, an RGB one made gray where it is
     /// neutral, or, for a palette output, the index of the first `palette` entry (RGBA, 8 bits each) of its colour.

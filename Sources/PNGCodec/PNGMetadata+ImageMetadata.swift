@@ -62,13 +62,18 @@ extension PNGMetadata {
         }
         // cICP comes before iCCP and sRGB too (PNG third edition §4.3): where it says what a profile can, it wins.
         let ownProfile = metadata.colorProfile != nil || chunks.contains { $0.type == "sRGB" }
-        let cicp = chunks.contains { $0.type == "cICP" }
-        if !ownProfile || cicp, let colour = Self.colourOtherThanSRGB(chunks) {
+        let cicp = chunks.first { $0.type == "cICP" && $0.data.count == 4 }
+        if let cicp, cicp.data.elementsEqual([1, 13, 0, 1]) {
+            metadata.colorProfile = nil  // sRGB, whatever an iCCP beside it says
+        } else if !ownProfile || cicp != nil, let colour = Self.colourOtherThanSRGB(chunks) {
             if let profile = builtProfile(describing: colour) {
                 metadata.colorProfile = profile
                 metadata.profileBuiltFrom = colour
             } else if !ownProfile {
                 metadata.colourWithoutProfile = colour
+            } else {
+                metadata.warnings.append("\(colour): kiln cannot convert from it (HDR, narrow range or a YCbCr matrix), "
+                                         + "so the colour profile beside it defines the colours, where the cICP comes first")
             }
         }
         return metadata

@@ -317,7 +317,8 @@ struct JobRunner {
             for file in record.options.plan.files + (record.profiles ?? []) { try file.check() }
         } catch {
             throw reporter.refusal("cannot continue the job in \(record.options.outputDirectory): \(error); nothing "
-                                   + "was written. Put the file back as it was, or export the job again",
+                                   + "was written. Put the file back as it was, or remove \(record.options.outputDirectory)/.kiln and export "
+                                   + "again (a shard's same command continues its journal)",
                                    KilnExitCode.usage)
         }
     }

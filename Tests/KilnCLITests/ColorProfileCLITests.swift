@@ -155,7 +155,20 @@ struct ColorProfileCLITests {
         // cICP comes before an sRGB chunk (PNG third edition): Display P3, not sRGB.
         try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("sRGB", [0]), into: PNGBytes.insertAfterHeader(
             PNGBytes.chunk("cICP", [12, 13, 0, 1]), into: colour))).write(to: URL(fileURLWithPath: dir.join("p3.png")))
+        // Beside an ICC profile: a cICP saying sRGB makes the image sRGB (untagged), an HDR one is said, the profile used.
+        let p3Profile = try #require(PNGBytes.data(of: "iCCP", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath:
+            try displayP3Image(dir))))).first)
+        for (name, cicp) in [("srgb-cicp.png", [UInt8]([1, 13, 0, 1])), ("hdr-icc.png", [9, 16, 0, 1])] {
+            try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("iCCP", p3Profile), into: PNGBytes.insertAfterHeader(
+                PNGBytes.chunk("cICP", cicp), into: colour))).write(to: URL(fileURLWithPath: dir.join(name)))
+        }
+        let hdr = try export("hdr-icc.png", ["--format", "jpeg"])
+        #expect(hdr.warnings.count == 1 && hdr.warnings[0].contains("cICP (primaries 9, transfer 16): kiln cannot convert from it"),
+                "\(hdr.warnings)")
         if ImageTools.has("exiftool") {
+            let srgb = try export("srgb-cicp.png", ["--format", "jpeg"])
+            #expect(try ImageTools.run("exiftool", ["-s3", "-ProfileDescription", srgb.out + "/srgb-cicp.jpg"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "untagged: sRGB")
             let p3 = try export("p3.png", ["--format", "jpeg"])
             let described = try ImageTools.run("exiftool", ["-s3", "-ProfileDescription", p3.out + "/p3.jpg"]).stdout
             #expect(described.trimmingCharacters(in: .whitespacesAndNewlines) == "PNG cICP (primaries 12, transfer 13)",

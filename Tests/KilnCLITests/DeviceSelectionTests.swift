@@ -20,8 +20,6 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     }
 
-    /// The variants that take Vulkan away: no loader, and (where there is a loader to
-    /// point at no driver) no driver. Without a loader both read as noLoader.
     /// Environment that gives the loader only a driver whose hardware is not there (AMD's, on a machine with no render
     /// node at all): its enumeration fails (VK_ERROR_INITIALIZATION_FAILED), which was reported as instanceFailed.
     static let noHardware: [String: String]? = {
@@ -31,6 +29,8 @@ import Testing
         return ["VK_DRIVER_FILES": icd, "VK_ICD_FILENAMES": icd]
     }()
 
+    /// The variants that take Vulkan away: no loader, and (where there is a loader to
+    /// point at no driver) no driver, or a driver with no hardware. Without a loader both read as noLoader.
     static let missingVulkan = [("noLoader", noLoader)] + (VulkanAvailability.current.hasLoader ? [("noDriver", noDriver)] : [])
         + (VulkanAvailability.current.hasLoader ? noHardware.map { [("noDriver", $0)] } ?? [] : [])
 

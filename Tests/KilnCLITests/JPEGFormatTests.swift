@@ -474,6 +474,13 @@ struct JPEGHeaderTests {
         #expect(try tag("XResolution", of: dir.join("jpeg/d.jpg")) == "300")
         #expect(try tag("ResolutionUnit", of: dir.join("jpeg/d.jpg")) == "inches")
         #expect(try tag("PixelsPerUnitX", of: dir.join("png/d.png")) == "11811", "pHYs: 300 dpi")
+        // With EXIF kept (no XResolution of its own), a JFIF before it says the density.
+        try ImageTools.run("exiftool", ["-overwrite_original", "-Orientation#=1", "-IFD0:XResolution=", "-IFD0:YResolution=",
+                                        "-IFD0:ResolutionUnit=", dir.join("d.jpg")])
+        let exif = try kiln(["export", dir.join("d.jpg"), "-o", dir.join("exif"), "--progress", "none"])
+        #expect(exif.status == 0, "\(exif.stderr)")
+        #expect(try tag("JFIF:XResolution", of: dir.join("exif/d.jpg")) == "300")
+        #expect(try tag("Orientation", of: dir.join("exif/d.jpg"), options: ["-n"]) == "1", "the EXIF kept too")
         // --keep without phys leaves it out.
         let none = try kiln(["export", dir.join("d.jpg"), "-o", dir.join("none"), "--keep", "icc", "--progress", "none"])
         #expect(none.status == 0, "\(none.stderr)")

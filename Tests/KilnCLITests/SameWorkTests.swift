@@ -227,14 +227,14 @@ import Testing
         #expect(stripped.status == 0 && Events(stripped.stdoutLines).files("skipped").count == 1, "\(stripped.stdout)")
     }
 
-    /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
-    /// same command on `--device cpu`, exit 1. JPEG and WebP outputs are judged by their
-    /// whole file but the coded pixels (and a JPEG's Huffman tables, which follow them).
     /// An output's samples as kiln decodes them.
     private func decoded(_ path: String) throws -> [UInt8] {
         try ImageCodecs.decode(contentsOf: path, limits: DecodingLimits()).bytes
     }
 
+    /// Before: 9 of 24 outputs made with `--device vulkan` were "conflicts" for the
+    /// same command on `--device cpu`, exit 1. JPEG and WebP outputs are judged by their
+    /// whole file but the coded pixels (and a JPEG's Huffman tables, which follow them).
     @Test(arguments: ["png", "jpeg", "webp"])
     func outputsOfTheSameOptionsOnTheOtherBackendAreTheSameWork(format: String) throws {
         try onDevice("vulkan") {

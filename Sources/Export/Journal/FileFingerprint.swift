@@ -19,8 +19,8 @@ import Render
 /// CRC-32 (the journal's checksum, ``CRC32``) and the size, not a cryptographic
 /// hash: the check is against a file replaced or edited by mistake, not against
 /// a crafted collision, and it needs no library kiln does not already link.
-/// A journal of kiln before 2026-11-27 has no fingerprints; its files are not checked (one of 2026-11-27 has
-/// its profiles' in ``JobRecord/profiles``).
+/// A journal of kiln before 2026-11-25 has no fingerprints; its files are not checked (one of 2026-11-25 to
+/// 2026-11-27 has its profiles' in ``JobRecord/profiles``).
 public struct FileFingerprint: Codable, Sendable, Equatable {
     /// The option that named the file: `--profile`, `--input-profile` or `--watermark`.
     public var option: String
