@@ -51,6 +51,10 @@ public final class ExportJob: Sendable {
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>
     private let planDigest: String
+    /// The digest the plan had before kiln kept the bytes of the files it names (``ExportPlan/files``); nil where
+    /// it names none. An output recorded under it was made by an earlier kiln, which cannot say whether those files
+    /// changed since: a conflict, said as that.
+    private let unfingerprintedDigest: String?
     private let leftSmaller = Atomic<Int>(0)
     private let state: Locked<Counts>
     private let stopRequested = Atomic<Bool>(false)
@@ -161,6 +165,9 @@ public final class ExportJob: Sendable {
         self.earlierRecords = earlierRecords
         self.madeHints = madeHints
         planDigest = Provenance.digest(of: options.plan)
+        var unfingerprinted = options.plan
+        unfingerprinted.files = []
+        unfingerprintedDigest = options.plan.files.isEmpty ? nil : Provenance.digest(of: unfingerprinted)
         self.items = items
         self.output = output
         self.renderer = renderer
@@ -835,6 +842,12 @@ public final class ExportJob: Sendable {
         return directory + "/" + relative
     }
 
+    /// Why an output made as `made` is not the work `wanted` describes, in a few words.
+    private func difference(_ made: Provenance, _ wanted: Provenance) -> String {
+        guard made.plan != wanted.plan, made.plan == unfingerprintedDigest else { return made.difference(to: wanted) }
+        return "it was made by an earlier kiln, which kept no record of the watermark or profile file's bytes"
+    }
+
     /// What occupies the output path (the caller found it occupied).
     private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileVersion?) -> Existing {
         let path = shown(item.output)
@@ -849,7 +862,7 @@ public final class ExportJob: Sendable {
                hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
                 // The user's own record of this very file from this very input: it says what made it, also
                 // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).
-                guard madeBefore == made else { return .unrecorded(present, otherOptions: madeBefore.difference(to: made)) }
+                guard madeBefore == made else { return .unrecorded(present, otherOptions: difference(madeBefore, made)) }
                 return .identical(hint)
             }
             return .unrecorded(present, otherOptions: nil)
@@ -860,7 +873,7 @@ public final class ExportJob: Sendable {
         guard let made, madeBefore == made else {
             // A conflict at once, unread: a folder re-exported with other options under its journal is
             // not decoded image by image (the cache's records, above, are compared: they are rarer).
-            let why = made.map { madeBefore.difference(to: $0) } ?? "its input cannot be read"
+            let why = made.map { difference(madeBefore, $0) } ?? "its input cannot be read"
             return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
         }
         return .identical(earlier)

@@ -1,3 +1,4 @@
+import Export
 import Foundation
 import ImageCore
 import KilnTestSupport
@@ -45,6 +46,31 @@ import Testing
         // The mark covers the whole image (scale 1, margin 0): blue now.
         let made = try PNGDecoder.decode(contentsOf: dir.join("out/rgb8.png"))
         #expect(Array(made.bytes.prefix(3)) == [0, 0, 255], "\(Array(made.bytes.prefix(4)))")
+    }
+
+    /// An output an earlier kiln recorded with a watermark (its plan's digest without the file's bytes) is a conflict
+    /// saying so: that kiln cannot say whether the file changed since. The record is made as it wrote it: this kiln's,
+    /// its digest replaced by the one of the same plan without `files`.
+    @Test func anOutputAnEarlierKilnMadeWithAWatermarkIsSaidToBeThat() throws {
+        let dir = try folder(mark: [255, 0, 0])
+        let args = ["export", dir.join("in/rgb8.png"), "-o", dir.join("out"), "--watermark", dir.join("wm.png"),
+                    "--progress", "json"] + watermark
+        let first = try kiln(args + ["--keep-journal"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let job = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.join("out/.kiln/job.json"))))
+        var plan = try JSONDecoder().decode(ExportPlan.self, from: JSONSerialization.data(withJSONObject:
+            ((job as? [String: Any])?["options"] as? [String: Any])?["plan"] ?? [:]))
+        let digest = Provenance.digest(of: plan)
+        plan.files = []
+        let finished = dir.join("out/.kiln/finished.ndjson")
+        let records = try String(contentsOfFile: finished, encoding: .utf8)
+        try #require(records.contains("\"plan\":\"\(digest)\""), "\(records)")
+        try records.replacingOccurrences(of: "\"plan\":\"\(digest)\"", with: "\"plan\":\"\(Provenance.digest(of: plan))\"")
+            .write(toFile: finished, atomically: true, encoding: .utf8)
+        let again = try kiln(args)
+        #expect(again.status == 1, "\(again.stderr)")
+        let conflicts = Events(again.stdoutLines).files("conflict")
+        #expect(conflicts.count == 1 && conflicts[0][string: "error"].contains("made by an earlier kiln"), "\(again.stdout)")
     }
 
     /// A job with a watermark stopped after 2 of SampleData's images (`--jobs 1`).
