@@ -38,7 +38,13 @@ import Testing
         _ = SmallImages.reference
         let seed = TestSeed()
         var rng = seed.generator
-        for round in 0..<3 {
+        // Three rounds killed mid-run. On a loaded machine the test reads the events late, and a run may end before
+        // the kill lands (seen 2026-11-28 beside a CPU-heavy job: after 66 of 400 images): that round is checked
+        // whole and another is tried, up to 8.
+        var killedMidRun = 0
+        var round = -1
+        while killedMidRun < 3 && round < 7 {
+            round += 1
             // A random moment: after 1 to count - 1 images were reported.
             let after = 1 + Int(rng.next() % UInt64(SmallImages.count - 1))
             let out = try TemporaryDirectory()
@@ -50,8 +56,8 @@ import Testing
             let killed = try child.wait()
             let context = "round \(round), kill after \(after) images, --durability \(durability), \(seed)"
             guard killed.signal == SIGKILL else {
-                // The whole run finished before the kill: nothing to resume (possible only for the last images).
-                #expect(killed.status == 0 && after > SmallImages.count - 20, "\(context): \(killed.stderr)")
+                // The whole run finished before the kill landed: complete, nothing to resume.
+                #expect(killed.status == 0 && SmallImages.mismatches(out.path) == [], "\(context): \(killed.stderr)")
                 continue
             }
             guard FileManager.default.fileExists(atPath: out.join(".kiln/finished.ndjson")) else {
@@ -59,6 +65,7 @@ import Testing
                 #expect(SmallImages.mismatches(out.path) == [], "\(context): the journal was removed before the end")
                 continue
             }
+            killedMidRun += 1
             // Every image reported written is in place, whole, and recorded: nothing is reported before its commit.
             let journal = recorded(out.path)
             let written = reported(killed.stdout, "written")
@@ -82,6 +89,7 @@ import Testing
             #expect(journal.allSatisfy { identity(out.join($0)) == before[$0] }, "\(context): a finished output was rewritten")
             #expect(SmallImages.mismatches(out.path) == [], "\(context)")
         }
+        #expect(killedMidRun >= 1, "no run of \(round + 1) was killed before its end (\(seed))")
     }
 
     /// As a lost write would leave it: the journal records an output whose bytes
