@@ -117,10 +117,14 @@ public struct Recipe: Sendable, Equatable, Codable {
         if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
             throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
         }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        // Joined as written, not standardized: Foundation standardizes a relative URL's `..` past its own folders
+        // as if from the root (`r/wa.json`'s "../in/m.png" became "/in/m.png"); the kernel resolves it as it stands.
+        let directory = (path as NSString).deletingLastPathComponent
         recipe.operations = recipe.operations.map { operation in
-            guard case .watermark(var watermark) = operation, !watermark.file.hasPrefix("/") else { return operation }
-            watermark.file = directory.appendingPathComponent(watermark.file).standardized.path
+            guard case .watermark(var watermark) = operation, !watermark.file.hasPrefix("/"), !directory.isEmpty else {
+                return operation
+            }
+            watermark.file = directory + (directory.hasSuffix("/") ? "" : "/") + watermark.file
             return .watermark(watermark)
         }
         return recipe

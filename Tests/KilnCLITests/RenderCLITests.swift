@@ -84,6 +84,22 @@ import Testing
 
     /// A recipe of output settings alone (docs/recipes.md's example) needs no `operations`; a folder named as
     /// the recipe says so (it said "NSCocoaErrorDomain error 256").
+    /// A watermark `file` climbing out of a recipe named by a relative path (`--recipe r/wa.json`, "../marks/m.png")
+    /// is the file beside `r`: Foundation's standardizing made it "/marks/m.png", and the export failed, exit 64.
+    @Test func aRecipesWatermarkPathClimbsFromTheRecipesFolder() throws {
+        let work = try TemporaryDirectory()
+        for folder in ["r", "marks"] {
+            try FileManager.default.createDirectory(atPath: work.join(folder), withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/watermark.png", toPath: work.join("marks/m.png"))
+        try #"{"operations":[{"op":"watermark","file":"../marks/m.png"}]}"#
+            .write(toFile: work.join("r/wa.json"), atomically: true, encoding: .utf8)
+        let r = try startKiln(["export", Paths.sampleData + "/rgb8.png", "-o", "out", "--recipe", "r/wa.json", "--progress", "none"],
+                              directory: work.path).wait(timeout: .seconds(120))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.join("out/rgb8.png")))
+    }
+
     @Test func aRecipeMayHoldOutputSettingsAloneAndAFolderIsNoRecipe() throws {
         let work = try TemporaryDirectory()
         try #"{"output": {"format": "jpeg", "quality": 90}}"#.write(toFile: work.join("recipe.json"), atomically: true,
