@@ -54,6 +54,14 @@ struct CancelCommand: ParsableCommand {
             throw KilnExitCode.failure("the job in \(directory) is running, but pid \(pid) that \(journal.directory)/status.json "
                                        + "names does not hold its lock; nothing was signalled", KilnExitCode.unavailable)
         }
+        // Asked already (status.json says so as soon as the job takes the stop): a second SIGINT would be a second
+        // Ctrl-C, which abandons the images in flight. Before, a cancel repeated by a script or an impatient person
+        // turned the graceful stop into a hard one.
+        if status.state == .stopping {
+            print("kiln: job \(pid) is already stopping (the images in flight finish within its --grace); "
+                  + "`kiln resume \(directory)` continues it")
+            return
+        }
         guard kill(pid, SIGINT) == 0 else {
             // Gone between the check and the signal: it finished or stopped meanwhile.
             if errno == ESRCH { throw notRunning(journal) }

@@ -56,6 +56,9 @@ final class ProgressObserver: Sendable {
                 presentation.apply(event)
                 if case .expiring(_, let reason) = event {
                     if reason == .stalled { stalled.withLock { $0 = session.job.imagesInHand } }
+                    // At once, not when due, and before the event says it: `kiln cancel` reads it, and a second
+                    // signal would be a second Ctrl-C.
+                    status.publish(.stopping)
                     reporter.stopping(reason: reason, inFlight: session.job.counts.inFlight, grace: grace)
                 }
                 if event.isEnd { return }

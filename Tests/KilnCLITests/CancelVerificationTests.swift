@@ -113,6 +113,25 @@ import Testing
         #expect(LargeImages.matchesReference(out.path) == [])
     }
 
+    /// A second `kiln cancel` while the job stops (its images in flight finishing within --grace) asks nothing more: it
+    /// sent a second SIGINT, a second Ctrl-C, and the job exited at once, the image in flight abandoned.
+    @Test func aSecondCancelWhileTheJobStopsLeavesItsGrace() throws {
+        let out = try TemporaryDirectory()
+        // Each image's blur takes seconds: one is in flight when the cancels come.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--blur", "150", "--grace", "600", "--device", "cpu"])
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"start\"") })
+        let first = try kiln(["cancel", out.path])
+        #expect(first.status == 0 && first.stdout.contains("asked job \(child.pid) to stop"), "\(first.stdout)\(first.stderr)")
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"stopping\"") })
+        let second = try kiln(["cancel", out.path])
+        #expect(second.status == 0 && second.stdout.contains("is already stopping"), "\(second.stdout)\(second.stderr)")
+        let r = try child.wait(timeout: .seconds(600))
+        #expect(r.status == 75, "\(r.stderr)")
+        let inFlight = Events(r.stdoutLines).named("stopping").first?["inFlight"] as? Int ?? 0
+        #expect(inFlight == 1 && Events(r.stdoutLines).files("written").count >= 1, "the image in flight finished: \(r.stdout)")
+    }
+
     /// A real job cancelled "from another host" (a UTS namespace with another host name) stops by the mark,
     /// exits 75, and `kiln resume` lifts the mark and completes it.
     @Test func aRunningJobCancelledFromAnotherHostStopsByTheMark() throws {
