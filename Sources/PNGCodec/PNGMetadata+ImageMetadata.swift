@@ -72,8 +72,9 @@ extension PNGMetadata {
             } else if !ownProfile {
                 metadata.colourWithoutProfile = colour
             } else {
-                metadata.warnings.append("\(colour): kiln cannot convert from it (HDR, narrow range or a YCbCr matrix), "
-                                         + "so the colour profile beside it defines the colours, where the cICP comes first")
+                metadata.warnings.append("\(colour) comes first, and kiln cannot convert from it (HDR, narrow range or a "
+                                         + "YCbCr matrix): a conversion, and a JPEG or WebP output, take the colours from "
+                                         + "the ICC profile beside it")
             }
         }
         return metadata
