@@ -406,8 +406,8 @@ public final class ExportJob: Sendable {
         return warnings
     }
 
-    /// Colours a file defines in terms kiln builds no profile from (PNG's cICP; gAMA and cHRM on a gray
-    /// image), where not sRGB's: said where the output does not carry them (before, silently), or where
+    /// Colours a file defines in terms kiln builds no profile from (PNG's cICP when HDR, narrow-range or of a
+    /// YCbCr matrix), where not sRGB's: said where the output does not carry them (before, silently), or where
     /// `--profile` converted the pixels as if they were sRGB.
     private func unconvertedColour(_ metadata: ImageMetadata, format: ImageFormat, keep: MetadataSelection) -> [DroppedMetadata] {
         guard let colour = metadata.colourWithoutProfile else { return [] }

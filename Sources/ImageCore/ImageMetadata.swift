@@ -23,11 +23,11 @@ public struct ImageMetadata: Sendable, Equatable {
     /// main packet; a PNG or WebP output says it left it out. Kept with `text`.
     public var extendedXMP: [[UInt8]]?
     /// Where no ICC profile says what the colours are, but the file says they are not sRGB in
-    /// terms kiln builds no profile from (PNG's cICP; gAMA and cHRM on a gray image): those terms,
+    /// terms kiln builds no profile from (PNG's cICP when HDR, narrow-range or of a YCbCr matrix): those terms,
     /// in words ("cICP (primaries 9, transfer 16)"). An output that does not keep them says so.
     public var colourWithoutProfile: String?
     /// Where the file has no ICC profile of its own and ``colorProfile`` was built from what it says in other
-    /// terms (PNG's gAMA and cHRM): those terms, in words ("gAMA 1"), to name them where they are not kept.
+    /// terms (PNG's cICP, or gAMA and cHRM): those terms, in words ("gAMA 1"), to name them where they are not kept.
     public var profileBuiltFrom: String?
     /// Text entries, in file order.
     public var text: [TextEntry]
