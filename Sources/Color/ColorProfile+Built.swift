@@ -66,8 +66,9 @@ extension ColorProfile {
     /// Described "<name> as RGB"; nil when this is no gray profile with a gray curve (one of lookup tables).
     public var rgbFromGray: ColorProfile? {
         guard colorSpace == "GRAY" else { return nil }
-        let description = String(describedName.unicodeScalars.map { $0.isASCII ? Character($0) : "?" }) + " as RGB"
         return profilesFromGray.value(for: bytes) {
+            // Only when built: reading the description opens the profile once more.
+            let description = String(describedName.unicodeScalars.map { $0.isASCII ? Character($0) : "?" }) + " as RGB"
             guard let gray = bytes.withUnsafeBytes({ ccolor_profile_open($0.baseAddress, $0.count) }) else { return nil }
             defer { ccolor_profile_close(gray) }
             return Self.built(description) { ccolor_profile_rgb_from_gray(gray, description) }
