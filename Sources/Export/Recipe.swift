@@ -114,6 +114,9 @@ public struct Recipe: Sendable, Equatable, Codable {
         } catch {
             throw .invalidRecipe(path: path, problem: "\(error)")
         }
+        if let key = duplicateKey(in: data) {
+            throw .invalidRecipe(path: path, problem: "\(key): given twice")
+        }
         if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
             throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
         }
@@ -128,57 +131,5 @@ public struct Recipe: Sendable, Equatable, Codable {
             return .watermark(watermark)
         }
         return recipe
-    }
-
-    /// "operations[1].sigma: missing", "operations[0].width: wrong type, expected a whole number",
-    /// "operations[0].axis: \"x\" is not one of its values" … (also how the job journal's stored plan
-    /// reports a bad value). `data`: the JSON decoded, to say where its syntax breaks.
-    package static func describe(_ error: DecodingError, in data: Data? = nil) -> String {
-        func place(_ path: [any CodingKey]) -> String {
-            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the top level" : text)
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(place(context.codingPath + [key])): missing"
-        case .typeMismatch(let type, let context):
-            return "\(place(context.codingPath)): wrong type, expected \(kind(of: type))"
-        case .valueNotFound(let type, let context):
-            return "\(place(context.codingPath)): missing value, expected \(kind(of: type))"
-        case .dataCorrupted(let context):
-            // A string no case of an enumeration has: `Cannot initialize Axis from invalid String value x`.
-            if let value = context.debugDescription.range(of: "from invalid String value ").map({
-                context.debugDescription[$0.upperBound...] }) {
-                return "\(place(context.codingPath)): \"\(value)\" is not one of its values"
-            }
-            guard context.codingPath.isEmpty, context.debugDescription.contains("not valid JSON"), let data else {
-                let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
-                return "\(place(context.codingPath)): \(reason ?? context.debugDescription)"
-            }
-            // The decoder says only "not valid JSON": the parser says where, or it is a number the value cannot hold.
-            do {
-                _ = try JSONSerialization.jsonObject(with: data)
-                return "a number does not fit its value (a fraction where a whole number is needed, or out of range)"
-            } catch {
-                // "Number 1e400 is not representable in Swift.": out of range, in words without Swift.
-                let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String)?
-                    .replacingOccurrences(of: " is not representable in Swift.", with: " is out of range")
-                return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
-            }
-        @unknown default:
-            return "\(error)"
-        }
-    }
-
-    /// A type as a recipe's author knows it: "a number", "a list", …
-    private static func kind(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type, is Int32.Type, is UInt32.Type: "a whole number"
-        case is Double.Type, is Float.Type: "a number"
-        case is String.Type: "text (a string)"
-        case is Bool.Type: "true or false"
-        default:
-            "\(type)".hasPrefix("Array") ? "a list ([…])" : "\(type)".hasPrefix("Dictionary") ? "an object ({…})" : "\(type)"
-        }
     }
 }

@@ -38,6 +38,15 @@ struct StatusCommand: ParsableCommand {
         do {
             record = try journal.job()
         } catch {
+            if json {
+                // A script reading stdout gets an object too: `jq .state` says "none", not a parse error.
+                var line = JSONLine(event: "status")
+                if case .noJob = error as? JournalError { line.add("state", .string("none")) } else {
+                    line.add("state", .string("unreadable"))
+                }
+                line.add("error", .string("\(error)"))
+                print(line.rendered)
+            }
             throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed)
         }
         let live = journal.status()

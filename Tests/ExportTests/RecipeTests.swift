@@ -17,6 +17,28 @@ import Testing
         }
     }
 
+    /// The decoder says only "not valid JSON" of a fraction where a whole number is read, takes the first of two
+    /// values of one key without a word, and names no value of an enumeration: each is said, at its path.
+    @Test("a recipe names the number, the duplicate key or the values it is about", arguments: [
+        (#"{"operations":[{"op":"blur","sigma":2.5},{"op":"resize","width":100.5}]}"#,
+         "operations[1].width: must be a whole number, not 100.5"),
+        (#"{"operations":[{"op":"resize","width":1e20}]}"#, "operations[0].width: 1e+20 is out of range"),
+        (#"{"output":{"quality":85.5}}"#, "output.quality: must be a whole number, not 85.5"),
+        (#"{"operations":[{"op":"resize","width":100, "width":200}]}"#, "operations[0].width: given twice"),
+        (#"{"operations":[{"op":"resize","width":5,"w\u0069dth":6}]}"#, "operations[0].width: given twice"),
+        (#"{"output":{"level":6},"output":{"level":2}}"#, "output: given twice"),
+        (#"{"operations":[{"op":"flip","axis":"x"}]}"#, #"operations[0].axis: "x" is not one of h, v"#),
+        (#"{"operations":[{"op":"resize","width":5,"filter":"cubic"}]}"#,
+         #"operations[0].filter: "cubic" is not one of lanczos3, bilinear, nearest"#),
+        (#"{"output":{"subsample":"422"}}"#, #"output.subsample: "422" is not one of 420, 444"#),
+    ])
+    func recipeProblems(json: String, problem: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
+        try json.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: RenderError.invalidRecipe(path: file, problem: problem)) { try Recipe.load(contentsOf: file) }
+    }
+
     @Test("a stored plan is checked when decoded (what kiln resume reads)")
     func storedPlan() throws {
         for json in [#"{"operations":[{"op":"blur","sigma":1e30}],"level":6}"#, #"{"operations":[],"level":12}"#] {

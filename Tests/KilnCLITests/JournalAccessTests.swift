@@ -27,6 +27,29 @@ import Testing
         #expect(r.stderr.contains("cannot read the journal \(out)/.kiln"), "\(command): \(r.stderr)")
         #expect(r.stderr.contains("Permission denied"), "\(command): \(r.stderr)")
         #expect(!r.stderr.contains("no kiln job"), "\(command): \(r.stderr)")
+        if command == "status" {
+            let json = try kilnDenied(["status", out, "--json"])
+            #expect(json.status == 1)
+            let line = try #require(Events(json.stdoutLines).named("status").first, "\(json.stdout)")
+            #expect(line[string: "state"] == "unreadable" && line[string: "error"].contains("Permission denied"),
+                    "\(json.stdout)")
+        }
+    }
+
+    /// `kiln status --json` where no job is (never started, or finished clean and its journal removed) prints an
+    /// object too, `state` "none": it printed nothing on stdout, and `jq .state` read an empty input.
+    @Test func statusJSONWithoutAJobSaysNone() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out")
+        let made = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--progress", "none"])
+        try #require(made.status == 0, "\(made.stderr)")
+        for folder in [out, dir.join("never")] {
+            let r = try kiln(["status", folder, "--json"])
+            #expect(r.status == 1)
+            let line = try #require(Events(r.stdoutLines).named("status").first, "\(r.stdout)")
+            #expect(line[string: "state"] == "none", "\(r.stdout)")
+            #expect(r.stderr.contains(line[string: "error"]), "\(r.stderr)")
+        }
     }
 
     /// A stopped job in a folder its user may not write to is an unusable output directory, exit 64, as an export
