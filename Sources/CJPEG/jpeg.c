@@ -111,6 +111,7 @@ static cjpeg_decoder *read_header(cjpeg_decoder *decoder, cjpeg_info *info, cjpe
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);   /* EXIF, XMP */
     jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);   /* ICC profile */
     jpeg_save_markers(cinfo, JPEG_APP0 + 13, 0xFFFF);  /* Photoshop resources: IPTC */
+    jpeg_save_markers(cinfo, JPEG_COM, 0xFFFF);        /* comments */
     jpeg_read_header(cinfo, TRUE);
     switch (cinfo->jpeg_color_space) {
     case JCS_GRAYSCALE:

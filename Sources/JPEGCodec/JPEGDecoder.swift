@@ -59,7 +59,7 @@ struct JPEGDecoder: ~Copyable {
         guard cjpeg_decoder_finish(handle, &status) == CJPEG_OK else { throw JPEGError(status) }
     }
 
-    /// The APP1 and APP2 segments of the header, in file order.
+    /// The APP0, APP1, APP2, APP13 and COM segments of the header, in file order.
     func segments() -> [JPEGSegment] {
         var raw = [cjpeg_marker](repeating: cjpeg_marker(), count: cjpeg_decoder_markers(handle, nil, 0))
         _ = cjpeg_decoder_markers(handle, &raw, raw.count)

@@ -1,6 +1,6 @@
 import ImageCore
 
-/// One APPn segment of a JPEG header: its marker (0xE1 for APP1) and its data, without length.
+/// One APPn or COM segment of a JPEG header: its marker (0xE1 for APP1, 0xFE for COM) and its data, without length.
 struct JPEGSegment: Equatable {
     /// 0xE0 + n.
     let marker: Int
@@ -19,6 +19,11 @@ struct JPEGSegment: Equatable {
     static let photoshopSignature: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
     /// APP2 holding a part of an ICC profile: "ICC_PROFILE", NUL, then the part's number and the count.
     static let iccSignature: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
+    /// A comment segment's marker.
+    static let comment = 0xFE
+    /// The text entry keyword a comment is read as and written from: PNG's registered "Comment" (as exiftool
+    /// and ImageMagick map a JPEG's COM), so a comment goes from JPEG to PNG and back.
+    static let commentKeyword = "Comment"
     /// The most data bytes a segment holds (its length field counts itself).
     static let maxData = 65533
     /// The most profile bytes an ICC segment holds.
@@ -50,6 +55,12 @@ struct JPEGSegment: Equatable {
             case 0xED:
                 // Resources over a segment's 64 KiB continue in the next ones: joined, in file order.
                 if let resources = segment.payload(after: photoshopSignature) { metadata.iptc = (metadata.iptc ?? []) + resources }
+            case comment:
+                // Text of no stated encoding: UTF-8 where it is that, else Latin-1 (what older writers meant); cut at
+                // a NUL (C writers end it with one), which no PNG text may hold.
+                let text = segment.data.prefix { $0 != 0 }
+                let value = String(validating: text, as: UTF8.self) ?? String(text.map { Character(Unicode.Scalar($0)) })
+                metadata.text.append(TextEntry(keyword: commentKeyword, value: value))
             case 0xE2:
                 guard let part = segment.payload(after: iccSignature), part.count >= 2 else { continue }
                 let number = Int(part[part.startIndex]), count = Int(part[part.startIndex + 1])
@@ -129,8 +140,20 @@ struct JPEGSegment: Equatable {
                 segments.append(JPEGSegment(marker: 0xED, data: photoshopSignature + iptc[start..<min(iptc.count, start + part)]))
             }
         }
-        if keep.contains(.text), !metadata.text.isEmpty {
-            dropped.append(DroppedMetadata(type: "text", reason: "JPEG output keeps XMP, not text entries", isNotable: false))
+        if keep.contains(.text) {
+            // Comments (a JPEG's COM, a PNG's "Comment") as COM segments, each in one; the other entries have no place.
+            for entry in metadata.text where entry.keyword == commentKeyword {
+                let bytes = Array(entry.value.utf8)
+                if bytes.count <= maxData {
+                    segments.append(JPEGSegment(marker: comment, data: bytes))
+                } else {
+                    dropped.append(DroppedMetadata(type: "comment", reason: "over the 64 KiB a JPEG segment holds", isNotable: true))
+                }
+            }
+            if metadata.text.contains(where: { $0.keyword != commentKeyword }) {
+                dropped.append(DroppedMetadata(type: "text", reason: "JPEG output keeps XMP and comments, not other text entries",
+                                               isNotable: false))
+            }
         }
         return (segments, dropped)
     }

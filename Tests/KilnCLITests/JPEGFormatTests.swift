@@ -525,4 +525,26 @@ struct JPEGHeaderTests {
         #expect(said.count == 1 && said[0].contains("extended XMP left out: WebP has no place"), "\(said)")
         #expect(try tag("Title", of: dir.join("webp/x.webp")) == "T1", "the first part is kept")
     }
+
+    /// A JPEG's comment (COM) was dropped without a word: it is kept in a JPEG output and written as a PNG's
+    /// "Comment" text, which a JPEG output of that PNG writes back as COM (as exiftool and ImageMagick map them).
+    @Test func aCommentComesThrough() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("c.jpg"))
+        try ImageTools.run("exiftool", ["-overwrite_original", "-Comment=Café at dawn, 6 am", dir.join("c.jpg")])
+        try #require(try tag("Comment", of: dir.join("c.jpg")) == "Café at dawn, 6 am")
+        for format in ["jpeg", "png"] {
+            let r = try kiln(["export", dir.join("c.jpg"), "-o", dir.join(format), "--format", format, "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        #expect(try tag("Comment", of: dir.join("jpeg/c.jpg")) == "Café at dawn, 6 am")
+        #expect(try tag("PNG:Comment", of: dir.join("png/c.png")) == "Café at dawn, 6 am")
+        let back = try kiln(["export", dir.join("png/c.png"), "-o", dir.join("back"), "--format", "jpeg", "--progress", "none"])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try tag("Comment", of: dir.join("back/c.jpg")) == "Café at dawn, 6 am")
+        // --keep without text leaves it out.
+        let none = try kiln(["export", dir.join("c.jpg"), "-o", dir.join("none"), "--keep", "exif", "--progress", "none"])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(try tag("Comment", of: dir.join("none/c.jpg")).isEmpty)
+    }
 }
