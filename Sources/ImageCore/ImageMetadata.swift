@@ -58,6 +58,18 @@ public struct ImageMetadata: Sendable, Equatable {
     /// there is no EXIF, no tag, or the value is out of range.
     public var orientation: Int { exif.flatMap(Exif.init)?.orientation ?? 1 }
 
+    /// Takes `bytes` as the EXIF where they are a TIFF stream (``Exif/init(_:)``); else names `block` in
+    /// ``warnings`` as left out: copied as they are, every reader of the output calls them malformed (exiftool:
+    /// "Malformed APP1 EXIF segment"; libpng drops such an eXIf).
+    public mutating func takeExif(_ bytes: [UInt8], from block: String) {
+        if Exif(bytes) != nil {
+            exif = bytes
+        } else {
+            warnings.append("\(block): the EXIF is not a TIFF stream (no II or MM byte order, 42 and a first directory); "
+                            + "it is left out")
+        }
+    }
+
     /// Makes `profile` the colour profile, replacing every carried block that
     /// defined the colours (a conversion made them false).
     public mutating func replaceColorProfile(with profile: ColorProfile) {

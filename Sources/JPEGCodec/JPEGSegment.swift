@@ -47,7 +47,9 @@ struct JPEGSegment: Equatable {
                     metadata.resolution = resolution(ofJFIF: jfif)
                 }
             case 0xE1:
-                if metadata.exif == nil, let exif = segment.payload(after: exifSignature) { metadata.exif = Array(exif) }
+                if metadata.exif == nil, let exif = segment.payload(after: exifSignature) {
+                    metadata.takeExif(Array(exif), from: "APP1")
+                }
                 if metadata.xmp == nil, let xmp = segment.payload(after: xmpSignature) { metadata.xmp = Array(xmp) }
                 if let portion = segment.payload(after: extendedXMPSignature) {
                     metadata.extendedXMP = (metadata.extendedXMP ?? []) + [Array(portion)]

@@ -63,19 +63,25 @@ public struct PNGMetadata: Sendable, Equatable {
     /// Largest inflated size accepted for a compressed chunk (a profile or a text).
     static let maxInflatedBytes = 64 << 20
 
-    /// Drops damaged chunks (compressed ones that do not inflate, colour chunks out of their range), naming
-    /// each in `warnings`: copied as they are, they would make an invalid output.
+    /// Drops damaged chunks (compressed ones that do not inflate, colour chunks out of their range, chunks of the
+    /// wrong length for the source's colour type), naming each in `warnings`: copied as they are, they would make
+    /// an invalid output (pngcheck: "invalid pHYs length"; libpng drops each with a warning).
     mutating func dropDamagedChunks() {
+        let (colorType, bitDepth) = (sourceColorType, sourceBitDepth)
         chunks.removeAll { chunk in
-            guard let problem = Self.problem(with: chunk) else { return false }
+            guard let problem = Self.problem(with: chunk, colorType: colorType, bitDepth: bitDepth) else { return false }
             warnings.append("\(chunk.type): \(problem); the chunk is left out")
             return true
         }
     }
 
-    /// Why a chunk cannot be kept, or nil when it is sound.
-    static func problem(with chunk: PNGChunk) -> String? {
+    /// Why a chunk cannot be kept, or nil when it is sound: the checks of libpng and pngcheck, for every chunk
+    /// kiln copies (a chunk it writes anew, tIME or tRNS, or never copies, hIST, is not looked at).
+    /// `colorType`, `bitDepth`: the image's, which bKGD and sBIT are in.
+    static func problem(with chunk: PNGChunk, colorType: PNGColorType, bitDepth: Int) -> String? {
         let data = chunk.data
+        func bytes(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes" }
+        let channels = [PNGColorType.gray: 1, .rgb: 3, .palette: 3, .grayAlpha: 2, .rgba: 4][colorType]!
         switch chunk.type {
         case "iCCP":
             return inspectProfile(data).problem
@@ -83,7 +89,7 @@ public struct PNGMetadata: Sendable, Equatable {
             // 0 (pngcheck: "invalid gAMA value") would say every sample is black or white.
             return data.count == 4 && bigEndian(data[...]) > 0 ? nil : "the gamma is not a positive number"
         case "cHRM":
-            guard data.count == 32 else { return "\(data.count) bytes where its eight chromaticities take 32" }
+            guard data.count == 32 else { return "\(bytes(data.count)) where its eight chromaticities take 32" }
             // White point and primaries, x and y each: a y of 0 puts the colour at infinity (lcms2 still builds a
             // profile of it, its matrix -32768 throughout), as does any x + y past 1 (vips: "invalid chromaticities").
             let values = (0..<4).map { pair in
@@ -92,16 +98,51 @@ public struct PNGMetadata: Sendable, Equatable {
             return values.allSatisfy { $0.x > 0 && $0.y > 0 && $0.x + $0.y <= 100_000 } ? nil : "chromaticities no colour has"
         case "sRGB":
             return data.count == 1 && data[0] <= 3 ? nil : "no rendering intent (0-3)"
-        case "zTXt":
+        case "cICP":
+            return data.count == 4 && data[3] <= 1 ? nil : "not four bytes with a range flag of 0 or 1"
+        case "cLLi":
+            return data.count == 8 ? nil : "\(bytes(data.count)) where its two light levels take 8"
+        case "mDCv":
+            return data.count == 24 ? nil : "\(bytes(data.count)) where its chromaticities and luminances take 24"
+        case "pHYs", "oFFs":
+            // Two 4-byte numbers (oFFs: signed) and a unit: 0 or 1.
+            guard data.count == 9 else { return "\(bytes(data.count)) where its two numbers and unit take 9" }
+            return data[8] <= 1 ? nil : "unknown unit \(data[8])"
+        case "sTER":
+            return data.count == 1 && data[0] <= 1 ? nil : "no layout (0 or 1)"
+        case "bKGD":
+            // A palette index, a gray level or three samples, each within the image's bit depth.
+            let size = colorType == .palette ? 1 : [PNGColorType.gray: 2, .grayAlpha: 2][colorType] ?? 6
+            guard data.count == size else { return "\(bytes(data.count)) where a background of this colour type takes \(size)" }
+            guard colorType != .palette else { return nil }
+            let samples = stride(from: 0, to: size, by: 2).map { Int(data[$0]) << 8 | Int(data[$0 + 1]) }
+            return samples.allSatisfy { $0 < 1 << bitDepth } ? nil : "a colour past the image's \(bitDepth)-bit samples"
+        case "sBIT":
+            // The significant bits of each channel, 1 up to the samples' depth (a palette's: 8).
+            guard data.count == channels else { return "\(bytes(data.count)) where this colour type takes \(channels)" }
+            let depth = colorType == .palette ? 8 : bitDepth
+            return data.allSatisfy { (1...depth).contains(Int($0)) } ? nil : "a channel's bits outside 1-\(depth)"
+        case "sPLT":
+            // A name, NUL, a sample depth of 8 or 16, then entries of 6 or 10 bytes.
             guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 1 < data.count else {
-                return "no keyword or compression method"
+                return "no palette name or sample depth"
             }
+            let depth = data[nul + 1], entries = data.count - nul - 2
+            guard depth == 8 || depth == 16 else { return "sample depth \(depth) (8 or 16)" }
+            return entries % (depth == 8 ? 6 : 10) == 0 ? nil : "entries of the wrong length"
+        case "eXIf":
+            return Exif(data) != nil ? nil : "not a TIFF stream (no II or MM byte order, 42 and a first directory)"
+        case "tEXt":
+            guard let nul = data.firstIndex(of: 0) else { return "no keyword" }
+            return keywordProblem(data[..<nul])
+        case "zTXt":
+            guard let nul = data.firstIndex(of: 0), nul + 1 < data.count else { return "no keyword or compression method" }
+            if let problem = keywordProblem(data[..<nul]) { return problem }
             guard data[nul + 1] == 0 else { return "unknown compression method \(data[nul + 1])" }
             return inflateProblem(data[(nul + 2)...], what: "text")
         case "iTXt":
-            guard let nul = data.firstIndex(of: 0), nul >= 1, nul <= 79, nul + 2 < data.count else {
-                return "no keyword or compression flag"
-            }
+            guard let nul = data.firstIndex(of: 0), nul + 2 < data.count else { return "no keyword or compression flag" }
+            if let problem = keywordProblem(data[..<nul]) { return problem }
             let compressed = data[nul + 1], method = data[nul + 2]
             guard compressed == 0 || compressed == 1, method == 0 else { return "unknown compression flag or method" }
             guard compressed == 1 else { return nil }
@@ -114,6 +155,15 @@ public struct PNGMetadata: Sendable, Equatable {
         default:
             return nil
         }
+    }
+
+    /// Why a text chunk's keyword is not one: 1-79 printable Latin-1 characters, no space leading, trailing or
+    /// doubled (PNG §11.3.3.2; pngcheck: "zero length tEXt keyword").
+    private static func keywordProblem(_ keyword: ArraySlice<UInt8>) -> String? {
+        guard (1...79).contains(keyword.count) else { return "a keyword of \(keyword.count) characters (1-79)" }
+        let printable = keyword.allSatisfy { (32...126).contains($0) || (161...255).contains($0) }
+        let spaced = keyword.first == 32 || keyword.last == 32 || zip(keyword, keyword.dropFirst()).contains { $0 == 32 && $1 == 32 }
+        return printable && !spaced ? nil : "a keyword with a character or space no keyword may have"
     }
 
     /// The profile's colour space, or why iCCP is unusable.

@@ -150,7 +150,9 @@ public final class WebPReader: ImageReader {
             }
         }
         // Some writers put JPEG's "Exif\0\0" before the TIFF stream.
-        metadata.exif = copy(exif).map { $0.starts(with: Array("Exif".utf8) + [0, 0]) ? Array($0.dropFirst(6)) : $0 }
+        if let exif = copy(exif) {
+            metadata.takeExif(exif.starts(with: Array("Exif".utf8) + [0, 0]) ? Array(exif.dropFirst(6)) : exif, from: "EXIF")
+        }
         metadata.xmp = copy(xmp)
         var header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,
                                  decodesWhole: true)

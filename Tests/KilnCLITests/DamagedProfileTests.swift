@@ -80,6 +80,63 @@ struct DamagedProfileTests {
         }
     }
 
+    /// Before, a damaged ancillary chunk kiln copies (pHYs, bKGD, sBIT, sPLT, a tEXt without keyword) went into the
+    /// output as it was, exit 0 and no word, and pngcheck rejected the output ("invalid pHYs length"); an eXIf, a
+    /// JPEG's APP1 or a WebP's EXIF that is no TIFF stream was copied into every output (exiftool: "Malformed APP1
+    /// EXIF segment"). libpng drops each with a warning; now kiln does, naming the file and the chunk.
+    @Test func damagedAncillaryChunksAndEXIFAreLeftOutWithAWord() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let rows: [[UInt8]] = (0..<8).map { (y: Int) -> [UInt8] in (0..<48).map { (x: Int) -> UInt8 in UInt8((x * 5 + y * 3) % 256) } }
+        let junk = [UInt8]("garbage!".utf8) + [UInt8](repeating: 7, count: 40)
+        let damaged: [(name: String, chunk: String, data: [UInt8], reason: String)] = [
+            ("phys", "pHYs", [0, 0, 0, 0, 0], "pHYs: 5 bytes where its two numbers and unit take 9"),
+            ("bkgd", "bKGD", [0], "bKGD: 1 byte where a background of this colour type takes 6"),
+            ("bkgd16", "bKGD", [1, 0, 0, 0, 0, 0], "bKGD: a colour past the image's 8-bit samples"),
+            ("sbit", "sBIT", [0, 9, 5], "sBIT: a channel's bits outside 1-8"),
+            ("splt", "sPLT", Array("p".utf8) + [0, 9, 0, 0, 0, 0, 0, 0], "sPLT: sample depth 9"),
+            ("text", "tEXt", [0] + Array("v".utf8), "tEXt: a keyword of 0 characters"),
+            ("exif", "eXIf", junk, "eXIf: not a TIFF stream"),
+        ]
+        for chunk in damaged {
+            try Data(PNGBytes.stored(width: 16, colorType: 2, rows: rows, before: PNGBytes.chunk(chunk.chunk, chunk.data)))
+                .write(to: URL(fileURLWithPath: dir.join("in/\(chunk.name).png")))
+        }
+        // A JPEG's APP1 and a WebP's EXIF chunk of the same junk.
+        try ImageTools.run("convert", ["-size", "16x8", "gradient:red-blue", dir.join("plain.jpg")])
+        try ImageTools.run("convert", ["-size", "16x8", "gradient:red-blue", dir.join("plain.webp")])
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("plain.jpg"))))
+        let app1 = Array("Exif".utf8) + [0, 0] + junk
+        let segment: [UInt8] = [0xFF, 0xE1, 0, UInt8(app1.count + 2)] + app1
+        try Data(plain.prefix(2) + segment + plain.dropFirst(2)).write(to: URL(fileURLWithPath: dir.join("in/j-exif.jpg")))
+        try Data(junk).write(to: URL(fileURLWithPath: dir.join("junk.exif")))
+        try ImageTools.run("webpmux", ["-set", "exif", dir.join("junk.exif"), dir.join("plain.webp"), "-o", dir.join("in/w-exif.webp")])
+
+        for format in ["png", "jpeg", "webp"] {
+            let out = dir.join(format)
+            let r = try kiln(["export", dir.join("in"), "-o", out, "--format", format, "--device", "cpu", "--progress", "json"])
+            #expect(r.status == 0, "\(format): \(r.stderr)")
+            let events = Events(r.stdoutLines)
+            #expect(events.files("written").count == damaged.count + 2, "\(format): \(r.stdout)")
+            let warnings = events.named("warning").compactMap { $0["message"] as? String }
+            for chunk in damaged {
+                #expect(warnings.contains { $0.contains("\(chunk.name).png") && $0.contains(chunk.reason) }, "\(format): \(warnings)")
+            }
+            #expect(warnings.contains { $0.contains("j-exif.jpg") && $0.contains("APP1: the EXIF is not a TIFF stream") }, "\(warnings)")
+            #expect(warnings.contains { $0.contains("w-exif.webp") && $0.contains("EXIF: the EXIF is not a TIFF stream") }, "\(warnings)")
+            for output in try FileManager.default.contentsOfDirectory(atPath: out).filter({ !$0.hasPrefix(".") }) {
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out + "/" + output)))
+                let held = bytes.indices.dropLast(junk.count).contains { bytes[$0..<($0 + junk.count)].elementsEqual(junk) }
+                #expect(!held, "\(format): \(output) holds the junk EXIF")
+            }
+            if format == "png" {
+                let outputs = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".png") }.map { out + "/" + $0 }
+                let check = try ChildProcess("/usr/bin/pngcheck", ["-q"] + outputs).wait()
+                #expect(check.status == 0, "pngcheck: \(check.stdout)")
+            }
+        }
+    }
+
     /// A profile sound in its layout that lcms2 cannot link (an RGB header and no tags): before, `--profile`
     /// said "colours left as they were" and the output kept that profile, not the one `--profile` promises.
     /// Now the image converts as one with no profile (from --input-profile), tagged with the target.
