@@ -800,7 +800,7 @@ public final class ExportJob: Sendable {
     /// recorded of the file: if the file is still what that run replaced it with, it is that run's
     /// output, not an input. Made by this same work it is skipped (before, the same command again
     /// blurred the finished images twice, exit 0); under other options the start is refused
-    /// (``replacedUnderOtherOptions(_:plan:records:in:)``), and one replaced since is a conflict.
+    /// (``replacedAndForgotten(by:plan:inPlace:earlier:records:in:)``), and one replaced since is a conflict.
     /// Otherwise (no record, or the file changed since) it is an input like any other.
     private func replacedEarlier(_ item: ExportItem) -> Existing {
         guard let (earlier, plan) = Self.replacedRecord(of: item, in: earlierRecords, output: output) else { return .absent }
@@ -821,13 +821,19 @@ public final class ExportJob: Sendable {
         return (earlier, madeBefore.plan)
     }
 
-    /// The inputs of `items` (in place) that a stopped run with another plan than `plan` replaced, as its
-    /// `records` say and their files still are: a new start over them would stack its options on that run's.
-    public static func replacedUnderOtherOptions(_ items: [ExportItem], plan: ExportPlan,
-                                                 records: [String: FinishedRecord], in output: OutputDirectory) -> [String] {
+    /// The inputs an earlier run in place (`earlier`, whose journal this start would replace) replaced, as its
+    /// `records` say and their files still are, that a start of `items` under `plan` does not take as its own
+    /// work: with another plan it would stack its options on that run's; without them (other inputs, or not in
+    /// place: `-o .` where the journal is) their records go, and that run's command again would process them a
+    /// second time. Empty where `earlier` was not in place.
+    public static func replacedAndForgotten(by items: [ExportItem], plan: ExportPlan, inPlace: Bool, earlier: JobRecord,
+                                            records: [String: FinishedRecord], in output: OutputDirectory) -> [String] {
+        guard earlier.options.inPlace else { return [] }
         let digest = Provenance.digest(of: plan)
-        return items.filter { item in
-            replacedRecord(of: item, in: records, output: output).map { $0.1 != digest } ?? false
+        let taken = inPlace ? Set(items.map(\.output)) : []
+        return earlier.items.filter { item in
+            guard let (_, plan) = replacedRecord(of: item, in: records, output: output) else { return false }
+            return !taken.contains(item.output) || plan != digest
         }.map(\.input)
     }
 

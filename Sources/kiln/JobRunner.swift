@@ -116,17 +116,23 @@ struct JobRunner {
             if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
-            // In place, a stopped run's replaced inputs under other options: this start would forget its records
-            // and stack these options on its work. Refused before anything is written.
-            if !resuming && record.options.inPlace {
-                let replaced = ExportJob.replacedUnderOtherOptions(record.items, plan: record.options.plan,
-                                                                   records: earlierRecords, in: output)
+            // The inputs an earlier run in place replaced, which this start would not take as its own work: it
+            // would stack other options on them, or forget their records (then that run's command again processed
+            // them twice). Refused before anything is written.
+            if !resuming, let earlier = try? journal.job() {
+                let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
+                                                              inPlace: record.options.inPlace, earlier: earlier,
+                                                              records: earlierRecords, in: output)
                 if let first = replaced.first {
-                    throw reporter.refusal("\(replaced.count) of these inputs (\(first) …) were replaced by a stopped run of "
-                                           + "this job with other options, and these options would stack on its work; "
-                                           + "nothing was written. `kiln resume \(directory)` finishes that run; to apply "
-                                           + "these options to them as they are now, remove \(directory)/.kiln first",
-                                           KilnExitCode.usage)
+                    let inputs = replaced.count == 1 ? "1 input (\(first))" : "\(replaced.count) inputs (\(first) …)"
+                    let mine = Set(record.items.map(\.input))
+                    let why = record.options.inPlace && replaced.allSatisfy(mine.contains)
+                        ? "these options would stack on its work"
+                        : "this export would forget which ones it replaced, and its command again would process them twice"
+                    throw reporter.refusal("\(inputs) were replaced in place by an earlier run whose journal is "
+                                           + "\(directory)/.kiln, and \(why); nothing was written. `kiln resume \(directory)` "
+                                           + "finishes that run; to start this export anyway, remove \(directory)/.kiln "
+                                           + "first", KilnExitCode.usage)
                 }
             }
             if !resuming { try journal.start(record) }

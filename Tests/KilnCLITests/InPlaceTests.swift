@@ -59,9 +59,11 @@ import Testing
     /// The same command again after a stop (not `kiln resume`): the journal's records tell the inputs already
     /// replaced from the rest. Before, it processed them again (brightened twice) and exited 0. With other
     /// options the start is refused, nothing written and the stopped run's journal kept: the new options would
-    /// stack on its work (a first fix kept them as conflicts, but the start forgot the run's records).
-    @Test(arguments: [false, true])
-    func theSameCommandAgainAfterAStopProcessesNoInputTwice(otherOptions: Bool) throws {
+    /// stack on its work (a first fix kept them as conflicts, but the start forgot the run's records). Another
+    /// export from the same folder (other inputs in place, or `-o .`, where the journal is) is refused too: it
+    /// took the journal over, exited 0 and removed it, and the first command again brightened the 3 twice.
+    @Test(arguments: ["same", "otherOptions", "otherInputs", "outputHere"])
+    func theSameCommandAgainAfterAStopProcessesNoInputTwice(again kind: String) throws {
         let dir = try TemporaryDirectory()
         let names = Paths.pngs(in: Paths.sampleData)
         try copies(names, from: Paths.sampleData, into: dir)
@@ -75,13 +77,22 @@ import Testing
         let done = names.filter { differences([$0], dir.join("in"), dir.join("ref")).isEmpty }
         #expect(done.count == 3)
 
-        let again = try startKiln(["export", "--in-place", "in", "--progress", "json"]
-                                  + (otherOptions ? ["--brightness", "0.2"] : operations), directory: dir.path).wait()
+        try FileManager.default.createDirectory(atPath: dir.join("other"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("other/o.png"))
+        let command = switch kind {
+        case "otherOptions": ["export", "--in-place", "in", "--brightness", "0.2"]
+        case "otherInputs": ["export", "--in-place", "other"] + operations
+        case "outputHere": ["export", "other", "-o", "."] + operations
+        default: ["export", "--in-place", "in"] + operations
+        }
+        let again = try startKiln(command + ["--progress", "json"], directory: dir.path).wait()
         let events = Events(again.stdoutLines)
-        if otherOptions {
+        if kind != "same" {
             #expect(again.status == 64, "\(again.stderr)")
             let error = events.named("error").first?[string: "message"] ?? ""
-            #expect(error.hasPrefix("3 of these inputs (") && error.contains("nothing was written"), "\(again.stdout)")
+            #expect(error.hasPrefix("3 inputs (") && error.contains("nothing was written"), "\(again.stdout)")
+            #expect(error.contains(kind == "otherOptions" ? "would stack on its work" : "process them twice"), "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: dir.join("o.png")), "nothing written")
             #expect(differences(done, dir.join("in"), dir.join("ref")) == [], "the stopped run's outputs are kept")
             #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3, "nothing else written")
             // The stopped run's journal is intact: its resume finishes it.
