@@ -289,35 +289,64 @@ public struct InputCollector {
     /// problem writes nothing, so it claims no output.
     ///
     /// In place, a second hard link is no repeat: replacing the first path's file (a rename over it)
-    /// leaves the second naming the old pixels, which its own item then replaces.
+    /// leaves the second naming the old pixels, which its own item then replaces. A symbolic link is replaced
+    /// itself (a rename over it), not its target, so it is no repeat either, unless its target is an input too:
+    /// then the link, read after its target was replaced, was processed a second time; it is left out, and
+    /// stays a link to the replaced file.
+    ///
+    /// Swift compares strings by canonical equivalence, so two names that differ only in how Unicode composes
+    /// an accent (NFC `café`, NFD `cafe` + U+0301), two files to Linux, are one key to every record kiln keeps:
+    /// the second such output fails alone, saying so (before, in place, it was left out as a repeat, exit 0).
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
-        var firstInput: [String: String] = [:]
+        var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
-        var inPlacePaths: Set<String> = []
+        var inPlacePaths: [String: (path: String, input: String)] = [:]
+        let linkedTargets = options.inPlace ? Set(items.filter { $0.problem == nil && !Self.isSymbolicLink($0.input) }
+                                                        .compactMap { Self.resolvedPath($0.input) }) : []
         var kept: [ExportItem] = []
         kept.reserveCapacity(items.count)
         var repeated: [String] = []
         for var item in items {
             if item.problem == nil {
-                // A symbolic link is replaced itself in place (by a rename over it), not its target: no repeat of it.
-                if options.inPlace, !Self.isSymbolicLink(item.input), let path = Self.resolvedPath(item.input),
-                   !inPlacePaths.insert(path).inserted {
-                    repeated.append(item.input)
-                    continue
+                if options.inPlace, let path = Self.resolvedPath(item.input) {
+                    if Self.isSymbolicLink(item.input) {
+                        if linkedTargets.contains(path) {
+                            repeated.append(item.input)
+                            continue
+                        }
+                    } else if let other = inPlacePaths[path] {
+                        guard other.path.utf8.elementsEqual(path.utf8) else {
+                            item.problem = Self.normalisationProblem(item.output, other.input)
+                            kept.append(item)
+                            continue
+                        }
+                        repeated.append(item.input)
+                        continue
+                    } else {
+                        inPlacePaths[path] = (path, item.input)
+                    }
                 }
                 if let other = firstInput[item.output] {
-                    if let file = FileIdentity(path: item.input), file == FileIdentity(path: other) {
+                    if let file = FileIdentity(path: item.input), file == FileIdentity(path: other.input) {
                         repeated.append(item.input)
                         continue
                     }
-                    item.problem = "its output \(item.output) is also the output of \(other)"
+                    item.problem = other.output.utf8.elementsEqual(item.output.utf8)
+                        ? "its output \(item.output) is also the output of \(other.input)"
+                        : Self.normalisationProblem(item.output, other.input)
                 } else {
-                    firstInput[item.output] = item.input
+                    firstInput[item.output] = (item.input, item.output)
                 }
             }
             kept.append(item)
         }
         return (kept, repeated)
+    }
+
+    /// Why an output whose name differs from `other`'s only in Unicode normalisation fails.
+    private static func normalisationProblem(_ output: String, _ other: String) -> String {
+        "its name \(output) and \(other)'s differ only in how Unicode composes their characters (NFC and NFD "
+            + "forms), which kiln's records cannot tell apart; rename one of them"
     }
 
     /// Whether `path` itself (its last component) is a symbolic link.

@@ -82,14 +82,41 @@ import Testing
         for name in ["a.png", "b.png"] {
             #expect(try PNGDecoder.decode(contentsOf: dir.join("linked/" + name)).width == 10, "\(name) not resized")
         }
-        // Nor is a symbolic link named before its target: the link is replaced (a rename over it), the target
-        // processed by its own item. Before, the target was left out as a repeat, and never processed.
-        try FileManager.default.createDirectory(atPath: dir.join("symbolic"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("symbolic/a.png"))
-        try FileManager.default.createSymbolicLink(atPath: dir.join("symbolic/s.png"), withDestinationPath: "a.png")
-        let symbolic = try kiln(["export", "--in-place", dir.join("symbolic/s.png"), dir.join("symbolic/a.png"),
-                                 "--resize", "10x10", "--jobs", "1", "--progress", "json"])
-        #expect(symbolic.status == 0, "\(symbolic.stdout)")
-        #expect(try PNGDecoder.decode(contentsOf: dir.join("symbolic/a.png")).width == 10, "the target not resized")
+        // A symbolic link named beside its target, in either order, is a repeat: the target is processed once
+        // and the link stays a link to it. Before, named after its target, the link was read once the target was
+        // replaced, processed a second time and replaced by a regular file; named before it, the target was left out.
+        for (order, names) in [("after", ["a.png", "s.png"]), ("before", ["s.png", "a.png"])] {
+            let folder = dir.join("symbolic-" + order)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: folder + "/a.png")
+            try FileManager.default.createSymbolicLink(atPath: folder + "/s.png", withDestinationPath: "a.png")
+            let symbolic = try kiln(["export", "--in-place"] + names.map { folder + "/" + $0 }
+                                    + ["--brightness", "0.2", "--jobs", "1", "--progress", "json"])
+            #expect(symbolic.status == 0, "\(order): \(symbolic.stdout)")
+            let events = Events(symbolic.stdoutLines)
+            #expect(events.files("written").count == 1, "\(order): \(symbolic.stdout)")
+            #expect(events.named("warning").contains { $0[string: "message"].contains("each file is exported once") },
+                    "\(order): \(symbolic.stdout)")
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/s.png")) == "a.png",
+                    "\(order): the link is still a link")
+            #expect(try PNGDecoder.decode(contentsOf: folder + "/a.png") == (try PNGDecoder.decode(contentsOf: dir.join("reference.png"))),
+                    "\(order): brightened once")
+        }
+        // Names that differ only in Unicode normalisation are two files to Linux, one key to Swift's strings: the
+        // second fails alone, saying so. Before, in place, it was left out as a repeat, unprocessed, exit 0.
+        let nfc = "caf\u{E9}.png", nfd = "cafe\u{301}.png"
+        try FileManager.default.createDirectory(atPath: dir.join("unicode"), withIntermediateDirectories: true)
+        for name in [nfc, nfd] {
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("unicode/" + name))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.join("unicode")).count == 2)
+        for inPlace in [true, false] {
+            let r = try kiln(["export", dir.join("unicode")] + (inPlace ? ["--in-place"] : ["-o", dir.join("unicode-out")])
+                             + ["--brightness", "0.2", "--progress", "json"])
+            #expect(r.status == 1, "in place \(inPlace): \(r.stdout)")
+            let failed = Events(r.stdoutLines).files("failed")
+            #expect(failed.count == 1 && failed[0][string: "error"].contains("differ only in how Unicode composes"),
+                    "in place \(inPlace): \(r.stdout)")
+        }
     }
 }
