@@ -282,9 +282,9 @@ public struct InputCollector {
         return text
     }
 
-    /// The items with a second input of the same output marked, and the inputs left out because they
-    /// name a file already named for the same output (the same device and inode: overlapping globs,
-    /// `in ./in`; in place, another spelling of the same path, links resolved). Before, each such
+    /// The items with a second input of the same output, or an output in the journal's folder, marked, and the
+    /// inputs left out because they name a file already named for the same output (the same device and inode:
+    /// overlapping globs, `in ./in`; in place, another spelling of the same path, links resolved). Before, each such
     /// repeat failed, naming itself as the other input of its output. An item that already has a
     /// problem writes nothing, so it claims no output.
     ///
@@ -307,6 +307,12 @@ public struct InputCollector {
         kept.reserveCapacity(items.count)
         var repeated: [String] = []
         for var item in items {
+            // A file named as `.kiln/x.png` keeps that relative path: written into the journal's folder, it was
+            // reported written and removed with the journal.
+            if item.problem == nil, !options.inPlace, item.output.split(separator: "/").first == ".kiln" {
+                item.problem = "its output \(item.output) would be inside the output folder's journal, .kiln, which kiln "
+                    + "removes; name it by its absolute path, whose output keeps only its name"
+            }
             if item.problem == nil {
                 if options.inPlace, let path = Self.resolvedPath(item.input) {
                     if Self.isSymbolicLink(item.input) {

@@ -65,7 +65,8 @@ import Testing
         #expect(once.status == 0, "\(once.stdout)")
         #expect(Events(once.stdoutLines).files("written").count == 1, "\(once.stdout)")
         try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("reference.png"))
-        let reference = try kiln(["export", "--in-place", dir.join("reference.png"), "--brightness", "0.2", "--progress", "none"])
+        let reference = try startKiln(["export", "--in-place", dir.join("reference.png"), "--brightness", "0.2", "--progress", "none"],
+                                      directory: dir.path).wait()
         #expect(reference.status == 0, "\(reference.stderr)")
         let after = try PNGDecoder.decode(contentsOf: dir.join("in/a.png"))
         #expect(after != before)
@@ -77,7 +78,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir.join("linked"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("linked/a.png"))
         try FileManager.default.linkItem(atPath: dir.join("linked/a.png"), toPath: dir.join("linked/b.png"))
-        let linked = try kiln(["export", "--in-place", dir.join("linked"), "--resize", "10x10", "--jobs", "1", "--progress", "json"])
+        let linked = try startKiln(["export", "--in-place", dir.join("linked"), "--resize", "10x10", "--jobs", "1",
+                                    "--progress", "json"], directory: dir.path).wait()
         #expect(linked.status == 0, "\(linked.stdout)")
         for name in ["a.png", "b.png"] {
             #expect(try PNGDecoder.decode(contentsOf: dir.join("linked/" + name)).width == 10, "\(name) not resized")
@@ -90,8 +92,8 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: folder + "/a.png")
             try FileManager.default.createSymbolicLink(atPath: folder + "/s.png", withDestinationPath: "a.png")
-            let symbolic = try kiln(["export", "--in-place"] + names.map { folder + "/" + $0 }
-                                    + ["--brightness", "0.2", "--jobs", "1", "--progress", "json"])
+            let symbolic = try startKiln(["export", "--in-place"] + names.map { folder + "/" + $0 }
+                                         + ["--brightness", "0.2", "--jobs", "1", "--progress", "json"], directory: dir.path).wait()
             #expect(symbolic.status == 0, "\(order): \(symbolic.stdout)")
             let events = Events(symbolic.stdoutLines)
             #expect(events.files("written").count == 1, "\(order): \(symbolic.stdout)")
@@ -111,12 +113,45 @@ import Testing
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.join("unicode")).count == 2)
         for inPlace in [true, false] {
-            let r = try kiln(["export", dir.join("unicode")] + (inPlace ? ["--in-place"] : ["-o", dir.join("unicode-out")])
-                             + ["--brightness", "0.2", "--progress", "json"])
+            // From the test's folder: in place, the journal is ./.kiln, and kept after a failure.
+            let r = try startKiln(["export", "unicode"] + (inPlace ? ["--in-place"] : ["-o", "unicode-out"])
+                                  + ["--brightness", "0.2", "--progress", "json"], directory: dir.path).wait()
             #expect(r.status == 1, "in place \(inPlace): \(r.stdout)")
             let failed = Events(r.stdoutLines).files("failed")
             #expect(failed.count == 1 && failed[0][string: "error"].contains("differ only in how Unicode composes"),
                     "in place \(inPlace): \(r.stdout)")
         }
+    }
+
+    /// A file named as `.kiln/a.png` keeps that relative path under the output folder: before, it was written into
+    /// the journal's folder, reported written (exit 0) and removed with the journal. Now it fails alone, saying why.
+    @Test func anOutputInTheJournalFolderFailsAlone() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join(".kiln"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join(".kiln/a.png"))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("b.png"))
+        let r = try startKiln(["export", ".kiln/a.png", "b.png", "-o", "out", "--progress", "json"], directory: dir.path).wait()
+        #expect(r.status == 1, "\(r.stdout)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("failed").first?[string: "error"].contains("inside the output folder's journal") == true, "\(r.stdout)")
+        #expect(events.files("written").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out/.kiln/a.png")))
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/b.png")))
+    }
+
+    /// A name may hold a newline (`-0`, or the command line): the export took it, and its resume refused the journal
+    /// it had written ("items[0].input must be a path without control characters"). Now it resumes.
+    @Test func aNameWithANewlineIsResumed() throws {
+        let dir = try TemporaryDirectory()
+        let name = "two\nlines.png"
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join(name))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: dir.join("bad.png")))
+        let first = try kiln(["export", dir.join(name), dir.join("bad.png"), "-o", dir.join("out"), "--progress", "none"])
+        #expect(first.status == 1, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/" + name)))
+        let resumed = try kiln(["resume", dir.join("out"), "--progress", "json"])
+        #expect(resumed.status == 1, "\(resumed.stderr)")
+        #expect(!resumed.stderr.contains("control characters"), "\(resumed.stderr)")
+        #expect(Events(resumed.stdoutLines).files("failed").count == 1, "bad.png tried again: \(resumed.stdout)")
     }
 }

@@ -25,7 +25,7 @@ extension JobRecord {
     ///   the record could make the job read or write outside what it was asked:
     ///   an output that is absolute, climbs out with `..`, or names the journal;
     ///   an in-place job whose journal is no longer beside its inputs; a path
-    ///   with a control character; a record of another shard or format version.
+    ///   with a NUL; a record of another shard or format version.
     public func placed(in directory: String, shard: ShardSpec?) throws(JournalError) -> JobRecord {
         let place = shard.map { ShardLayout.directory(of: $0, in: directory) + "/job.json" } ?? directory + "/.kiln/job.json"
         func refuse(_ reason: String) -> JournalError { .unreadable(place, reason: reason) }
@@ -36,7 +36,7 @@ extension JobRecord {
             throw refuse("id must be 1 to 64 letters, digits, '-', '_' or '.'")
         }
         guard workingDirectory.hasPrefix("/"), Self.isPlain(workingDirectory) else {
-            throw refuse("workingDirectory must be an absolute path without control characters")
+            throw refuse("workingDirectory must be an absolute path without a NUL")
         }
         guard options.jobs >= 1 else { throw refuse("options.jobs must be at least 1, not \(options.jobs)") }
         guard options.maxPixels >= 1 else { throw refuse("options.maxPixels must be at least 1") }
@@ -55,7 +55,7 @@ extension JobRecord {
         for index in items.indices {
             let item = items[index]
             guard Self.isPlain(item.input), !item.input.isEmpty else {
-                throw refuse("items[\(index)].input must be a path without control characters")
+                throw refuse("items[\(index)].input must be a path without a NUL")
             }
             if options.inPlace {
                 // In place, an output is its input and nothing else.
@@ -87,7 +87,7 @@ extension JobRecord {
     /// journal), or nil when it stays inside: it must be relative, and none of
     /// its components empty, `.`, `..`, or (first) `.kiln`.
     static func escapes(_ output: String) -> String? {
-        guard isPlain(output), !output.isEmpty else { return "must be a path without control characters" }
+        guard isPlain(output), !output.isEmpty else { return "must be a path without a NUL" }
         guard !output.hasPrefix("/") else { return "is absolute (\(output)); outputs stay inside the output directory" }
         let components = output.split(separator: "/", omittingEmptySubsequences: false)
         if components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
@@ -97,9 +97,11 @@ extension JobRecord {
         return nil
     }
 
-    /// Whether `path` holds no control character (a NUL would cut it short where the system reads it).
+    /// Whether `path` holds no NUL, which would cut it short where the system reads it. Other control characters
+    /// are a name's own (`export -0` and the command line take a newline in one): refusing them here refused the
+    /// resume of a job its export had started.
     private static func isPlain(_ path: String) -> Bool {
-        !path.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+        !path.utf8.contains(0)
     }
 
     private static func isIDByte(_ byte: UInt8) -> Bool {
