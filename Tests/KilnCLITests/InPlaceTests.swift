@@ -105,4 +105,34 @@ import Testing
             #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
         }
     }
+
+    /// Another user's file this one may not write, in a folder this one may: the rename replaced it all the same
+    /// (exit 0, no word) and made it this user's. Now it fails alone, kept as it was, as mogrify fails there; the
+    /// user's own read-only file is still replaced, keeping its mode. As root the job runs as `nobody`.
+    @Test(.enabled(if: geteuid() == 0, "needs root, to own a file as another user than the one kiln runs as"))
+    func anotherUsersFileThisOneMayNotWriteIsKept() throws {
+        let dir = try TemporaryDirectory()
+        #expect(chmod(dir.path, 0o755) == 0)
+        let folder = dir.join("in")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["roots.png", "mine.png"] {
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: folder + "/" + name)
+        }
+        #expect(chmod(folder + "/roots.png", 0o644) == 0 && chmod(folder + "/mine.png", 0o444) == 0)
+        #expect(chown(folder, 65534, 65534) == 0 && chown(folder + "/mine.png", 65534, 65534) == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: folder + "/roots.png"))
+        let r = try ChildProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Paths.kiln,
+                                                      "export", "--in-place", ".", "--rotate", "90", "--progress", "json"],
+                                 environment: ["KILN_RUNTIME_DIR": folder + "/.slots"], directory: folder)
+            .wait(timeout: .seconds(120))
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        let failed = events.files("failed")
+        #expect(failed.count == 1 && failed[0][string: "error"].contains("belongs to another user (uid 0)"), "\(r.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/roots.png")) == before, "kept as it was")
+        var info = stat()
+        #expect(stat(folder + "/roots.png", &info) == 0 && info.st_uid == 0, "still root's")
+        #expect(events.files("written").count == 1, "\(r.stdout)")
+        #expect(stat(folder + "/mine.png", &info) == 0 && info.st_mode & 0o777 == 0o444, "its own read-only file, replaced")
+    }
 }

@@ -31,6 +31,13 @@ public enum InPlaceReplacement {
         defer { close(source) }
         var info = stat()
         guard fstat(source, &info) == 0 else { throw OutputError.system("cannot read the attributes of \(target)", errno) }
+        // Another user's file this one may not write: the rename (the folder is writable) would replace it all the
+        // same, and make it this user's. mogrify, which writes into the file, fails there; so does this. A file of
+        // one's own made read-only (0444) is replaced, keeping its mode: it is the user's to change.
+        if info.st_uid != geteuid(), faccessat(folder.descriptor, name, W_OK, AT_EACCESS) != 0 {
+            throw OutputError.system("\(target) belongs to another user (uid \(info.st_uid)) and is not writable by you; in place, "
+                                     + "kiln replaces only files you own or may write", EACCES)
+        }
         let temporary = ".\(name).kiln-\(getpid())-\(counter.next()).tmp"
         let fd = folder.openFile(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
         guard fd >= 0 else { throw OutputError.system("cannot create \(path)/\(temporary)", errno) }
