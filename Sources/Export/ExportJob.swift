@@ -858,7 +858,9 @@ public final class ExportJob: Sendable {
     private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileVersion?) -> Existing {
         let path = shown(item.output)
         guard let present = output.regularFileContents(item.output) else {
-            return .conflict("\(path) exists and is not a regular file; kept — --overwrite replaces it")
+            // A folder stays whatever the flags: no rename replaces it (before, this said --overwrite did).
+            return .conflict(output.isFolder(item.output) ? "\(path) is a folder; kept (--overwrite replaces files and links, never a folder)"
+                                 : "\(path) exists and is not a regular file; kept — --overwrite replaces it")
         }
         guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
             // A hint stands for the very input file that made the output, not any of its name, size

@@ -135,6 +135,22 @@ import Testing
         #expect(fm.contents(atPath: dir.join("elsewhere/b.png")) == nil)
     }
 
+    /// An existing output that is a folder: the conflict said "--overwrite replaces it", and --overwrite then failed
+    /// with "cannot rename into place: Is a directory", naming nothing. Now both name the folder and say it stays.
+    @Test func anOutputThatIsAFolderIsSaidToStay() throws {
+        let dir = try makeTree()
+        try FileManager.default.createDirectory(atPath: dir.join("out/a.png"), withIntermediateDirectories: true)
+        for overwrite in [false, true] {
+            let r = try kiln(["export", dir.join("in/a.png"), "--output", dir.join("out"), "--progress", "json"]
+                             + (overwrite ? ["--overwrite"] : []))
+            #expect(r.status == 1, "\(r.stdout)")
+            let said = Events(r.stdoutLines).named("file").first?[string: "error"] ?? ""
+            #expect(said.contains(dir.join("out/a.png")) && said.contains("folder") && said.contains("never"),
+                    "overwrite \(overwrite): \(said)")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: dir.join("out/a.png"))[.type] as? FileAttributeType == .typeDirectory)
+    }
+
     @Test func collidingOutputsFailTheSecondInput() throws {
         let dir = try makeTree()
         try FileManager.default.copyItem(atPath: dir.join("in/a.png"), toPath: dir.join("in/a.PNG"))

@@ -111,6 +111,14 @@ public final class OutputDirectory: Sendable {
         return parent.status(of: name) != nil
     }
 
+    /// Whether a folder (not a symlink to one) sits at this output path: no rename replaces it.
+    public func isFolder(_ relative: String) -> Bool {
+        guard let (parent, name) = try? parent(of: relative, create: false), let info = parent.status(of: name) else {
+            return false
+        }
+        return info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
         guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }
@@ -206,13 +214,22 @@ public final class OutputDirectory: Sendable {
         defer { if !ok { discard(&staged) } }
         let (parent, name) = try parent(of: relative, create: true)
         let to = parent.descriptor, from = temporary.descriptor
+        // `--overwrite` over a folder: said as such, by its name (it was "cannot rename into place: Is a directory").
+        let overFolder = OutputError.system("\(url(of: relative)) is a folder, which --overwrite never replaces", EISDIR)
         guard let staging = staged.temporary else {
-            try placeUnnamed(&staged, in: parent, as: name, replace: replace)
+            do {
+                try placeUnnamed(&staged, in: parent, as: name, replace: replace)
+            } catch {
+                throw replace && isFolder(relative) ? overFolder : error
+            }
             ok = true
             return
         }
         if replace {
-            guard renameat(from, staging, to, name) == 0 else { throw .system("cannot rename into place", errno) }
+            guard renameat(from, staging, to, name) == 0 else {
+                let failure = errno
+                throw isFolder(relative) ? overFolder : .system("cannot rename into place", failure)
+            }
         } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(from, staging, to, name),
                   renamed == 0 || !Self.noHardLinks(errno) && errno != EINVAL {
             // One call that fails if the name exists: no race with another writer of the same output.
