@@ -30,7 +30,8 @@ struct Kiln: AsyncParsableCommand {
         // Batch durability holds staged outputs open; the commit sizes itself to the limit, raised first.
         OpenFiles.raiseSoftLimit()
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
-        if let message = CommandSuggestion.message(for: Array(CommandLine.arguments.dropFirst()), commands: names) {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments) {
             exit(withError: ValidationError(message))
         }
         do {

@@ -20,6 +20,19 @@ import Testing
         #expect(r.stderr.contains("did you mean export?"), "\(r.stderr)")
     }
 
+    /// `kiln export -dash.png -o out`: the parser read the name as short flags, its `-h` printed the help and the
+    /// command exited 0 having done nothing. A dashed name of a file that exists is refused, saying how to name it.
+    @Test func aFileNameStartingWithADashIsNotTakenForFlags() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("-dash.png"))
+        let r = try startKiln(["export", "-dash.png", "-o", "out"], directory: dir.path).wait()
+        #expect(r.status == 64, "\(r.stdout)")
+        #expect(r.stderr.contains("-dash.png would be read as options") && r.stderr.contains("./-dash.png"), "\(r.stderr)")
+        let named = try startKiln(["export", "-o", "out", "--progress", "none", "--", "-dash.png"], directory: dir.path).wait()
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/-dash.png")))
+    }
+
     /// Both exits after parsing write `error` then `end`, and name the cause.
     @Test func refusalsEndTheJSONStreamAndNameTheCause() throws {
         let dir = try TemporaryDirectory()
