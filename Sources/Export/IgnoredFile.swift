@@ -7,8 +7,10 @@
 /// an image format Kiln knows but does not read (``ForeignFormats``: `.gif`,
 /// `.tif`, `.heic`, …) is reported as an image in that format "by its name"; any
 /// other file only as "not an image file Kiln reads". A special file (a named pipe, a socket, a device),
-/// whatever its name, is "not a regular file": it is never opened. Hidden entries, the job's own `.kiln`
-/// folder among them, and folders are never reported.
+/// whatever its name, is "not a regular file": it is never opened. Under `--recursive`, a symbolic link to a
+/// folder is reported too (``linkedFolder``): the scan follows none, as they can loop, and one passed over in
+/// silence looked like a folder exported. Hidden entries, the job's own `.kiln` folder among them, and folders
+/// are never reported.
 public struct IgnoredFile: Sendable, Equatable {
     /// The file's path as the scan reached it (a name that is not valid UTF-8 shown escaped).
     public let path: String
@@ -24,9 +26,14 @@ public struct IgnoredFile: Sendable, Equatable {
         format = special != nil ? nil : ForeignFormats.name(byExtensionOf: path.split(separator: "/").last.map(String.init) ?? path)
     }
 
+    /// What ``special`` says of a symbolic link to a folder that `--recursive` passed over.
+    public static let linkedFolder = "a symbolic link to a folder, which --recursive does not follow (links can loop)"
+
     /// Why it was passed over: "a GIF image (by its name); kiln reads PNG, JPEG and WebP",
-    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)", or "not a regular file: a named pipe (FIFO)".
+    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)", "not a regular file: a named pipe (FIFO)",
+    /// or ``linkedFolder``.
     public var reason: String {
+        if special == Self.linkedFolder { return Self.linkedFolder }
         if let special { return "not a regular file: \(special)" }
         return format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads \(ImageCodecs.readableNames)" }
             ?? "not an image file Kiln reads (\(IgnoredFile.scannedExtensions))"
@@ -51,7 +58,9 @@ public struct IgnoredFiles: Sendable, Equatable {
     /// How many do not (special files included).
     public var others: Int { files.count - images }
     /// How many are special files (pipes, sockets, devices).
-    public var specials: Int { files.count { $0.special != nil } }
+    public var specials: Int { files.count { $0.special != nil && $0.special != IgnoredFile.linkedFolder } }
+    /// How many are symbolic links to folders (under `--recursive`).
+    public var linkedFolders: Int { files.count { $0.special == IgnoredFile.linkedFolder } }
 
     /// The image formats with how many files each, the most frequent first (then by name).
     public var formats: [(format: String, count: Int)] {

@@ -170,7 +170,10 @@ public struct InputCollector {
             case S_IFREG, S_IFLNK:
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
-                if type == S_IFLNK && isDirectory(path) { continue }
+                if type == S_IFLNK && isDirectory(path) {
+                    if options.recursive { ignored.append(IgnoredFile(path: path, special: IgnoredFile.linkedFolder)) }
+                    continue
+                }
                 if let format = ImageCodecs.format(byExtensionOf: name) {
                     items.append(ExportItem(input: path, output: options.inPlace ? path : outputName(rel, format: format)))
                 } else {

@@ -79,4 +79,25 @@ import Testing
                 + "were not exported", "\(r.stdout)")
         #expect(Events(r.stdoutLines).files("written").count == 1)
     }
+
+    /// Under --recursive a symbolic link to a folder is not followed (links can loop): it was passed over in silence,
+    /// and its images looked exported. Now it is an `ignored` event and a line of the text output.
+    @Test func aLinkedFolderUnderRecursiveIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("photos/real"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.join("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("photos/real/a.png"))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("elsewhere/b.png"))
+        try FileManager.default.createSymbolicLink(atPath: dir.join("photos/linked"), withDestinationPath: dir.join("elsewhere"))
+        let r = try kiln(["export", dir.join("photos"), "--recursive", "-o", dir.join("out"), "--progress", "json"], timeout: limit)
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("written").count == 1)
+        let ignored = events.named("ignored")
+        #expect(ignored.count == 1 && ignored.first?[string: "path"] == dir.join("photos/linked")
+                && ignored.first?[string: "reason"].contains("symbolic link to a folder") == true, "\(r.stdout)")
+        let text = try kiln(["export", dir.join("photos"), "--recursive", "-o", dir.join("text"), "--progress", "bar"], timeout: limit)
+        #expect(text.stderr.contains("ignored 1 symbolic link to a folder (--recursive follows none"), "\(text.stderr)")
+        #expect(!text.stderr.contains("special file"), "\(text.stderr)")
+    }
 }
