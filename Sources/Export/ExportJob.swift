@@ -540,6 +540,7 @@ public final class ExportJob: Sendable {
                 // Admitted by the memory budget before anything image-sized exists (SPEC §8):
                 // what its render schedule holds and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
+                try codec.checkSize(width: size.width, height: size.height)
                 let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
                     + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
                     + Self.imageOverhead

@@ -16,6 +16,10 @@ public protocol ImageCodec: Sendable {
     func reader(bytes: [UInt8], limits: DecodingLimits) throws -> any ImageReader
     /// Reads only the header of the file at `path`, whatever its size.
     func header(contentsOf path: String) throws -> ImageHeader
+    /// Throws where a file of this format cannot hold a `width × height` image (a WebP past 16383 pixels a
+    /// side): asked before the image's memory is counted, so the job names the format's limit, not a memory
+    /// budget that no `--memory` could meet.
+    func checkSize(width: Int, height: Int) throws
     /// About the most bytes a writer of a `width × height` image at `depth` holds with `settings`.
     func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int
     /// A writer of a `width × height` image at `depth`, writing the file to `output` as it encodes.
@@ -30,6 +34,9 @@ public protocol ImageCodec: Sendable {
 }
 
 extension ImageCodec {
+    /// No limit but the pixels a job allows (`--max-pixels`).
+    public func checkSize(width: Int, height: Int) throws {}
+
     /// ``sameWork(_:_:tolerance:)`` for a format without time stamps: the same bytes,
     /// or, with `tolerance` above 0, the same `layout` (what a file holds besides its
     /// coded pixels: metadata, coding options; nil where it does not parse) and samples

@@ -91,6 +91,10 @@ public struct WebPImageCodec: ImageCodec {
         width * height * (4 * depth.bytesPerSample + 4 + 4 + 2)
     }
 
+    public func checkSize(width: Int, height: Int) throws {
+        try WebPWriter.checkSize(width: width, height: height)
+    }
+
     public func writer(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
                        output: any EncodedOutput) throws -> any ImageWriter {
         try WebPWriter(width: width, height: height, depth: depth, settings: settings, output: output)
@@ -205,13 +209,16 @@ public final class WebPWriter: ImageWriter {
     /// The most pixels a side of a WebP holds.
     public static let maxDimension = 16383
 
+    /// Throws `WebPError.tooLargeToWrite` for an image over ``maxDimension`` pixels a side.
+    static func checkSize(width: Int, height: Int) throws(WebPError) {
+        guard width <= maxDimension, height <= maxDimension else { throw .tooLargeToWrite(width: width, height: height) }
+    }
+
     /// A writer of a `width × height` image at `depth`, writing the file to `output` at the end.
     /// - Throws: `WebPError.tooLargeToWrite` for an image over 16383 pixels a side (before any row is held).
     public init(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings,
                 output: any EncodedOutput) throws(WebPError) {
-        guard width <= Self.maxDimension, height <= Self.maxDimension else {
-            throw .tooLargeToWrite(width: width, height: height)
-        }
+        try Self.checkSize(width: width, height: height)
         rows = PixelBufferSink(width: width, height: height, depth: depth)
         self.settings = settings
         self.output = output

@@ -138,6 +138,14 @@ import Testing
                                   + "most 16383 × 16383"), "\(r.stderr)")
         let made = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }.sorted()
         #expect(made.count == 4 && !made.contains("wide.webp"), "\(made)")
+        // Said before the memory it would take is counted: "needs about 341 MB …, more than --memory 200 MB allows"
+        // sent the user to raise --memory, only to meet this limit next.
+        try ImageTools.run("vips", ["black", dir.join("tall.png"), "1500", "16400"])
+        let tall = try kiln(["export", dir.join("tall.png"), "-o", dir.join("tall"), "--format", "webp", "--memory", "200M",
+                             "--device", "cpu", "--progress", "none"])
+        #expect(tall.status == 1)
+        #expect(tall.stderr.contains("cannot be written as WebP: 1500 × 16400 pixels") && !tall.stderr.contains("memory"),
+                "\(tall.stderr)")
     }
 
     /// Must-show 7 with WebP: a folder of PNG, JPEG and WebP, `--format same` and each `--format`.
