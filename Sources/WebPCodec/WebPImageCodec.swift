@@ -276,3 +276,10 @@ public final class WebPWriter: ImageWriter {
         return dropped
     }
 }
+
+extension WebPError: TruncationReporting {
+    public var isTruncation: Bool {
+        if case .truncated = self { return true }
+        return false
+    }
+}

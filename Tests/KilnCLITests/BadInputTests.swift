@@ -76,6 +76,25 @@ import Testing
         #expect(errors == ["the file is empty (0 bytes)", "the file is empty (0 bytes)"], "\(errors)")
     }
 
+    /// A file cut inside its format's beginning (a JPEG of two bytes, a PNG within its signature) is named as that
+    /// format, truncated: before, every reader's reason in turn ("not a PNG file (bad signature) …; truncated JPEG …;
+    /// not a WebP file"). A file no format begins keeps every reason.
+    @Test func aFileCutInItsSignatureIsNamedByItsFormat() throws {
+        let dir = try TemporaryDirectory()
+        for (name, bytes) in [("two.jpg", [0xFF, 0xD8]), ("four.png", [0x89, 0x50, 0x4E, 0x47]), ("riff.webp", [0x52, 0x49, 0x46, 0x46])] {
+            _ = FileManager.default.createFile(atPath: dir.join(name), contents: Data(bytes.map(UInt8.init)))
+        }
+        let r = try kiln(["export", dir.join("two.jpg"), dir.join("four.png"), dir.join("riff.webp"), "-o", dir.join("out"),
+                          "--progress", "json"])
+        #expect(r.status == 1)
+        let errors = Dictionary(uniqueKeysWithValues: Events(r.stdoutLines).files("failed").map {
+            (($0[string: "input"] as NSString).lastPathComponent, $0[string: "error"])
+        })
+        #expect(errors["two.jpg"] == "truncated JPEG: Premature end of JPEG file", "\(errors)")
+        #expect(errors["four.png"] == "truncated PNG: data ends inside the PNG signature", "\(errors)")
+        #expect(errors["riff.webp"]?.components(separatedBy: "; ").count == 3, "\(errors)")
+    }
+
     @Test func maxPixelsOptionIsHonoured() throws {
         let dir = try TemporaryDirectory()
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.path, "--max-pixels", "1000",

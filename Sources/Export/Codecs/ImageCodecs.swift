@@ -124,7 +124,11 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     /// Why each codec refused it.
     let reasons: [any Error]
     var description: String {
-        reasons.isEmpty ? "not an image Kiln reads (\(ImageCodecs.readableNames))" : reasons.map { "\($0)" }.joined(separator: "; ")
+        if reasons.isEmpty { return "not an image Kiln reads (\(ImageCodecs.readableNames))" }
+        // One codec saw its format begin (a JPEG of two bytes, a PNG cut inside its signature): its reason alone.
+        let truncations = reasons.filter { ($0 as? any TruncationReporting)?.isTruncation == true }
+        if truncations.count == 1 { return "\(truncations[0])" }
+        return reasons.map { "\($0)" }.joined(separator: "; ")
     }
 }
 
