@@ -50,11 +50,12 @@ vec4 premultiply(vec4 c) {
 // 16 bits (why not more: Alpha.transparent).
 const float transparentAlpha = 0.5 / 65535.0;
 
-// Premultiplied → straight, clamped to 0…1 (no overshoot from negative lobes).
+// Premultiplied → straight: the colour divided by the alpha as filtered (past 1
+// where Lanczos overshoots: why not clamped first, Alpha.unpremultiply), then
+// both clamped to 0…1; transparent below transparentAlpha (NaN too).
 vec4 unpremultiply(vec4 c) {
-    float a = clamp(c.a, 0.0, 1.0);
-    if (a < transparentAlpha) {
+    if (!(c.a >= transparentAlpha)) {
         return vec4(0.0);
     }
-    return vec4(clamp(c.rgb, vec3(0.0), vec3(a)) / a, a);
+    return vec4(clamp(c.rgb / c.a, vec3(0.0), vec3(1.0)), min(c.a, 1.0));
 }

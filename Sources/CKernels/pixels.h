@@ -29,19 +29,18 @@ static inline f4 premultiply4(f4 c) {
     return c * __builtin_shufflevector(c, one, 3, 3, 3, 4);
 }
 
-/* Premultiplied → straight, clamped to 0…1, as Alpha.unpremultiply: alpha
- * clamped (max then min, NaN giving transparent), colour clamped to 0…alpha,
- * then divided by it. */
+/* Premultiplied → straight, as Alpha.unpremultiply: transparent below
+ * KILN_TRANSPARENT (NaN too), else the colour divided by the alpha as filtered,
+ * overshoot and all, then colour and alpha clamped to 0…1. */
 static inline f4 unpremultiply4(f4 c) {
-    float a = 0.0f >= c[3] ? 0.0f : c[3];
-    a = 1.0f < a ? 1.0f : a;
+    const float a = c[3];
     if (!(a >= KILN_TRANSPARENT)) return splat4(0.0f);
     f4 color;
-    for (int i = 0; i < 4; i++) {
-        float v = c[i] < 0.0f ? 0.0f : c[i];
-        color[i] = (v > a ? a : v) / a;
+    for (int i = 0; i < 3; i++) {
+        const float v = c[i] / a;
+        color[i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
     }
-    color[3] = a;
+    color[3] = a > 1.0f ? 1.0f : a;
     return color;
 }
 

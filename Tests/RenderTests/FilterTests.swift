@@ -1,4 +1,5 @@
 import KilnTestSupport
+import Compute
 import ImageCore
 import Render
 import Testing
@@ -62,6 +63,34 @@ struct FilterTests {
                     [operation]
                 } reference: { _, input in
                     .generate(width: width, height: height) { _, _ in input[0, 0] }
+                }
+            }
+        }
+    }
+
+    /// One color beside transparency stays that color through Lanczos: its lobes take an opaque edge's alpha past 1,
+    /// and dividing the colour by the alpha clamped to 1 first made an opaque gray 128 into 143 (8-bit) and 32896 into
+    /// 36762 (16-bit), enlarged or reduced, on both backends; vips and ImageMagick keep 128.
+    @Test("Lanczos keeps one color as it is beside transparency", arguments: [200, 37])
+    func lanczosKeepsOneColorBesideTransparency(width: Int) throws {
+        for depth in [PixelBuffer.Depth.eight, .sixteen] {
+            let scale = depth == .eight ? 1 : 257, maximum = depth == .eight ? 255 : 65535
+            var samples: [Int] = []
+            for _ in 0..<20 { for x in 0..<81 { samples += x < 40 ? [128 * scale, 128 * scale, 128 * scale, maximum] : [0, 0, 0, 0] } }
+            let bytes = depth == .eight ? samples.map { UInt8($0) }
+                : samples.flatMap { withUnsafeBytes(of: UInt16($0)) { Array($0) } }
+            let image = PixelBuffer(width: 81, height: 20, depth: depth, bytes: bytes)
+            let pipeline = try RenderPipeline(operations: [.resize(Resize(width: width, height: nil, upscale: true))])
+            try withVulkanIfAvailable { vulkan in
+                var outputs = [("CPU", try pipeline.render(image, on: CPUBackend()))]
+                if let vulkan { outputs.append(("Vulkan", try pipeline.render(image, on: vulkan))) }
+                for (backend, output) in outputs {
+                    let values = RenderTests.samples(output)
+                    let off = stride(from: 0, to: values.count, by: 4).filter { i in
+                        values[i + 3] > 0 && (0..<3).contains { abs(values[i + $0] - 128 * scale) > 1 }
+                    }
+                    #expect(output.width == width && off.isEmpty,
+                            "\(backend), \(depth.rawValue)-bit, \(width) wide: \(off.count) pixels off, e.g. \(off.first.map { Array(values[$0..<($0 + 4)]) } ?? [])")
                 }
             }
         }

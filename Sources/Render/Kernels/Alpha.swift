@@ -13,19 +13,24 @@ enum Alpha {
         c * SIMD4(c.w, c.w, c.w, 1)
     }
 
-    /// Premultiplied → straight, clamped to 0…1 (no overshoot from negative lobes).
+    /// Premultiplied → straight: the colour divided by the alpha as filtered, then both clamped to 0…1
+    /// (no overshoot from negative lobes). Transparent below ``transparent`` (NaN too).
+    ///
+    /// Rejected (until 2026-11-28): clamping the alpha to 1 first. Lanczos' lobes take an opaque edge
+    /// beside transparency past 1 (1.12 at 40 gray columns then 41 clear ones, upscaled 200 wide), and
+    /// its colour with it: divided by the clamped 1, an opaque gray 128 came out 143 (vips and ImageMagick
+    /// keep 128). A colour uniform across an alpha edge now stays that colour.
     @inline(__always)
     static func unpremultiply(_ c: SIMD4<Float>) -> SIMD4<Float> {
-        let a = min(max(c.w, 0), 1)
+        let a = c.w
         guard a >= transparent else { return .zero }
         // Masked replaces rather than `clamped`, whose generic pointwise min/max
         // do not inline into the kernels' loops.
-        let limit = SIMD4<Float>(repeating: a)
-        let zero = SIMD4<Float>(repeating: 0)
-        var color = c.replacing(with: zero, where: c .< zero)
-        color.replace(with: limit, where: color .> limit)
-        color /= limit
-        color.w = a
+        let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1)
+        var color = c / SIMD4(repeating: a)
+        color.replace(with: zero, where: color .< zero)
+        color.replace(with: one, where: color .> one)
+        color.w = min(a, 1)
         return color
     }
 }

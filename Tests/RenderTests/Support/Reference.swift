@@ -46,11 +46,12 @@ struct ReferenceImage {
 enum Reference {
     static func premultiply(_ c: SIMD4<Double>) -> SIMD4<Double> { c * SIMD4(c.w, c.w, c.w, 1) }
 
+    /// The colour divided by the alpha as filtered (overshoot and all), then both clamped to 0…1.
     static func unpremultiply(_ c: SIMD4<Double>) -> SIMD4<Double> {
-        let a = min(max(c.w, 0), 1)
+        let a = c.w
         guard a >= 0.5 / 65535 else { return .zero }
-        let color = c.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: a)) / a
-        return SIMD4(color.x, color.y, color.z, a)
+        let color = (c / a).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1))
+        return SIMD4(color.x, color.y, color.z, min(a, 1))
     }
 
     static func remap(_ image: ReferenceImage, width: Int, height: Int, _ source: (Int, Int) -> (Int, Int)) -> ReferenceImage {
