@@ -26,6 +26,8 @@ struct fast_decoder {
     uint8_t *rows;      /* two stored rows with their filter bytes */
     uint8_t *previous;  /* the row above (zeros before the first), in `rows` */
     uint8_t *current;   /* the row being decoded, in `rows` */
+    uint8_t zlib_header[2]; /* the stream's CMF and FLG, as they arrive */
+    int header_bytes;       /* how many of them arrived */
     struct inflate_state inflate;
 };
 
@@ -146,6 +148,17 @@ static int refill(cpng_decoder *d, fast_decoder *f) {
     if (!read_exact(d, f->input, want)) return 0;
     f->idat_crc = crc_of(f->idat_crc, f->input, want);
     f->idat_left -= (uint32_t)want;
+    if (f->header_bytes < 2) {
+        /* RFC 1950: deflate (CM 8) with a window of at most 32 KiB (CINFO <= 7), FCHECK, no preset dictionary.
+         * ISA-L takes a CINFO of 8 and decodes such a stream, which zlib, libpng and pngcheck reject ("invalid
+         * window size"): anything else is libpng's to decide. (The two bytes may come in two IDAT chunks.) */
+        for (size_t i = 0; i < want && f->header_bytes < 2; i++) f->zlib_header[f->header_bytes++] = f->input[i];
+        uint8_t cmf = f->zlib_header[0], flg = f->zlib_header[1];
+        if (f->header_bytes == 2 &&
+            ((cmf & 0x0F) != 8 || (cmf >> 4) > 7 || ((cmf << 8) | flg) % 31 != 0 || (flg & 0x20) != 0)) {
+            return 0;
+        }
+    }
     f->inflate.next_in = f->input;
     f->inflate.avail_in = (uint32_t)want;
     return 1;

@@ -40,6 +40,25 @@ import Testing
             }
         }
     }
+
+    /// A zlib header of a 64 KiB window (CINFO 8), which RFC 1950 forbids: ISA-L decoded it, so the fast path
+    /// took a file zlib, libpng and pngcheck refuse ("invalid window size"). Now it is left to libpng, which says so.
+    @Test func aZlibWindowPast32KiBIsLeftToLibpng() throws {
+        let rows: [[UInt8]] = (0..<8).map { y in (0..<48).map { x in UInt8((x * 5 + y * 3) % 256) } }
+        let raw: [UInt8] = rows.flatMap { [UInt8(0)] + $0 }
+        // CMF 0x88 (deflate, CINFO 8); FLG 0x1C makes (CMF × 256 + FLG) a multiple of 31.
+        let stream = [UInt8(0x88), 0x1C] + PNGBytes.zlibStored(raw).dropFirst(2)
+        let bytes = PNGBytes.signature + PNGBytes.ihdr(width: 16, height: 8, colorType: 2) + PNGBytes.chunk("IDAT", Array(stream))
+            + PNGBytes.chunk("IEND", [])
+        let fast = Result { try PNGDecoder.decode(bytes, path: .automatic).0 }
+        let oracle = Result { try PNGDecoder.decode(bytes, path: .libpng).0 }
+        switch (fast, oracle) {
+        case (.failure(let a), .failure(let b)):
+            #expect("\(a)" == "\(b)" && "\(a)".contains("invalid window size"), "\(a) / \(b)")
+        default:
+            Issue.record("both paths must refuse it: fast \(fast), libpng \(oracle)")
+        }
+    }
 }
 
 /// The fast encoder: lossless, and the same bytes every time (a resume must
