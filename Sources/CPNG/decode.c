@@ -133,6 +133,10 @@ static void classify_error(cpng_decoder *d, const char *message) {
                          cpng_read_be32(d->ihdr), cpng_read_be32(d->ihdr + 4), d->max_dimension);
     } else if (!d->have_ihdr && d->chunk_type != TYPE_IHDR && d->chunk_type != 0) {
         cpng_status_fail(d->status, CPNG_BAD_HEADER, "IHDR", "missing IHDR: the first chunk is %s", chunk);
+    } else if (strstr(message, "unsigned integer out of range") != NULL) {
+        /* libpng's words for a chunk length past 2^31 - 1 (the header it refuses is the one just read). */
+        cpng_status_fail(d->status, CPNG_MALFORMED, chunk, "the %s chunk's length, %u bytes, is past the 2^31 - 1 a chunk may have",
+                         chunk, d->chunk_length);
     } else if (d->chunk_type == TYPE_IEND && !d->reached_image) {
         cpng_status_fail(d->status, CPNG_MALFORMED, "IDAT", "no image data: IEND comes before any IDAT chunk");
     } else {

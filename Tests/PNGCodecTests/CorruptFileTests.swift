@@ -1,6 +1,7 @@
 import PNGCodec
 import Testing
 import ImageCore
+import KilnTestSupport
 
 /// SPEC §7: the 14 corrupt PngSuite files are rejected, each with a specific reason.
 @Suite struct CorruptFileTests {
@@ -36,6 +37,21 @@ import ImageCore
                 #expect(Self.expected[name]?(error) == true, "\(name): unexpected reason: \(error)")
                 // The same reason whether the bytes come from a file or from memory.
                 #expect(throws: error) { try PNGDecoder.decode(try Corpus.bytes(name)) }
+            }
+        }
+    }
+
+    /// A chunk length past 2^31 - 1 was refused in libpng's words, "PNG unsigned integer out of range", naming no
+    /// chunk: now the chunk and its length are named, on both paths (the fast one leaves it to libpng).
+    @Test(arguments: [("tEXt", UInt32.max), ("IDAT", UInt32(0x8000_0000))])
+    func aChunkLengthPast31BitsIsNamed(type: String, length: UInt32) throws {
+        let rows: [[UInt8]] = (0..<4).map { _ in [UInt8](repeating: 7, count: 12) }
+        var bytes = PNGBytes.stored(width: 4, colorType: 2, rows: rows, before: PNGBytes.chunk("tEXt", Array("a\0b".utf8)))
+        let at = PNGBytes.chunks(of: bytes).first { $0.type == type }!.offset
+        bytes.replaceSubrange(at..<(at + 4), with: PNGBytes.bigEndian(length))
+        for path in [PNGDecoder.Path.automatic, .libpng] {
+            #expect(throws: PNGError.malformed("the \(type) chunk's length, \(length) bytes, is past the 2^31 - 1 a chunk may have")) {
+                _ = try PNGDecoder.decode(bytes, path: path)
             }
         }
     }
