@@ -687,8 +687,11 @@ public final class ExportJob: Sendable {
                 self.stop(because: stop.description)
                 return nil
             } catch {
-                // A full or read-only disk stops the job: the image is left for resume, not failed.
-                if let full = StorageFull.reason(error, output: output.path) {
+                // A full or read-only disk stops the job: the image is left for resume, not failed. In place, an
+                // output is written beside its input: a failure there is the input folder's file system's.
+                let folder = (destination as NSString).deletingLastPathComponent
+                let place = options.inPlace && error is OutputError ? (folder.isEmpty ? "." : folder) : nil
+                if let full = StorageFull.reason(error, output: output.path, place: place) {
                     self.stop(because: full)
                     return nil
                 }

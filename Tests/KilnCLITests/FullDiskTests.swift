@@ -78,4 +78,36 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stderr)\n\(usage(of: disk))")
         #expect(LargeImages.matchesReference(out) == [], "outputs identical to an uninterrupted run")
     }
+
+    /// In place, the outputs are written beside the inputs: a full disk there was blamed on the journal's folder
+    /// ("the file system of . is full"), which had room. Now the inputs' folder is named.
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
+    func inPlaceAFullDiskNamesTheInputsFolder() throws {
+        let dir = try TemporaryDirectory()
+        let disk = dir.join("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk]).status == 0)
+        defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
+        try FileManager.default.createDirectory(atPath: disk + "/in", withIntermediateDirectories: false)
+        for name in ["rgb8.png", "rgba8.png"] {
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/" + name, toPath: disk + "/in/" + name)
+        }
+        let before = try FileManager.default.contentsOfDirectory(atPath: disk + "/in").sorted().map {
+            try Data(contentsOf: URL(fileURLWithPath: disk + "/in/" + $0))
+        }
+        fill(disk + "/filler")
+        let r = try startKiln(["export", disk + "/in", "--in-place", "--brightness", "0.1", "--progress", "json"],
+                              directory: dir.path).wait()
+        #expect(r.status == 75, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("the file system of ") && $0.contains("/disk/in is full") && $0.contains("kiln resume") },
+                "\(warnings) \(r.stderr)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: disk + "/in").sorted().map {
+            try Data(contentsOf: URL(fileURLWithPath: disk + "/in/" + $0))
+        }
+        #expect(after == before, "the inputs are kept as they were, and no temporary file is left")
+        try FileManager.default.removeItem(atPath: disk + "/filler")
+        let resumed = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)\n\(usage(of: disk))")
+    }
 }

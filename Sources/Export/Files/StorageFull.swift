@@ -12,8 +12,10 @@ enum StorageFull {
         code == ENOSPC || code == EDQUOT || code == EROFS
     }
 
-    /// Why the job stops, when `error` is one of those failures; nil for any other error.
-    static func reason(_ error: any Error, output: String) -> String? {
+    /// Why the job stops, when `error` is one of those failures; nil for any other error. `output`: the folder
+    /// `kiln resume` is given; `place`: the folder whose file system failed, when not that one (in place, an
+    /// input's: "the file system of ." blamed the journal's disk for the inputs' full one).
+    static func reason(_ error: any Error, output: String, place: String? = nil) -> String? {
         let code: Int32
         switch error {
         case OutputError.system(_, let failure): code = failure
@@ -22,7 +24,7 @@ enum StorageFull {
         }
         guard isFull(code) else { return nil }
         let what = code == EROFS ? "is read-only" : code == EDQUOT ? "is over its quota" : "is full"
-        return "stopped: the file system of \(output) \(what) (\(error)); the images not recorded are left for "
+        return "stopped: the file system of \(place ?? output) \(what) (\(error)); the images not recorded are left for "
             + "`kiln resume \(output)` once there is room"
     }
 }
