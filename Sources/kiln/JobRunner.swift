@@ -150,6 +150,14 @@ struct JobRunner {
             // export into one says; before, a resume there exited 69, as if another process held the job.
             let unwritable: Bool
             if case JournalError.system(_, let code) = error { unwritable = [EROFS, EACCES, EPERM].contains(code) } else { unwritable = false }
+            // A disk already full when a new job starts: nothing to resume. Said so, and the journal folder it
+            // half made (its lock, no job.json) removed; before, `kiln resume` then said "holds no kiln job".
+            if case JournalError.system(_, let code) = error, code == ENOSPC || code == EDQUOT, !resuming, shard == nil,
+               (try? journal.job()) == nil {
+                output.removeJournal()
+                throw reporter.refusal("the file system of \(directory) is full (\(error)): nothing was started; free "
+                                       + "space, then run the command again", KilnExitCode.unavailable)
+            }
             throw reporter.refusal("cannot use the journal \(journal.directory): \(error)",
                                    unwritable ? KilnExitCode.usage : KilnExitCode.unavailable)
         }

@@ -110,4 +110,24 @@ import Testing
         let resumed = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
         #expect(resumed.status == 0, "\(resumed.stderr)\n\(usage(of: disk))")
     }
+
+    /// A disk already full when a job starts: it exited 69 saying "cannot use the journal", and left a journal
+    /// folder without a job, of which `kiln resume` said "holds no kiln job". Now it says the disk is full and that
+    /// nothing was started, and leaves no journal folder.
+    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
+    func aDiskFullAtTheStartStartsNothing() throws {
+        let dir = try TemporaryDirectory()
+        let disk = dir.join("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]).status == 0)
+        defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
+        fill(disk + "/filler")
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
+        #expect(r.status == 69)
+        #expect(r.stderr.contains("is full") && r.stderr.contains("nothing was started"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: disk + "/out/.kiln"), "no journal without a job")
+        try FileManager.default.removeItem(atPath: disk + "/filler")
+        let again = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
 }
