@@ -38,6 +38,43 @@ static int decode_failure(VP8StatusCode code, cwebp_status *status) {
     }
 }
 
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t le24(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16; }
+
+/* Where libwebp says only "bitstream error" of a file whose container is at fault, says how (webpinfo's words):
+   a chunk running past the end the RIFF header declares, or a VP8X canvas other than the image's size. Returns 1
+   with `status` set when it finds one; 0 to leave libwebp's status. */
+static int describe_container(const uint8_t *data, size_t size, uint64_t declared, cwebp_status *status) {
+    uint64_t end = declared < size ? declared : size, at = 12;
+    uint32_t canvas_width = 0, canvas_height = 0;
+    while (at + 8 <= end) {
+        const uint8_t *chunk = data + at;
+        uint64_t length = le32(chunk + 4), next = at + 8 + length + (length & 1);
+        const int name = chunk[3] == ' ' ? 3 : 4; /* "VP8 " said as "VP8" */
+        if (at + 8 + length > end) {
+            if (declared < size) {
+                return fail(status, CWEBP_CORRUPT, "the RIFF header declares %llu bytes, fewer than the file's %zu, and cuts "
+                            "its %.*s chunk short", (unsigned long long)declared, size, name, (const char *)chunk);
+            }
+            return 0;
+        }
+        if (memcmp(chunk, "VP8X", 4) == 0 && length >= 10) {
+            canvas_width = le24(chunk + 12) + 1;
+            canvas_height = le24(chunk + 15) + 1;
+        } else if (memcmp(chunk, "VP8 ", 4) == 0 || memcmp(chunk, "VP8L", 4) == 0) {
+            int width = 0, height = 0;
+            if (canvas_width != 0 && WebPGetInfo(chunk, (size_t)(8 + length), &width, &height) &&
+                ((uint32_t)width != canvas_width || (uint32_t)height != canvas_height)) {
+                return fail(status, CWEBP_CORRUPT, "the VP8X header says %u × %u pixels, and the image in its %.*s chunk is "
+                            "%d × %d", canvas_width, canvas_height, name, (const char *)chunk, width, height);
+            }
+            return 0;
+        }
+        at = next;
+    }
+    return 0;
+}
+
 int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status) {
     if (size < 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) {
         return fail(status, CWEBP_NOT_WEBP, "not a WebP file (no RIFF/WEBP header)");
@@ -50,6 +87,7 @@ int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_st
     }
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);
+    if (code == VP8_STATUS_BITSTREAM_ERROR && describe_container(data, size, declared, status)) return status->code;
     if (code != VP8_STATUS_OK) return decode_failure(code, status);
     if (features.has_animation) {
         return fail(status, CWEBP_UNSUPPORTED, "an animated WebP; kiln reads still images only");

@@ -125,6 +125,31 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.join("out/photo.png")))
     }
 
+    /// A container at fault was "the bitstream is corrupt (libwebp status 3)": now it is said how, in webpinfo's
+    /// terms (a VP8X canvas other than the image's size, a RIFF size that cuts a chunk short).
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func aDamagedContainerIsSaidHow() throws {
+        let dir = try makeInputs()
+        try FileManager.default.createDirectory(atPath: dir.join("bad"), withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 300).write(to: URL(fileURLWithPath: dir.join("x.icc")))
+        try ImageTools.run("webpmux", ["-set", "icc", dir.join("x.icc"), dir.join("in/lossy.webp"), "-o", dir.join("vp8x.webp")])
+        var canvas = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("vp8x.webp"))))
+        try #require(canvas[12..<16].elementsEqual("VP8X".utf8))
+        canvas.replaceSubrange(24..<27, with: [9, 0, 0])  // a canvas 10 wide
+        try Data(canvas).write(to: URL(fileURLWithPath: dir.join("bad/canvas.webp")))
+        var riff = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("in/lossy.webp"))))
+        riff.replaceSubrange(4..<8, with: [100, 0, 0, 0])
+        try Data(riff).write(to: URL(fileURLWithPath: dir.join("bad/riff.webp")))
+        let r = try kiln(["export", dir.join("bad"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1)
+        let errors = Dictionary(uniqueKeysWithValues: Events(r.stdoutLines).files("failed").map {
+            (($0[string: "input"] as NSString).lastPathComponent, $0[string: "error"])
+        })
+        #expect(errors["canvas.webp"]?.hasPrefix("corrupt WebP: the VP8X header says 10 × ") == true, "\(errors)")
+        #expect(errors["riff.webp"]?.hasPrefix("corrupt WebP: the RIFF header declares 108 bytes, fewer than the file's ") == true,
+                "\(errors)")
+    }
+
     @Test(.enabled(if: tools && ImageTools.has("vips"), "needs ImageMagick, libwebp's tools and vips"))
     func overWebPsSizeLimitIsAPerImageError() throws {
         let dir = try makeInputs()
