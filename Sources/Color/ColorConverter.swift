@@ -21,6 +21,8 @@ public final class ColorConverter: @unchecked Sendable {
 
     private struct ConversionKey: Hashable, Sendable {
         let profile: [UInt8]?
+        /// No profile, and the file says sRGB (``ImageCore/ImageMetadata/saysSRGB``).
+        let saysSRGB: Bool
         let depth: PixelBuffer.Depth
         let gray: Bool
     }
@@ -67,17 +69,21 @@ public final class ColorConverter: @unchecked Sendable {
     /// APP2 the frame, WebP's ICCP the image), so rows are converted as they
     /// stream to the encoder.
     public func rows(depth: PixelBuffer.Depth, gray: Bool, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
-        let key = ConversionKey(profile: metadata.colorProfile?.bytes, depth: depth, gray: gray)
-        let conversion = conversions.value(for: key) { makeConversion(from: key.profile, depth: depth, gray: gray) }
+        let key = ConversionKey(profile: metadata.colorProfile?.bytes, saysSRGB: metadata.colorProfile == nil && metadata.saysSRGB,
+                                depth: depth, gray: gray)
+        let conversion = conversions.value(for: key) {
+            makeConversion(from: key.profile, saysSRGB: key.saysSRGB, depth: depth, gray: gray)
+        }
         if conversion.rows != nil { retag(&metadata) }
         return (conversion.rows, conversion.warnings)
     }
 
-    /// The transform from `embedded` (or the input profile) into the target, and what to say of it; `gray`: the
-    /// rows are gray, which a gray profile describes (from colour rows it would read one channel).
-    private func makeConversion(from embedded: [UInt8]?, depth: PixelBuffer.Depth, gray: Bool) -> Conversion {
+    /// The transform from `embedded` (or sRGB, where the file `saysSRGB` without a profile; else the input
+    /// profile) into the target, and what to say of it; `gray`: the rows are gray, which a gray profile describes
+    /// (from colour rows it would read one channel).
+    private func makeConversion(from embedded: [UInt8]?, saysSRGB: Bool, depth: PixelBuffer.Depth, gray: Bool) -> Conversion {
         var warnings: [String] = []
-        var source: ccolor_profile? = nil
+        var source: ccolor_profile? = embedded == nil && saysSRGB ? ccolor_profile_srgb() : nil
         if let embedded {
             source = embedded.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
             if source == nil {

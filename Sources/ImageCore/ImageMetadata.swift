@@ -29,6 +29,10 @@ public struct ImageMetadata: Sendable, Equatable {
     /// Where the file has no ICC profile of its own and ``colorProfile`` was built from what it says in other
     /// terms (PNG's cICP, or gAMA and cHRM): those terms, in words ("gAMA 1"), to name them where they are not kept.
     public var profileBuiltFrom: String?
+    /// Whether the file says, in its own terms and with no ICC profile, that its colours are sRGB (PNG's sRGB
+    /// chunk, a cICP of sRGB, a gAMA and cHRM of sRGB's values): a conversion starts from sRGB, not from
+    /// `--input-profile`, which is for images that say nothing (before, it overrode these, up to 79 levels off).
+    public var saysSRGB = false
     /// Text entries, in file order.
     public var text: [TextEntry]
     /// Physical pixel density.

@@ -84,7 +84,14 @@ public struct PNGMetadata: Sendable, Equatable {
         let channels = [PNGColorType.gray: 1, .rgb: 3, .palette: 3, .grayAlpha: 2, .rgba: 4][colorType]!
         switch chunk.type {
         case "iCCP":
-            return inspectProfile(data).problem
+            let (space, problem) = inspectProfile(data)
+            // libpng: "RGB color space not permitted on grayscale PNG". Kept, it made a gray image's output RGB and
+            // tagged with it, and a conversion read the grays through it (64 became 137 where vips keeps 64).
+            if problem == nil, space == "RGB ", colorType == .gray || colorType == .grayAlpha {
+                return "an RGB profile on a gray image, which the PNG specification does not allow (libpng and libvips "
+                    + "drop it too)"
+            }
+            return problem
         case "gAMA":
             // 0 (pngcheck: "invalid gAMA value") would say every sample is black or white.
             return data.count == 4 && bigEndian(data[...]) > 0 ? nil : "the gamma is not a positive number"

@@ -235,6 +235,53 @@ struct ColorProfileCLITests {
         }
     }
 
+    /// `--input-profile` is for images that say nothing of their colours: one that says sRGB in PNG's own terms (an
+    /// sRGB chunk, a cICP of sRGB, a gAMA of sRGB's value) is converted from sRGB. Before, `--input-profile p3`
+    /// overrode them, up to 79 levels off. And an RGB iCCP on a gray PNG, which the PNG specification forbids and
+    /// libpng drops, is left out with a warning: kept, it made the output RGB and tagged, and a conversion read the
+    /// grays through it (64 became 137, where vips keeps 64).
+    @Test func chunksSayingSRGBAreNotOverriddenAndAnRGBProfileOnGrayIsLeftOut() throws {
+        let dir = try TemporaryDirectory()
+        var opaque: [UInt8] = []
+        for index in 0..<16 { opaque += [UInt8(200 - 8 * index), 64, UInt8(30 + 10 * index), 255] }
+        let colour = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
+        func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        for (name, chunk) in [("chunk.png", PNGBytes.chunk("sRGB", [0])), ("cicp.png", PNGBytes.chunk("cICP", [1, 13, 0, 1])),
+                              ("gama.png", PNGBytes.chunk("gAMA", word(45_455)))] {
+            try Data(PNGBytes.insertAfterHeader(chunk, into: colour)).write(to: URL(fileURLWithPath: dir.join(name)))
+            let r = try kiln(["export", dir.join(name), "-o", dir.join("out"), "--profile", "srgb", "--input-profile", "p3",
+                              "--device", "cpu", "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let output = try PNGDecoder.decode(contentsOf: dir.join("out/" + name))
+            let differences = zip(output.bytes, opaque).map { abs(Int($0) - Int($1)) }
+            #expect(differences.max() ?? 99 <= 1, "\(name): converted as if P3, \(differences.max() ?? -1) levels off")
+        }
+        // The same pixels with no word of their colours are converted from --input-profile: P3's red is redder.
+        try Data(colour).write(to: URL(fileURLWithPath: dir.join("plain.png")))
+        let plain = try kiln(["export", dir.join("plain.png"), "-o", dir.join("out"), "--profile", "srgb", "--input-profile", "p3",
+                              "--device", "cpu", "--progress", "none"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/plain.png")).bytes[0] > opaque[0] + 10)
+
+        let p3Profile = try #require(PNGBytes.data(of: "iCCP", in: [UInt8](try Data(contentsOf: URL(fileURLWithPath:
+            try displayP3Image(dir))))).first)
+        let gray = PNGBytes.stored(width: 4, colorType: 0, rows: [[UInt8]](repeating: [64, 64, 128, 128], count: 4))
+        try Data(PNGBytes.insertAfterHeader(PNGBytes.chunk("iCCP", p3Profile), into: gray))
+            .write(to: URL(fileURLWithPath: dir.join("gray.png")))
+        for options in [[], ["--profile", "srgb"]] {
+            let out = dir.join("gray-\(options.count)")
+            let r = try kiln(["export", dir.join("gray.png"), "-o", out, "--device", "cpu", "--progress", "json"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+            #expect(warnings.contains { $0.contains("iCCP: an RGB profile on a gray image") }, "\(options): \(warnings)")
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out + "/gray.png")))
+            // Gray as it was; under --profile, RGB tagged sRGB (every output is tagged with the target).
+            #expect(PNGBytes.data(of: "IHDR", in: bytes).first?[9] == (options.isEmpty ? 0 : 2), "\(options)")
+            #expect(try PNGDecoder.decode(contentsOf: out + "/gray.png").bytes.prefix(4).map(Int.init) == [64, 64, 64, 255],
+                    "\(options): the grays as they were")
+        }
+    }
+
     /// `--profile` tags every output: a gray source with alpha and a bKGD (PngSuite's bgbn4a08, bggn4a16) was written
     /// gray, its sRGB tag dropped ("iCCP left out: an RGB colour profile cannot describe a gray output"), because gray
     /// kept its bKGD as colour kept the profile, and the encoder counted chunks one for one.
