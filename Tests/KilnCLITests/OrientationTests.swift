@@ -155,16 +155,22 @@ import Testing
         #expect(try pngcheckFailures([output]) == [])
     }
 
-    /// Damaged or truncated EXIF never crashes a run: the image is exported
-    /// as stored (orientation 1) and the block is carried as it was.
+    /// Damaged or truncated EXIF never crashes a run: the image is exported as stored (orientation 1). A block
+    /// with no TIFF header (or a first directory outside it) is left out with a warning, as libpng drops it: copied,
+    /// exiftool called every output's EXIF malformed. One whose header holds is carried as it was: nothing in it
+    /// can be patched with confidence.
     @Test(arguments: OrientedImages.damagedExif)
     func damagedExifIsOrientationOne(damaged: [UInt8]) throws {
         let dir = try TemporaryDirectory()
         let (r, output) = try Self.export(OrientedImages.png(exif: damaged), in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try PNGDecoder.decode(contentsOf: output).bytes == OrientedImages.displayed(orientation: 1))
-        // Carried as it was: nothing in it can be patched with confidence.
-        #expect(PNGBytes.data(of: "eXIf", in: try Self.read(output)) == [damaged])
+        let carried = PNGBytes.data(of: "eXIf", in: try Self.read(output))
+        if Exif(damaged) == nil {
+            #expect(carried.isEmpty && r.stdout.contains("eXIf: not a TIFF stream"), "\(r.stdout)")
+        } else {
+            #expect(carried == [damaged])
+        }
         #expect(try pngcheckFailures([output]) == [])
     }
 

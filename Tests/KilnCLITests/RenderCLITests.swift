@@ -65,9 +65,9 @@ import Testing
         (#"{"operations":[{"op":"blur","sigma":2}],"output":{"level":1,"lvl":2}}"#, #"output: unknown key "lvl""#),
         // In a recipe author's words, not Swift's ("expected Dictionary<String, Any>", "Cannot initialize Axis …").
         ("[]", "the top level: wrong type, expected an object ({…})"),
-        (#"{"operations":[{"op":"flip","axis":"x"}]}"#, #"operations[0].axis: "x" is not one of its values"#),
-        (#"{"output":{"format":"gif"}}"#, #"output.format: "gif" is not one of its values"#),
-        (#"{"operations":[{"op":"resize","width":1.5}]}"#, "a number does not fit its value"),
+        (#"{"operations":[{"op":"flip","axis":"x"}]}"#, #"operations[0].axis: "x" is not one of h, v"#),
+        (#"{"output":{"format":"gif"}}"#, #"output.format: "gif" is not one of same, png, jpeg, webp"#),
+        (#"{"operations":[{"op":"resize","width":1.5}]}"#, "operations[0].width: must be a whole number, not 1.5"),
         (#"{"operations":[{"op":"blur","sigma":"x"}]}"#, "operations[0].sigma: wrong type, expected a number"),
         // A format option the recipe's format does not take names the recipe's key, not a flag.
         (#"{"output":{"format":"png","quality":50}}"#, "output.quality (recipe "),
