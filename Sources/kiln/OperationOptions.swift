@@ -40,7 +40,7 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Write lossless WebP (under --format same, a lossless WebP input is written lossless without it, unless a quality is given).")
     var lossless = false
 
-    @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB.", valueName: "color"))
+    @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB (in the output's colour space).", valueName: "color"))
     var background: String?
 
     @Flag(help: "Drop metadata (text, EXIF, resolution, …), keeping only what defines the colours (overrides a recipe's output.metadata).")
@@ -64,7 +64,7 @@ struct OperationOptions: ParsableArguments {
     var intent: ColorConversion.Intent?
 
     @Option(name: .customLong("input-profile"), help: ArgumentHelp(
-        "The profile of inputs without an embedded one, for --profile: srgb (default), p3 or an ICC file.",
+        "The profile of inputs that say nothing of their colours (no ICC profile; a PNG's sRGB chunk says sRGB), for --profile: srgb (default), p3 or an ICC file.",
         valueName: "srgb|p3|file"))
     var inputProfile: String?
 
