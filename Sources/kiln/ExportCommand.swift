@@ -38,7 +38,7 @@ struct ExportCommand: AsyncParsableCommand {
         rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \
         gamma), blur, sharpen, grayscale, watermark; then the output format: PNG at \
         --level; JPEG at --quality (default 85), optimised Huffman tables (standard \
-        ones above about 21 megapixels, where libjpeg would hold every coefficient), \
+        ones above about 55 megapixels at 4:2:0, 28 at 4:4:4, where libjpeg would hold every coefficient), \
         4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
         onto --background (white); WebP lossy at --quality (default 80) or \
         --lossless (a lossless input stays lossless under --format same unless \
