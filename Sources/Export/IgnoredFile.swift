@@ -79,4 +79,7 @@ public struct InputScan: Sendable {
     public var ignored: IgnoredFiles
     /// Inputs left out because they name a file named before for the same output (exported once).
     public var repeated: [String] = []
+    /// Folders named as inputs in which the scan found no image (a folder named `x.png` among files, a
+    /// folder whose images are in subfolders without `--recursive`): said, not passed over in silence.
+    public var imagelessFolders: [String] = []
 }

@@ -69,17 +69,20 @@ public struct InputCollector {
     public func scan() throws(ExportError) -> InputScan {
         var items: [ExportItem] = []
         var ignored: [IgnoredFile] = []
+        var imageless: [String] = []
         for input in options.inputs {
             if input == "-" {
                 items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
             } else if isDirectory(input) {
+                let before = items.count
                 walk(directory: input, relative: "", into: &items, ignoring: &ignored)
+                if items.count == before { imageless.append(input) }
             } else {
                 items.append(fileItem(input))
             }
         }
         let (marked, repeated) = markCollisions(items)
-        return InputScan(items: marked, ignored: IgnoredFiles(ignored), repeated: repeated)
+        return InputScan(items: marked, ignored: IgnoredFiles(ignored), repeated: repeated, imagelessFolders: imageless)
     }
 
     /// The paths of a `-` list, in order, empty entries left out.

@@ -216,7 +216,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,
                                                                              items: items) + Self.epochNote + planNotes
-                                + Self.repeatNote(scan.repeated)).run()
+                                + Self.repeatNote(scan.repeated) + imagelessNotes(scan.imagelessFolders)).run()
     }
 
     /// Inputs named more than once, each exported once: said, as `cp` says of a source named twice.
@@ -263,6 +263,13 @@ struct ExportCommand: AsyncParsableCommand {
         else { return [] }
         return ["SOURCE_DATE_EPOCH=\(value) is not a whole number of seconds since 1970, so it is not used: time stamps "
                 + "say when the job started"]
+    }
+
+    /// Each folder named as an input that gave no image, while others did: "photos/old: a folder named as an input,
+    /// with no image kiln reads in it (subfolders are searched only with --recursive)".
+    private func imagelessNotes(_ folders: [String]) -> [String] {
+        let hint = recursive ? "" : " (subfolders are searched only with --recursive)"
+        return folders.map { "\($0): a folder named as an input, with no image kiln reads in it\(hint)" }
     }
 
     /// Why nothing was found, and where to look instead; what the scans passed over, if anything.

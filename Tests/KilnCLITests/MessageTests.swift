@@ -20,6 +20,28 @@ import Testing
         #expect(r.stderr.contains("did you mean export?"), "\(r.stderr)")
     }
 
+    /// A folder named as an input that gives no image (a folder named `x.png` among files; one whose images are in
+    /// subfolders, without --recursive) was passed over in silence, the job exiting 0 as if it had been exported.
+    @Test func aFolderNamedAsAnInputWithNoImageIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        for folder in ["in/p_dir.png", "in/sub/inner"] {
+            try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/ok.png"))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/sub/inner/a.png"))
+        let r = try kiln(["export", dir.join("in/ok.png"), dir.join("in/p_dir.png"), dir.join("in/sub"), "-o", dir.join("out"),
+                          "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        for folder in ["in/p_dir.png", "in/sub"] {
+            #expect(warnings.contains { $0 == dir.join(folder) + ": a folder named as an input, with no image kiln reads in it "
+                        + "(subfolders are searched only with --recursive)" }, "\(warnings)")
+        }
+        let recursive = try kiln(["export", dir.join("in/ok.png"), dir.join("in/sub"), "--recursive", "-o", dir.join("rec"),
+                                  "--progress", "json"])
+        #expect(recursive.status == 0 && Events(recursive.stdoutLines).named("warning").isEmpty, "\(recursive.stdout)")
+    }
+
     /// `kiln export -dash.png -o out`: the parser read the name as short flags, its `-h` printed the help and the
     /// command exited 0 having done nothing. A dashed name of a file that exists is refused, saying how to name it.
     @Test func aFileNameStartingWithADashIsNotTakenForFlags() throws {
