@@ -42,6 +42,16 @@ import Testing
         #expect(recursive.status == 0 && Events(recursive.stdoutLines).named("warning").isEmpty, "\(recursive.stdout)")
     }
 
+    /// An output folder named by a symbolic link to nothing said "cannot create directory out: Not a directory".
+    @Test func anOutputThatIsADanglingLinkIsSaidToBeOne() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: dir.join("out"), withDestinationPath: dir.join("gone"))
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("out"), "--progress", "none"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("it is a symbolic link to \(dir.join("gone")), which does not exist"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("gone")), "nothing made through the link")
+    }
+
     /// `kiln export -dash.png -o out`: the parser read the name as short flags, its `-h` printed the help and the
     /// command exited 0 having done nothing. A dashed name of a file that exists is refused, saying how to name it.
     @Test func aFileNameStartingWithADashIsNotTakenForFlags() throws {

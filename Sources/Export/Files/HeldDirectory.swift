@@ -196,6 +196,12 @@ public final class HeldDirectory: @unchecked Sendable {
         var info = stat()
         // A symlink to a directory passes here; a caller that refuses one opens with O_NOFOLLOW after.
         if failure == EEXIST && stat(directory, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { return }
+        // A symbolic link to nothing: said so, with where it points ("Not a directory" named neither).
+        if failure == EEXIST, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory),
+           stat(directory, &info) != 0 {
+            throw .system("cannot create directory \(directory): it is a symbolic link to \(target), which does not exist",
+                          ENOENT)
+        }
         throw .system("cannot create directory \(directory)", failure == EEXIST ? ENOTDIR : failure)
     }
 }
