@@ -103,7 +103,10 @@ public final class OutputDirectory: Sendable {
 
     /// The path of an output given relative to this directory (an absolute one, as
     /// `--in-place` records its inputs, stays as it is), for messages and reports.
-    public func url(of relative: String) -> String { relative.hasPrefix("/") ? relative : path + "/" + relative }
+    /// (In the current folder, as an in-place job's is, the relative path itself: not "././im.png".)
+    public func url(of relative: String) -> String {
+        relative.hasPrefix("/") || path == "." ? relative : path + "/" + relative
+    }
 
     /// Whether something (a file, a directory, a symlink, even dangling) sits at this output path.
     public func exists(_ relative: String) -> Bool {
