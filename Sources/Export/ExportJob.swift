@@ -841,6 +841,12 @@ public final class ExportJob: Sendable {
         }.map(\.input)
     }
 
+    /// Whether every path of `paths` names a file (links followed) that one of `among` names too.
+    public static func sameFiles(_ paths: [String], among: [String]) -> Bool {
+        let files = Set(among.compactMap { FileIdentity(path: $0) })
+        return paths.allSatisfy { FileIdentity(path: $0).map(files.contains) == true }
+    }
+
     /// The output `relative` as reports name it: in place, the input's own path, as given; else under the
     /// output folder as the user named it (a resume's `file` events named it from the root, an in-place
     /// resume's `/tmp/x/./in/a.png`, where its export said `out/a.png` and `in/a.png`).

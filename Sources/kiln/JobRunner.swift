@@ -116,20 +116,25 @@ struct JobRunner {
             if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
-            // The inputs an earlier run in place replaced, which this start would not take as its own work: it
+            // The inputs a stopped run in place replaced, which this start would not take as its own work: it
             // would stack other options on them, or forget their records (then that run's command again processed
-            // them twice). Refused before anything is written.
-            if !resuming, let earlier = try? journal.job() {
+            // them twice). Refused before anything is written. A finished run's journal (kept for its failures, or
+            // by --keep-journal) is over: forgetting it is what its clean end would have done.
+            if !resuming, let earlier = try? journal.job(), journal.status()?.state != .finished {
                 let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
                                                               inPlace: record.options.inPlace, earlier: earlier,
                                                               records: earlierRecords, in: output)
                 if let first = replaced.first {
-                    let inputs = replaced.count == 1 ? "1 input (\(first))" : "\(replaced.count) inputs (\(first) …)"
+                    let inputs = replaced.count == 1 ? "1 input (\(first)) was" : "\(replaced.count) inputs (\(first) …) were"
                     let mine = Set(record.items.map(\.input))
                     let why = record.options.inPlace && replaced.allSatisfy(mine.contains)
                         ? "these options would stack on its work"
+                        // The same files named otherwise (`./in` for `in`): records go by the name a run gave them.
+                        : record.options.inPlace && ExportJob.sameFiles(replaced, among: record.items.map(\.input))
+                        ? "this export names them otherwise than that run did, so its records would not be found and they "
+                            + "would be processed twice; name them as it did"
                         : "this export would forget which ones it replaced, and its command again would process them twice"
-                    throw reporter.refusal("\(inputs) were replaced in place by an earlier run whose journal is "
+                    throw reporter.refusal("\(inputs) replaced in place by a stopped run whose journal is "
                                            + "\(directory)/.kiln, and \(why); nothing was written. `kiln resume \(directory)` "
                                            + "finishes that run; to start this export anyway, remove \(directory)/.kiln "
                                            + "first", KilnExitCode.usage)

@@ -61,8 +61,9 @@ import Testing
     /// options the start is refused, nothing written and the stopped run's journal kept: the new options would
     /// stack on its work (a first fix kept them as conflicts, but the start forgot the run's records). Another
     /// export from the same folder (other inputs in place, or `-o .`, where the journal is) is refused too: it
-    /// took the journal over, exited 0 and removed it, and the first command again brightened the 3 twice.
-    @Test(arguments: ["same", "otherOptions", "otherInputs", "outputHere"])
+    /// took the journal over, exited 0 and removed it, and the first command again brightened the 3 twice. So is the
+    /// same command naming the inputs otherwise (`./in`), whose records go by the names the run gave them.
+    @Test(arguments: ["same", "otherOptions", "otherInputs", "outputHere", "namedOtherwise"])
     func theSameCommandAgainAfterAStopProcessesNoInputTwice(again kind: String) throws {
         let dir = try TemporaryDirectory()
         let names = Paths.pngs(in: Paths.sampleData)
@@ -83,6 +84,7 @@ import Testing
         case "otherOptions": ["export", "--in-place", "in", "--brightness", "0.2"]
         case "otherInputs": ["export", "--in-place", "other"] + operations
         case "outputHere": ["export", "other", "-o", "."] + operations
+        case "namedOtherwise": ["export", "--in-place", "./in"] + operations
         default: ["export", "--in-place", "in"] + operations
         }
         let again = try startKiln(command + ["--progress", "json"], directory: dir.path).wait()
@@ -91,8 +93,11 @@ import Testing
             #expect(again.status == 64, "\(again.stderr)")
             let error = events.named("error").first?[string: "message"] ?? ""
             #expect(error.hasPrefix("3 inputs (") && error.contains("nothing was written"), "\(again.stdout)")
-            #expect(error.contains(kind == "otherOptions" ? "would stack on its work" : "process them twice"), "\(error)")
-            #expect(!FileManager.default.fileExists(atPath: dir.join("o.png")), "nothing written")
+            let why = ["otherOptions": "would stack on its work", "namedOtherwise": "names them otherwise"][kind] ?? "process them twice"
+            #expect(error.contains(why), "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: dir.join("o.png")), "nothing written by -o .")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("other/o.png")))
+                        == Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/rgb8.png")), "nor in place")
             #expect(differences(done, dir.join("in"), dir.join("ref")) == [], "the stopped run's outputs are kept")
             #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3, "nothing else written")
             // The stopped run's journal is intact: its resume finishes it.
@@ -104,6 +109,21 @@ import Testing
             #expect(events.files("skipped").count == 3 && events.files("written").count == names.count - 3, "\(again.stdout)")
             #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
         }
+    }
+
+    /// A finished run's journal (kept for its failures, or by --keep-journal) does not hold back another export from
+    /// the same folder: the refusal meant for a stopped run's records refused every later in-place export there.
+    @Test func aFinishedRunsKeptJournalHoldsNothingBack() throws {
+        let dir = try TemporaryDirectory()
+        for folder in ["x", "y"] {
+            try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join(folder + "/a.png"))
+        }
+        let first = try startKiln(["export", "--in-place", "x", "--rotate", "90", "--keep-journal", "--progress", "none"],
+                                  directory: dir.path).wait()
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try startKiln(["export", "--in-place", "y", "--rotate", "90", "--progress", "none"], directory: dir.path).wait()
+        #expect(second.status == 0, "\(second.stderr)")
     }
 
     /// Another user's file this one may not write, in a folder this one may: the rename replaced it all the same
