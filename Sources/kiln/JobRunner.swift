@@ -156,10 +156,12 @@ struct JobRunner {
             let unwritable: Bool
             if case JournalError.system(_, let code) = error { unwritable = [EROFS, EACCES, EPERM].contains(code) } else { unwritable = false }
             // A disk already full when a new job starts: nothing to resume. Said so, and the journal folder it
-            // half made (its lock, no job.json) removed; before, `kiln resume` then said "holds no kiln job".
-            if case JournalError.system(_, let code) = error, code == ENOSPC || code == EDQUOT, !resuming, shard == nil,
-               (try? journal.job()) == nil {
-                output.removeJournal()
+            // half made removed (before, `kiln resume` then said "holds no kiln job"): only when it holds no more
+            // than this start made, its lock and an empty temporary folder, never another job's (or shard's) files.
+            let held = (try? FileManager.default.contentsOfDirectory(atPath: journal.directory)) ?? []
+            let temporary = (try? FileManager.default.contentsOfDirectory(atPath: journal.directory + "/tmp")) ?? []
+            if case JournalError.system(_, let code) = error, code == ENOSPC || code == EDQUOT, !resuming, shard == nil {
+                if Set(held).isSubset(of: ["lock", "tmp"]), temporary.isEmpty { output.removeJournal() }
                 throw reporter.refusal("the file system of \(directory) is full (\(error)): nothing was started; free "
                                        + "space, then run the command again", KilnExitCode.unavailable)
             }
