@@ -157,11 +157,16 @@ struct JobRunner {
             if case JournalError.system(_, let code) = error { unwritable = [EROFS, EACCES, EPERM].contains(code) } else { unwritable = false }
             // A disk already full when a new job starts: nothing to resume. Said so, and the journal folder it
             // half made removed (before, `kiln resume` then said "holds no kiln job"): only when it holds no more
-            // than this start made, its lock and an empty temporary folder, never another job's (or shard's) files.
-            let held = (try? FileManager.default.contentsOfDirectory(atPath: journal.directory)) ?? []
-            let temporary = (try? FileManager.default.contentsOfDirectory(atPath: journal.directory + "/tmp")) ?? []
+            // than this start made (its lock, an empty temporary folder, an empty list of finished images: no
+            // job.json), never another job's (or shard's) files.
             if case JournalError.system(_, let code) = error, code == ENOSPC || code == EDQUOT, !resuming, shard == nil {
-                if Set(held).isSubset(of: ["lock", "tmp"]), temporary.isEmpty { output.removeJournal() }
+                let files = FileManager.default
+                let held = (try? files.contentsOfDirectory(atPath: journal.directory)) ?? []
+                let temporary = (try? files.contentsOfDirectory(atPath: journal.directory + "/tmp")) ?? []
+                let finished = (try? files.attributesOfItem(atPath: journal.directory + "/finished.ndjson"))?[.size] as? Int ?? 0
+                if Set(held).isSubset(of: ["lock", "tmp", "finished.ndjson"]), temporary.isEmpty, finished == 0 {
+                    output.removeJournal()
+                }
                 throw reporter.refusal("the file system of \(directory) is full (\(error)): nothing was started; free "
                                        + "space, then run the command again", KilnExitCode.unavailable)
             }

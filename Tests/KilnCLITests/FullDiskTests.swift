@@ -129,5 +129,12 @@ import Testing
         try FileManager.default.removeItem(atPath: disk + "/filler")
         let again = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
         #expect(again.status == 0, "\(again.stderr)")
+        // A journal folder holding more than a start makes (here, a shard's record) is never removed.
+        try FileManager.default.createDirectory(atPath: disk + "/other/.kiln/shards/0-of-2", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: disk + "/other/.kiln/shards/0-of-2/job.json", contents: Data("{}".utf8))
+        fill(disk + "/filler")
+        let other = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/other", "--progress", "none"])
+        #expect(other.status == 69, "\(other.stderr)")
+        #expect(FileManager.default.fileExists(atPath: disk + "/other/.kiln/shards/0-of-2/job.json"), "the shard's journal stays")
     }
 }
