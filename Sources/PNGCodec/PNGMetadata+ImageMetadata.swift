@@ -63,12 +63,16 @@ extension PNGMetadata {
         // cICP comes before iCCP and sRGB too (PNG third edition §4.3): where it says what a profile can, it wins.
         let ownProfile = metadata.colorProfile != nil || chunks.contains { $0.type == "sRGB" }
         let cicp = chunks.first { $0.type == "cICP" && $0.data.count == 4 }
-        let colourChunks = chunks.contains { ["sRGB", "cICP", "gAMA", "cHRM"].contains($0.type) }
+        let srgbChunk = chunks.contains { $0.type == "sRGB" }
+        let gammaOrChromaticities = chunks.contains { $0.type == "gAMA" || $0.type == "cHRM" }
         if let cicp, cicp.data.elementsEqual([1, 13, 0, 1]) {
             metadata.colorProfile = nil  // sRGB, whatever an iCCP beside it says
             metadata.saysSRGB = true
-        } else if metadata.colorProfile == nil, colourChunks, Self.colourOtherThanSRGB(chunks) == nil {
-            metadata.saysSRGB = true  // an sRGB chunk, or gAMA and cHRM of sRGB's values
+        } else if metadata.colorProfile == nil, cicp == nil,
+                  srgbChunk || gammaOrChromaticities && Self.colourOtherThanSRGB(chunks) == nil {
+            // An sRGB chunk, which comes before gAMA and cHRM (libpng and browsers: they are its fallback), or
+            // gAMA and cHRM of sRGB's values.
+            metadata.saysSRGB = true
         } else if !ownProfile || cicp != nil, let colour = Self.colourOtherThanSRGB(chunks) {
             if let profile = builtProfile(describing: colour) {
                 metadata.colorProfile = profile

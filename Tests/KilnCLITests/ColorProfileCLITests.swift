@@ -247,7 +247,9 @@ struct ColorProfileCLITests {
         let colour = try PNGEncoder.encode(PixelBuffer(width: 4, height: 4, depth: .eight, bytes: opaque))
         func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
         for (name, chunk) in [("chunk.png", PNGBytes.chunk("sRGB", [0])), ("cicp.png", PNGBytes.chunk("cICP", [1, 13, 0, 1])),
-                              ("gama.png", PNGBytes.chunk("gAMA", word(45_455)))] {
+                              ("gama.png", PNGBytes.chunk("gAMA", word(45_455))),
+                              // sRGB comes before gAMA: a gAMA of 1 beside it is its fallback, not what the image is.
+                              ("both.png", PNGBytes.chunk("sRGB", [0]) + PNGBytes.chunk("gAMA", word(100_000)))] {
             try Data(PNGBytes.insertAfterHeader(chunk, into: colour)).write(to: URL(fileURLWithPath: dir.join(name)))
             let r = try kiln(["export", dir.join(name), "-o", dir.join("out"), "--profile", "srgb", "--input-profile", "p3",
                               "--device", "cpu", "--progress", "none"])
