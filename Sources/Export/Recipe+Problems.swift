@@ -20,7 +20,8 @@ extension Recipe {
             // A string no case of an enumeration has: `Cannot initialize Axis from invalid String value x`.
             if let match = context.debugDescription.firstMatch(of: /^Cannot initialize (\w+) from invalid String value (.*)$/) {
                 let values = enumerations[String(match.1)].map { "one of " + $0.joined(separator: ", ") } ?? "one of its values"
-                return "\(place(context.codingPath)): \"\(match.2)\" is not \(values)"
+                let shown = match.2.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                return "\(place(context.codingPath)): \"\(shown)\" is not \(values)"
             }
             guard context.codingPath.isEmpty, context.debugDescription.contains("not valid JSON"), let data else {
                 let reason = (context.underlyingError as NSError?).map { "not valid JSON (\($0.localizedDescription))" }
@@ -49,8 +50,26 @@ extension Recipe {
     /// JSON leaves duplicates undefined and Foundation keeps one of them silently: a recipe saying
     /// `"width":100, "width":200` must not be read as either.
     package static func duplicateKey(in data: Data) -> String? {
-        var scanner = DuplicateKeyScanner(bytes: Array(data))
+        var scanner = DuplicateKeyScanner(bytes: Array(utf8(data)))
         return scanner.value(at: "")
+    }
+
+    /// `data` (JSON the decoder read) as UTF-8 without a byte-order mark: the decoder also takes UTF-16 and UTF-32,
+    /// and a leading mark (Windows Notepad writes one), which the scanner would read as a word and stop at.
+    private static func utf8(_ data: Data) -> Data {
+        let bytes = [UInt8](data.prefix(4))
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return data.dropFirst(3) }
+        let encoding: String.Encoding? = switch bytes.count < 4 ? [] : bytes {
+        case [0, 0, 0xFE, 0xFF], [0xFF, 0xFE, 0, 0]: .utf32
+        case let b where b[0] == 0 && b[1] == 0 && b[2] == 0: .utf32BigEndian
+        case let b where b[1] == 0 && b[2] == 0 && b[3] == 0: .utf32LittleEndian
+        case let b where b.starts(with: [0xFE, 0xFF]) || b.starts(with: [0xFF, 0xFE]): .utf16
+        case let b where b[0] == 0: .utf16BigEndian
+        case let b where b[1] == 0: .utf16LittleEndian
+        default: nil
+        }
+        guard let encoding, let text = String(data: data, encoding: encoding) else { return data }
+        return Data((text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text).utf8)
     }
 
     /// "operations[2].margin", "output.level", "the top level".
@@ -71,8 +90,9 @@ extension Recipe {
     }
 
     /// Which number the decoder could not take, when it said only "not valid JSON" of valid JSON (a fraction
-    /// or an out-of-range number where an integer is decoded): each fraction or number past 2^53 is made 1
-    /// in turn, and the first whose change moves the decoder past that error is named, with its value.
+    /// or an out-of-range number where an integer is decoded): the fractions and numbers past 2^53 are made 1
+    /// one after another, each change kept, and the first whose change moves the decoder past that error is
+    /// named, with its value (with two bad numbers, the second: the first is said once that one is mended).
     /// Rejected: decoding every whole-number field as Double to check it by hand (every operation's
     /// `init(from:)` would grow a second path, and a new field could forget it).
     private static func unfitNumber(in data: Data) -> (path: String, number: NSNumber)? {
@@ -89,9 +109,10 @@ extension Recipe {
             }
         }
         collect(root, [])
+        var mended = root
         for (path, number) in numbers {
-            guard let changed = try? JSONSerialization.data(withJSONObject: replacing(root, at: path[...], with: 1),
-                                                              options: .fragmentsAllowed) else { continue }
+            mended = replacing(mended, at: path[...], with: 1)
+            guard let changed = try? JSONSerialization.data(withJSONObject: mended, options: .fragmentsAllowed) else { continue }
             do {
                 _ = try JSONDecoder().decode(Recipe.self, from: changed)
             } catch let DecodingError.dataCorrupted(context)

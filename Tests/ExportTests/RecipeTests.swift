@@ -31,12 +31,33 @@ import Testing
         (#"{"operations":[{"op":"resize","width":5,"filter":"cubic"}]}"#,
          #"operations[0].filter: "cubic" is not one of lanczos3, bilinear, nearest"#),
         (#"{"output":{"subsample":"422"}}"#, #"output.subsample: "422" is not one of 420, 444"#),
+        (#"{"operations":[{"op":"resize","fit":"a\"b","width":5}]}"#, #"operations[0].fit: "a\"b" is not one of inside, cover, fill"#),
+        // Two bad numbers: one is named (the other once it is mended), not the message that names none.
+        (#"{"operations":[{"op":"resize","width":100.5,"height":3.5}]}"#, "operations[0].width: must be a whole number, not 100.5"),
     ])
     func recipeProblems(json: String, problem: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
         try json.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(throws: RenderError.invalidRecipe(path: file, problem: problem)) { try Recipe.load(contentsOf: file) }
+    }
+
+    /// The decoder reads a recipe with a byte-order mark, or in UTF-16, which the duplicate-key scan read as a word
+    /// and stopped at: a recipe Windows Notepad saved took one of two widths without a word.
+    @Test("a duplicate key is found whatever the recipe's encoding", arguments: ["utf8-bom", "utf16le", "utf16be"])
+    func duplicateKeyInAnyEncoding(encoding: String) throws {
+        let json = #"{"operations":[{"op":"resize","width":100,"width":200}]}"#
+        let bytes: [UInt8] = switch encoding {
+        case "utf8-bom": [0xEF, 0xBB, 0xBF] + Array(json.utf8)
+        case "utf16le": [0xFF, 0xFE] + json.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        default: json.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: RenderError.invalidRecipe(path: file, problem: "operations[0].width: given twice")) {
+            try Recipe.load(contentsOf: file)
+        }
     }
 
     @Test("a stored plan is checked when decoded (what kiln resume reads)")
