@@ -59,7 +59,13 @@ import Testing
         try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("-dash.png"))
         let r = try startKiln(["export", "-dash.png", "-o", "out"], directory: dir.path).wait()
         #expect(r.status == 64, "\(r.stdout)")
-        #expect(r.stderr.contains("-dash.png would be read as options") && r.stderr.contains("./-dash.png"), "\(r.stderr)")
+        #expect(r.stderr.contains("-dash.png would be read as options") && r.stderr.contains("(kiln export … -- -dash.png)")
+                && r.stderr.contains("./-dash.png"), "\(r.stderr)")
+        // A value that starts with a dash is no name, even where a file is called so.
+        _ = FileManager.default.createFile(atPath: dir.join("-0.5"), contents: Data())
+        let value = try startKiln(["export", "./-dash.png", "--brightness", "-0.5", "-o", "value", "--progress", "none"],
+                                  directory: dir.path).wait()
+        #expect(value.status == 0, "\(value.stderr)")
         let named = try startKiln(["export", "-o", "out", "--progress", "none", "--", "-dash.png"], directory: dir.path).wait()
         #expect(named.status == 0, "\(named.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.join("out/-dash.png")))
