@@ -541,9 +541,12 @@ public final class ExportJob: Sendable {
                 // what its render schedule holds and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
                 try codec.checkSize(width: size.width, height: size.height)
-                let needed = try renderer.workingSet(of: reader.header, orientation: orientation)
-                    + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
-                    + Self.imageOverhead
+                let working = try renderer.workingSet(of: reader.header, orientation: orientation)
+                // What the budget leaves the writer when this image runs alone: a JPEG streams with standard tables
+                // rather than hold coefficients that would not fit (they only make the file smaller).
+                settings.heldBytesLimit = max(0, memory.limit - memory.reserved - working - Self.imageOverhead)
+                let needed = working + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth,
+                                                         settings: settings) + Self.imageOverhead
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
                 // Where the encoder writes: straight into the staged output file; into memory when

@@ -103,7 +103,13 @@ public final class JPEGWriter: ImageWriter {
 
     /// Whether libjpeg holds every coefficient: progressive output, or tables optimised within the bound.
     static func holdsCoefficients(width: Int, height: Int, settings: WriteSettings) -> Bool {
-        settings.progressive || coefficientBytes(width: width, height: height, settings: settings) <= optimizedCoefficientBound
+        settings.progressive || optimizes(width: width, height: height, settings: settings)
+    }
+
+    /// Whether the tables are optimised: the coefficients fit ``optimizedCoefficientBound`` and what the job's memory
+    /// leaves the image (``ImageCore/WriteSettings/heldBytesLimit``).
+    static func optimizes(width: Int, height: Int, settings: WriteSettings) -> Bool {
+        coefficientBytes(width: width, height: height, settings: settings) <= min(optimizedCoefficientBound, settings.heldBytesLimit)
     }
 
     static func quality(_ settings: WriteSettings) -> Int { settings.quality ?? JPEGImageCodec.defaultQuality }
@@ -126,8 +132,7 @@ public final class JPEGWriter: ImageWriter {
         var options = cjpeg_encode_options(
             quality: Int32(Self.quality(settings)), progressive: settings.progressive ? 1 : 0,
             subsample_420: Self.subsampling(settings) == .s420 ? 1 : 0,
-            optimize: Self.coefficientBytes(width: width, height: height, settings: settings)
-                <= Self.optimizedCoefficientBound ? 1 : 0,
+            optimize: Self.optimizes(width: width, height: height, settings: settings) ? 1 : 0,
             background: (UInt16(background.red) * scale, UInt16(background.green) * scale, UInt16(background.blue) * scale),
             gray: Self.isGray(settings) ? 1 : 0)
         encoder = try JPEGEncoder(width: width, height: height, depth: depth, options: &options)
