@@ -4,11 +4,8 @@
 public protocol ImageCodec: Sendable {
     /// The format it reads and writes.
     var format: ImageFormat { get }
-    /// Bytes of a file's start that ``recognizes(_:)`` needs at most.
-    var signatureLength: Int { get }
-    /// Whether a file starting with `prefix` (its first ``signatureLength``
-    /// bytes, fewer for a shorter file) is in this format.
-    func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool
+    /// The bytes every file of this format starts with; nil where any byte stands (a WebP's RIFF size).
+    var signature: [UInt8?] { get }
     /// Opens the file at `path`, streaming it, and reads its header; checks
     /// `limits` before anything image-sized exists.
     func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader
@@ -34,6 +31,25 @@ public protocol ImageCodec: Sendable {
 }
 
 extension ImageCodec {
+    /// Bytes of a file's start that ``recognizes(_:)`` needs.
+    public var signatureLength: Int { signature.count }
+
+    /// Whether a file starting with `prefix` (its first ``signatureLength`` bytes, fewer for a shorter file) is
+    /// in this format.
+    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
+        prefix.count == signature.count && matchesSignature(prefix)
+    }
+
+    /// Whether `prefix`, a whole file shorter than the signature, is the signature's start: a file of this format
+    /// cut inside it (a JPEG of two bytes), which no reader takes and which is this format's all the same.
+    public func isCutInsideSignature(_ prefix: ArraySlice<UInt8>) -> Bool {
+        !prefix.isEmpty && prefix.count < signature.count && matchesSignature(prefix)
+    }
+
+    private func matchesSignature(_ prefix: ArraySlice<UInt8>) -> Bool {
+        zip(prefix, signature).allSatisfy { byte, expected in expected.map { $0 == byte } ?? true }
+    }
+
     /// No limit but the pixels a job allows (`--max-pixels`).
     public func checkSize(width: Int, height: Int) throws {}
 

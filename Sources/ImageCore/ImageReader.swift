@@ -31,11 +31,3 @@ extension ImageReader {
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }
 }
-
-/// A codec's error that may say the file began in its format and ended too soon. Where no codec reads a file,
-/// the one that says so names the file's format, and its reason alone is given: a JPEG of two bytes was
-/// "not a PNG file (bad signature) …; truncated JPEG …; not a WebP file", each codec's reason in turn.
-public protocol TruncationReporting: Error {
-    /// Whether the error is that the data ends early.
-    var isTruncation: Bool { get }
-}

@@ -1,5 +1,4 @@
 import CJPEG
-public import ImageCore
 
 /// Why a JPEG could not be decoded or encoded, in libjpeg's words.
 ///
@@ -49,12 +48,5 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyPixels(let width, let height, let limit):
             "image too large: \(width)×\(height) = \(width * height) pixels exceeds the limit of \(limit)"
         }
-    }
-}
-
-extension JPEGError: TruncationReporting {
-    public var isTruncation: Bool {
-        if case .truncated = self { return true }
-        return false
     }
 }

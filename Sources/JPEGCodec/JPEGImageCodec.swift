@@ -18,11 +18,8 @@ public struct JPEGImageCodec: ImageCodec {
 
     public var format: ImageFormat { .jpeg }
 
-    public var signatureLength: Int { 3 }
-
-    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
-        prefix.elementsEqual([0xFF, 0xD8, 0xFF])
-    }
+    /// SOI, then the next marker's 0xFF.
+    public var signature: [UInt8?] { [0xFF, 0xD8, 0xFF] }
 
     public func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader {
         try JPEGRowReader(contentsOf: path, limits: limits)

@@ -1,5 +1,3 @@
-public import ImageCore
-
 /// Why a PNG could not be decoded or encoded.
 ///
 /// Messages never name the file: callers that know it prefix it
@@ -42,12 +40,5 @@ public enum PNGError: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed(let detail): "corrupt PNG: \(detail)"
         case .invalidArgument(let detail): "invalid argument: \(detail)"
         }
-    }
-}
-
-extension PNGError: TruncationReporting {
-    public var isTruncation: Bool {
-        if case .truncated = self { return true }
-        return false
     }
 }

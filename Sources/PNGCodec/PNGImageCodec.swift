@@ -11,13 +11,7 @@ public struct PNGImageCodec: ImageCodec {
     public var format: ImageFormat { .png }
 
     /// The PNG signature (PNG specification §5.2).
-    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
-    public var signatureLength: Int { Self.signature.count }
-
-    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
-        prefix.elementsEqual(Self.signature)
-    }
+    public var signature: [UInt8?] { [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] }
 
     public func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader {
         try PNGRowReader(contentsOf: path, limits: limits)

@@ -68,11 +68,8 @@ public struct WebPImageCodec: ImageCodec {
 
     public var format: ImageFormat { .webp }
 
-    public var signatureLength: Int { 12 }
-
-    public func recognizes(_ prefix: ArraySlice<UInt8>) -> Bool {
-        prefix.count == 12 && prefix.prefix(4).elementsEqual("RIFF".utf8) && prefix.suffix(4).elementsEqual("WEBP".utf8)
-    }
+    /// "RIFF", the RIFF size (any), "WEBP".
+    public var signature: [UInt8?] { Array("RIFF".utf8) + [nil, nil, nil, nil] + Array("WEBP".utf8) }
 
     public func reader(contentsOf path: String, limits: DecodingLimits) throws -> any ImageReader {
         try WebPReader(bytes: try Self.contents(of: path), limits: limits)
@@ -274,12 +271,5 @@ public final class WebPWriter: ImageWriter {
         defer { cwebp_free(output) }
         try self.output.write(UnsafeRawBufferPointer(start: output, count: size))
         return dropped
-    }
-}
-
-extension WebPError: TruncationReporting {
-    public var isTruncation: Bool {
-        if case .truncated = self { return true }
-        return false
     }
 }

@@ -71,6 +71,11 @@ enum ImageCodecs {
         // Said once, not as each codec's reason ("not a PNG file: the input is empty; not a JPEG file: …").
         if start.isEmpty { throw EmptyFile() }
         if let format = ForeignFormats.name(of: start) { throw ForeignImage(format: format) }
+        // A whole file shorter than a format's signature and its start (a JPEG of two bytes, "RIFF"): that format,
+        // cut. Before, each reader's reason in turn ("not a PNG file (bad signature) …; truncated JPEG …; not a WebP").
+        if let codec = all.first(where: { $0.isCutInsideSignature(start) }) {
+            throw CutInsideSignature(format: codec.format.title, bytes: start.count)
+        }
         var reasons: [any Error] = []
         for codec in all {
             do { return try open(codec) } catch { reasons.append(error) }
@@ -114,6 +119,15 @@ enum ImageCodecs {
     }
 }
 
+/// A file that ends inside its format's signature.
+struct CutInsideSignature: Error, CustomStringConvertible {
+    /// "JPEG".
+    let format: String
+    /// The file's size.
+    let bytes: Int
+    var description: String { "truncated \(format): the file ends after \(bytes) byte\(bytes == 1 ? "" : "s"), inside the \(format) signature" }
+}
+
 /// An input of no bytes at all.
 struct EmptyFile: Error, CustomStringConvertible {
     var description: String { "the file is empty (0 bytes)" }
@@ -124,11 +138,7 @@ struct UnsupportedImage: Error, CustomStringConvertible {
     /// Why each codec refused it.
     let reasons: [any Error]
     var description: String {
-        if reasons.isEmpty { return "not an image Kiln reads (\(ImageCodecs.readableNames))" }
-        // One codec saw its format begin (a JPEG of two bytes, a PNG cut inside its signature): its reason alone.
-        let truncations = reasons.filter { ($0 as? any TruncationReporting)?.isTruncation == true }
-        if truncations.count == 1 { return "\(truncations[0])" }
-        return reasons.map { "\($0)" }.joined(separator: "; ")
+        reasons.isEmpty ? "not an image Kiln reads (\(ImageCodecs.readableNames))" : reasons.map { "\($0)" }.joined(separator: "; ")
     }
 }
 
