@@ -33,6 +33,14 @@ import Testing
         }
     }
 
+    /// A tmpfs of `size` ("4m") mounted at `dir`/disk; its path. The caller unmounts it (`defer`).
+    private func mountSmallDisk(in dir: TemporaryDirectory, size: String) throws -> String {
+        let disk = dir.join("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=" + size, "tmpfs", disk]).status == 0)
+        return disk
+    }
+
     /// What fills the file system at `path`, for a failure's message: `df` and every file's size.
     private func usage(of path: String) -> String {
         let df = (try? ProcessRunner.run("/bin/df", ["-k", path]))?.stdout ?? ""
@@ -43,9 +51,7 @@ import Testing
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
     func aFullDiskStopsTheJobResumablyAndTheSummaryAgreesWithTheJournal() throws {
         let dir = try TemporaryDirectory()
-        let disk = dir.join("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", disk]).status == 0)
+        let disk = try mountSmallDisk(in: dir, size: "64m")
         defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
         let out = disk + "/out"
         // After 3 images the job waits for the release file; the disk is filled meanwhile.
@@ -84,9 +90,7 @@ import Testing
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
     func inPlaceAFullDiskNamesTheInputsFolder() throws {
         let dir = try TemporaryDirectory()
-        let disk = dir.join("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk]).status == 0)
+        let disk = try mountSmallDisk(in: dir, size: "4m")
         defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
         try FileManager.default.createDirectory(atPath: disk + "/in", withIntermediateDirectories: false)
         for name in ["rgb8.png", "rgba8.png"] {
@@ -117,9 +121,7 @@ import Testing
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
     func aDiskFullAtTheStartStartsNothing() throws {
         let dir = try TemporaryDirectory()
-        let disk = dir.join("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        #expect(try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]).status == 0)
+        let disk = try mountSmallDisk(in: dir, size: "1m")
         defer { _ = try? ProcessRunner.run("/bin/umount", ["-l", disk]) }
         fill(disk + "/filler")
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
