@@ -161,11 +161,20 @@ public struct TextEntry: Sendable, Equatable {
     public var keyword: String
     /// The text.
     public var value: String
+    /// Whether it is a JPEG comment that was not UTF-8, read as Latin-1: written back into a JPEG so, byte for
+    /// byte (a Latin-1 "café" came back as UTF-8). Other text is written as UTF-8, as today's readers take a
+    /// comment. A hint of how it was stored, not of what it says: entries are equal without it.
+    public var latin1: Bool
 
     /// An entry.
-    public init(keyword: String, value: String) {
+    public init(keyword: String, value: String, latin1: Bool = false) {
         self.keyword = keyword
         self.value = value
+        self.latin1 = latin1
+    }
+
+    public static func == (a: TextEntry, b: TextEntry) -> Bool {
+        a.keyword == b.keyword && a.value == b.value
     }
 }
 

@@ -61,8 +61,12 @@ struct JPEGSegment: Equatable {
                 // Text of no stated encoding: UTF-8 where it is that, else Latin-1 (what older writers meant); cut at
                 // a NUL (C writers end it with one), which no PNG text may hold.
                 let text = segment.data.prefix { $0 != 0 }
-                let value = String(validating: text, as: UTF8.self) ?? String(text.map { Character(Unicode.Scalar($0)) })
-                metadata.text.append(TextEntry(keyword: commentKeyword, value: value))
+                if let utf8 = String(validating: text, as: UTF8.self) {
+                    metadata.text.append(TextEntry(keyword: commentKeyword, value: utf8))
+                } else {
+                    metadata.text.append(TextEntry(keyword: commentKeyword, value: String(text.map { Character(Unicode.Scalar($0)) }),
+                                                   latin1: true))
+                }
             case 0xE2:
                 guard let part = segment.payload(after: iccSignature), part.count >= 2 else { continue }
                 let number = Int(part[part.startIndex]), count = Int(part[part.startIndex + 1])
@@ -145,7 +149,9 @@ struct JPEGSegment: Equatable {
         if keep.contains(.text) {
             // Comments (a JPEG's COM, a PNG's "Comment") as COM segments, each in one; the other entries have no place.
             for entry in metadata.text where entry.keyword == commentKeyword {
-                let bytes = Array(entry.value.utf8)
+                let scalars = entry.value.unicodeScalars
+                let bytes = entry.latin1 && scalars.allSatisfy({ $0.value <= 0xFF }) ? scalars.map { UInt8($0.value) }
+                    : Array(entry.value.utf8)
                 if bytes.count <= maxData {
                     segments.append(JPEGSegment(marker: comment, data: bytes))
                 } else {

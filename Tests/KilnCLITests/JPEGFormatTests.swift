@@ -569,6 +569,15 @@ struct JPEGHeaderTests {
         let back = try kiln(["export", dir.join("png/c.png"), "-o", dir.join("back"), "--format", "jpeg", "--progress", "none"])
         #expect(back.status == 0, "\(back.stderr)")
         #expect(try tag("Comment", of: dir.join("back/c.jpg")) == "Café at dawn, 6 am")
+        // A comment in Latin-1 (no UTF-8) comes through byte for byte: it came back as UTF-8 ("caf\xC3\xA9").
+        let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("c.jpg"))))
+        let latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+        let com: [UInt8] = [0xFF, 0xFE, 0, UInt8(latin1.count + 2)] + latin1
+        try Data(plain.prefix(2) + com + plain.dropFirst(2)).write(to: URL(fileURLWithPath: dir.join("l.jpg")))
+        let kept = try kiln(["export", dir.join("l.jpg"), "-o", dir.join("latin1"), "--progress", "none"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: dir.join("latin1/l.jpg")))
+        #expect(written.range(of: Data(com)) != nil, "the Latin-1 comment, byte for byte")
         // --keep without text leaves it out.
         let none = try kiln(["export", dir.join("c.jpg"), "-o", dir.join("none"), "--keep", "exif", "--progress", "none"])
         #expect(none.status == 0, "\(none.stderr)")
