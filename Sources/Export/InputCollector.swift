@@ -307,8 +307,9 @@ public struct InputCollector {
         var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
         var inPlacePaths: [String: (path: String, input: String)] = [:]
+        // By their bytes: NFC and NFD spellings are two files (see above).
         let linkedTargets = options.inPlace ? Set(items.filter { $0.problem == nil && !Self.isSymbolicLink($0.input) }
-                                                        .compactMap { Self.resolvedPath($0.input) }) : []
+                                                        .compactMap { Self.resolvedPath($0.input).map { Array($0.utf8) } }) : []
         var kept: [ExportItem] = []
         kept.reserveCapacity(items.count)
         var repeated: [String] = []
@@ -322,7 +323,7 @@ public struct InputCollector {
             if item.problem == nil {
                 if options.inPlace, let path = Self.resolvedPath(item.input) {
                     if Self.isSymbolicLink(item.input) {
-                        if linkedTargets.contains(path) {
+                        if linkedTargets.contains(Array(path.utf8)) {
                             repeated.append(item.input)
                             continue
                         }
