@@ -183,9 +183,11 @@ int ccolor_profile_is_cmyk(ccolor_profile profile) {
     return profile != NULL && cmsGetColorSpace(profile) == cmsSigCmykData;
 }
 
-ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profile output, int intent) {
+ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profile output, int intent,
+                                              int black_point_compensation) {
     if (input == NULL || output == NULL) return NULL;
-    return cmsCreateTransform(input, TYPE_CMYK_8, output, TYPE_RGBA_8, (cmsUInt32Number)intent, cmsFLAGS_NOCACHE);
+    cmsUInt32Number flags = cmsFLAGS_NOCACHE | (black_point_compensation ? cmsFLAGS_BLACKPOINTCOMPENSATION : 0);
+    return cmsCreateTransform(input, TYPE_CMYK_8, output, TYPE_RGBA_8, (cmsUInt32Number)intent, flags);
 }
 
 void ccolor_cmyk_to_rgba(ccolor_transform transform, uint8_t *pixels, size_t pixel_count) {

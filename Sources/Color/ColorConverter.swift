@@ -62,13 +62,15 @@ public final class ColorConverter: @unchecked Sendable {
     /// The conversion of rows at `depth` from the profile `metadata` names (or
     /// the input profile) into the target, and the target's profile made the
     /// one of `metadata`; nil, the colours left as they are, when lcms2 cannot
-    /// link even the input profile; `gray`: the rows are gray (a gray profile
+    /// link even the input profile, or the rows are in the target already; `gray`: the rows are gray (a gray profile
     /// converts only those). Also the warnings (an embedded profile lcms2
     /// refuses, a gray one on colour rows, one that does not link). The
     /// profile is known before the pixels (PNG's iCCP precedes IDAT, JPEG's
     /// APP2 the frame, WebP's ICCP the image), so rows are converted as they
     /// stream to the encoder.
     public func rows(depth: PixelBuffer.Depth, gray: Bool, metadata: inout ImageMetadata) -> (RowConversion?, [String]) {
+        // Already in the target (a CMYK JPEG converted straight into it as it was decoded): nothing to do.
+        if let profile = metadata.colorProfile, profile.bytes == tag.bytes { return (nil, []) }
         let key = ConversionKey(profile: metadata.colorProfile?.bytes, saysSRGB: metadata.colorProfile == nil && metadata.saysSRGB,
                                 depth: depth, gray: gray)
         let conversion = conversions.value(for: key) {
@@ -101,12 +103,7 @@ public final class ColorConverter: @unchecked Sendable {
             }
         }
         defer { if let source { ccolor_profile_close(source) } }
-        let intent: Int32 = switch conversion.intent {
-        case .perceptual: CCOLOR_PERCEPTUAL
-        case .relative: CCOLOR_RELATIVE
-        case .saturation: CCOLOR_SATURATION
-        case .absolute: CCOLOR_ABSOLUTE
-        }
+        let intent = intentCode
         let bpc: Int32 = conversion.intent == .relative ? 1 : 0
         var transform = ccolor_transform_create(source ?? fallbackInput, target, Int32(depth.rawValue), intent, bpc)
         if transform == nil, source != nil {
@@ -132,6 +129,25 @@ public final class ColorConverter: @unchecked Sendable {
     }
 
     private var keepsGrayNeutral: Bool { conversion.target == .srgb || conversion.target == .displayP3 }
+
+    /// The profile every output is tagged with: the target's.
+    public var targetProfile: ColorProfile { tag }
+
+    /// Calls `body` with the target's lcms2 profile, the intent and whether black-point compensation is on
+    /// (``CMYKConverter`` converts into the target with them).
+    func withTarget<T>(_ body: (ccolor_profile, Int32, Int32) -> T) -> T {
+        body(target, intentCode, conversion.intent == .relative ? 1 : 0)
+    }
+
+    /// lcms2's code of the intent.
+    private var intentCode: Int32 {
+        switch conversion.intent {
+        case .perceptual: CCOLOR_PERCEPTUAL
+        case .relative: CCOLOR_RELATIVE
+        case .saturation: CCOLOR_SATURATION
+        case .absolute: CCOLOR_ABSOLUTE
+        }
+    }
 
     /// Makes the target's profile the one of `metadata` (whose pixels were converted into it).
     public func retag(_ metadata: inout ImageMetadata) {

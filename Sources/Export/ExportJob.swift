@@ -473,7 +473,12 @@ public final class ExportJob: Sendable {
                 let limits = DecodingLimits(maxPixels: options.maxPixels)
                 if source == nil { source = InputFile(path: item.input) }
                 let whole = source?.bytes
-                let open = { try ImageCodecs.reader(path: item.input, bytes: whole, limits: limits) }
+                let open = {
+                    let reader = try ImageCodecs.reader(path: item.input, bytes: whole, limits: limits)
+                    // A CMYK JPEG under --profile: converted straight into the target as it is decoded.
+                    if let converter = self.colorConverter { try ImageCodecs.convertCMYK(of: reader, into: converter) }
+                    return reader
+                }
                 let reader = try open()
                 if let pause = hooks.decodePause { pauseDecoding(until: pause) }
                 result.pixels = reader.width * reader.height

@@ -13,10 +13,12 @@ public import ImageCore
 public final class JPEGRowReader: ImageReader {
     public private(set) var header: ImageHeader
     /// Every APP segment precedes the image data in a JPEG: this is the whole.
-    public let leadingMetadata: ImageMetadata
+    public private(set) var leadingMetadata: ImageMetadata
     private var decoder: JPEGDecoder
-    /// Converts the rows of a CMYK or YCCK JPEG to sRGB; nil for the others.
-    private let cmyk: CMYKConverter?
+    /// Converts the rows of a CMYK or YCCK JPEG to sRGB (or a `--profile` target); nil for the others.
+    private var cmyk: CMYKConverter?
+    /// A CMYK JPEG's own profile, which ``convertCMYK(into:)`` converts from.
+    private let cmykProfile: ColorProfile?
     /// Whether rows are being decoded (the scale is fixed then).
     private var started = false
     /// Rows read or skipped so far.
@@ -40,6 +42,7 @@ public final class JPEGRowReader: ImageReader {
             throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         var metadata = JPEGSegment.metadata(of: decoder.segments())
+        cmykProfile = decoder.info.rows == CJPEG_ROWS_CMYK ? metadata.colorProfile : nil
         if decoder.info.rows == CJPEG_ROWS_CMYK {
             do {
                 let converter = try CMYKConverter(embedded: metadata.colorProfile)
@@ -58,6 +61,22 @@ public final class JPEGRowReader: ImageReader {
                              isGray: decoder.info.components == 1, decodesWhole: false)
         leadingMetadata = metadata
         self.decoder = decoder
+    }
+
+    /// Converts a CMYK JPEG's rows straight into `converter`'s target (`--profile`), with its intent, rather than
+    /// into sRGB first, which clipped a wider target to sRGB; no change for another JPEG, or one converted naively.
+    /// Before the first row.
+    /// - Throws: `JPEGError.unsupported` when lcms2 cannot make sRGB.
+    public func convertCMYK(into converter: ColorConverter) throws(JPEGError) {
+        precondition(!started, "convertCMYK before the first read")
+        guard cmyk != nil else { return }
+        do {
+            let retargeted = try CMYKConverter(embedded: cmykProfile, into: converter)
+            leadingMetadata.replaceColorProfile(with: retargeted.profile)
+            cmyk = retargeted
+        } catch {
+            throw .unsupported("\(error)")
+        }
     }
 
     /// DCT scaling: the largest of 1/8, 1/4, 1/2 that keeps the rows at least 5/4 of `width × height`,

@@ -187,6 +187,27 @@ import Testing
                 "\(warnings)")
     }
 
+    /// Under `--profile`, a CMYK JPEG converts straight into the target with its intent. It went to sRGB first: in
+    /// Display P3, pure cyan ink came out 69,154,222 (sRGB's clipped cyan), where vips' direct conversion gives
+    /// 0,152,222, and every `--intent` gave the same bytes.
+    @Test(.enabled(if: ImageTools.has("vips"), "needs vips to write a CMYK JPEG with a profile"))
+    func aCMYKJPEGConvertsStraightIntoTheTarget() throws {
+        let dir = try TemporaryDirectory()
+        try ImageTools.run("vips", ["black", dir.join("c.v"), "32", "16", "--bands", "4"])
+        try ImageTools.run("vips", ["linear", dir.join("c.v"), dir.join("ink.v"), "0 0 0 0", "255 0 0 0", "--uchar"])
+        try ImageTools.run("vips", ["copy", dir.join("ink.v"), dir.join("cmyk.v"), "--interpretation", "cmyk"])
+        try ImageTools.run("vips", ["jpegsave", dir.join("cmyk.v"), dir.join("cyan.jpg"), "--profile", "cmyk"])
+        var pixels: [String: [Int]] = [:]
+        for intent in ["relative", "absolute"] {
+            let r = try export([dir.join("cyan.jpg"), "-o", dir.join(intent), "--format", "png", "--profile", "p3",
+                                "--intent", intent])
+            #expect(r.status == 0, "\(r.stderr)")
+            pixels[intent] = try ImageTools.pixel(dir.join(intent + "/cyan.png"), 5, 5)
+        }
+        #expect(pixels["relative"]![0] <= 8 && pixels["relative"]![2] >= 210, "P3's cyan, not sRGB's: \(pixels)")
+        #expect(pixels["relative"] != pixels["absolute"], "the intent reaches the CMYK step: \(pixels)")
+    }
+
     /// Gray rows make a one-component JPEG, as vips writes one (a third of the coefficients; before, every JPEG had
     /// three): a gray source, a gray source with alpha flattened onto a gray background, and `--grayscale`. Alpha
     /// flattened onto a coloured background makes colour, so three.

@@ -68,7 +68,8 @@ void ccolor_profile_close(ccolor_profile profile);
 ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile output, int bit_depth, int intent,
                                          int black_point_compensation);
 /* A CMYK (8 bits, 0 = no ink) → RGBA (8 bits) transform; NULL when lcms2 cannot link the profiles. */
-ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profile output, int intent);
+ccolor_transform ccolor_transform_cmyk_create(ccolor_profile input, ccolor_profile output, int intent,
+                                              int black_point_compensation);
 /* Converts `pixel_count` CMYK pixels (4 bytes each) in place to RGBA, alpha 255: through `transform`,
  * or, when it is NULL, naively (R = (255 - C)(255 - K) / 255, …), as with no profile to go by. */
 void ccolor_cmyk_to_rgba(ccolor_transform transform, uint8_t *pixels, size_t pixel_count);

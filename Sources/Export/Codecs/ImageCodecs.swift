@@ -1,3 +1,4 @@
+import Color
 import Compute
 import Foundation
 import ImageCore
@@ -81,6 +82,12 @@ enum ImageCodecs {
             do { return try open(codec) } catch { reasons.append(error) }
         }
         throw UnsupportedImage(reasons: reasons)
+    }
+
+    /// Under `--profile`, a CMYK JPEG's rows converted straight into the target as they are decoded
+    /// (``JPEGRowReader/convertCMYK(into:)``); any other reader is left as it is. Before its first row.
+    static func convertCMYK(of reader: any ImageReader, into converter: ColorConverter) throws {
+        try (reader as? JPEGRowReader)?.convertCMYK(into: converter)
     }
 
     /// The header of the file at `path`, by the codec its content names.
