@@ -59,7 +59,8 @@ extension Recipe {
     private static func utf8(_ data: Data) -> Data {
         let bytes = [UInt8](data.prefix(4))
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return data.dropFirst(3) }
-        let encoding: String.Encoding? = switch bytes.count < 4 ? [] : bytes {
+        guard bytes.count == 4 else { return data }  // "{}": no room for another encoding's marks
+        let encoding: String.Encoding? = switch bytes {
         case [0, 0, 0xFE, 0xFF], [0xFF, 0xFE, 0, 0]: .utf32
         case let b where b[0] == 0 && b[1] == 0 && b[2] == 0: .utf32BigEndian
         case let b where b[1] == 0 && b[2] == 0 && b[3] == 0: .utf32LittleEndian

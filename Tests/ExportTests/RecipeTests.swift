@@ -60,6 +60,16 @@ import Testing
         }
     }
 
+    /// The shortest recipes, `{}` and `{} ` (no operations, default output), are valid: the encoding check read four
+    /// bytes of a file that had fewer, and kiln crashed (SIGILL).
+    @Test("a recipe of two or three bytes is read", arguments: ["{}", "{} ", "{}\n"])
+    func tinyRecipe(json: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
+        try json.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try Recipe.load(contentsOf: file).operations.isEmpty)
+    }
+
     @Test("a stored plan is checked when decoded (what kiln resume reads)")
     func storedPlan() throws {
         for json in [#"{"operations":[{"op":"blur","sigma":1e30}],"level":6}"#, #"{"operations":[],"level":12}"#] {
