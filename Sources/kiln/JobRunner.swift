@@ -118,9 +118,11 @@ struct JobRunner {
             }
             // The inputs a stopped run in place replaced, which this start would not take as its own work: it
             // would stack other options on them, or forget their records (then that run's command again processed
-            // them twice). Refused before anything is written. A finished run's journal (kept for its failures, or
-            // by --keep-journal) is over: forgetting it is what its clean end would have done.
-            if !resuming, let earlier = try? journal.job(), journal.status()?.state != .finished {
+            // them twice). Refused before anything is written. Only a run that finished clean (its journal kept by
+            // --keep-journal) is over: forgetting it is what its end would have done. One that ended with failures
+            // is not: its command again retries them and skips the rest.
+            let ended = journal.status()
+            if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
                 let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
                                                               inPlace: record.options.inPlace, earlier: earlier,
                                                               records: earlierRecords, in: output)

@@ -111,9 +111,11 @@ import Testing
         }
     }
 
-    /// A finished run's journal (kept for its failures, or by --keep-journal) does not hold back another export from
-    /// the same folder: the refusal meant for a stopped run's records refused every later in-place export there.
-    @Test func aFinishedRunsKeptJournalHoldsNothingBack() throws {
+    /// A clean run's journal kept by --keep-journal does not hold back another export from the same folder: the
+    /// refusal meant for a stopped run's records refused every later in-place export there. A run that ended with a
+    /// failure does: its command again retries the failure and skips the rest, and another export taking the journal
+    /// over made that command brighten the done image a second time.
+    @Test func aCleanRunsKeptJournalHoldsNothingBackAFailedOnesDoes() throws {
         let dir = try TemporaryDirectory()
         for folder in ["x", "y"] {
             try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true)
@@ -124,6 +126,16 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         let second = try startKiln(["export", "--in-place", "y", "--rotate", "90", "--progress", "none"], directory: dir.path).wait()
         #expect(second.status == 0, "\(second.stderr)")
+
+        try FileManager.default.createDirectory(atPath: dir.join("z"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("z/good.png"))
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: URL(fileURLWithPath: dir.join("z/bad.png")))
+        let failed = try startKiln(["export", "--in-place", "z", "--brightness", "0.1", "--progress", "none"], directory: dir.path).wait()
+        #expect(failed.status == 1, "\(failed.stderr)")
+        let other = try startKiln(["export", "--in-place", "y", "--rotate", "90", "--progress", "json"], directory: dir.path).wait()
+        #expect(other.status == 64, "\(other.stderr)")
+        #expect(Events(other.stdoutLines).named("error").first?[string: "message"].hasPrefix("1 input (z/good.png) was replaced") == true,
+                "\(other.stdout)")
     }
 
     /// Another user's file this one may not write, in a folder this one may: the rename replaced it all the same
