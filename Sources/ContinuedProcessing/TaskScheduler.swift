@@ -15,6 +15,10 @@ public actor TaskScheduler {
     private let identifiers: IdentifierPolicy
     private var handlers: [String: LaunchHandler] = [:]
     private var pending: [ContinuedProcessingTaskRequest] = []
+    /// Why every task was expired (``expireAll(reason:)``: the process is stopping), or nil. A request submitted
+    /// after it starts expired: a Ctrl-C between a program's lifecycle start and its submission expired nothing,
+    /// and the task then ran to its end (found 2026-11-28).
+    private var expiredAllReason: ExpirationReason?
     private var probedResources: ContinuedProcessingTaskRequest.Resources?
     /// Started tasks until the scheduler notices they ended.
     var running: [RunningTask] = []
@@ -87,9 +91,17 @@ public actor TaskScheduler {
         }
         if hasSlot(for: request.requiredResources) {
             start(request)
+            if let reason = expiredAllReason, let started = running.last, started.task.identifier == request.identifier {
+                started.task.expire(reason)
+            }
             return
         }
         guard request.strategy == .queue else { throw TaskSchedulerError.immediateRunIneligible }
+        if let reason = expiredAllReason {
+            // As expireAll drops a pending request.
+            hub.emit(.expiring(identifier: request.identifier, reason: reason))
+            return
+        }
         guard pending.count < configuration.maxPendingRequests else {
             throw TaskSchedulerError.tooManyPendingTaskRequests
         }
@@ -124,8 +136,10 @@ public actor TaskScheduler {
     }
 
     /// Expires every running task and drops every pending request, each with
-    /// `.expiring(identifier:reason:)`: what SIGTERM and Ctrl-C call.
+    /// `.expiring(identifier:reason:)`: what SIGTERM and Ctrl-C call. A request submitted later is treated alike
+    /// (started and expired at once where it would start, else dropped).
     public func expireAll(reason: ExpirationReason) {
+        expiredAllReason = expiredAllReason ?? reason
         for entry in running {
             entry.task.expire(reason)
         }

@@ -24,6 +24,7 @@ final class Probe: Sendable {
         let events = scheduler.events()
         let lifecycle = ProcessLifecycle(scheduler: scheduler, options: lifecycleOptions())
         lifecycle.start()
+        if let number = options.raiseAtStart { kill(getpid(), number) }
         say("ready \(getpid()) nice \(Self.nice())")
         do {
             try await scheduler.register(forTaskWithIdentifier: Self.identifier) { task in await self.work(task) }

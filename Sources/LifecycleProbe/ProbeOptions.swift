@@ -1,7 +1,7 @@
 import Foundation
 
 /// The probe's command line: `--grace-ms N --cleanup-ms N --step-ms N --steps N
-/// --check-ms N --background-file PATH`.
+/// --check-ms N --background-file PATH --raise-at-start SIGNAL`.
 struct ProbeOptions {
     var grace = Duration.milliseconds(3000)
     var cleanup = Duration.milliseconds(300)
@@ -10,6 +10,9 @@ struct ProbeOptions {
     var foregroundCheck = Duration.milliseconds(100)
     /// While this file exists the probe counts as in the background of its terminal.
     var backgroundFile: String?
+    /// A signal the probe sends its process (as `kill` does, not `raise`: a thread's own signal stays with the
+    /// thread) the moment ``ContinuedProcessing/ProcessLifecycle/start()`` returns.
+    var raiseAtStart: Int32?
 
     init(_ arguments: [String]) {
         var values: [String: String] = [:]
@@ -24,5 +27,6 @@ struct ProbeOptions {
         steps = values["--steps"].flatMap(Int64.init) ?? steps
         foregroundCheck = milliseconds("--check-ms") ?? foregroundCheck
         backgroundFile = values["--background-file"]
+        raiseAtStart = values["--raise-at-start"].flatMap(Int32.init)
     }
 }

@@ -49,4 +49,18 @@ struct ExpireAllTests {
         #expect(events.all.filter { if case .expiring = $0 { true } else { false } }
             == [.expiring(identifier: "org.test.once", reason: .userCancelled)])
     }
+
+    /// A request submitted after expireAll (a Ctrl-C between a program's lifecycle start and its submission) starts
+    /// expired: before, the expiry had found nothing to expire, and the task then ran to its end.
+    @Test func aRequestSubmittedAfterExpireAllStartsExpired() async throws {
+        let scheduler = makeScheduler()
+        let events = EventRecorder(scheduler)
+        let expirations = Counter()
+        try await scheduler.registerCooperative("org.test.late", expirations: expirations)
+        await scheduler.expireAll(reason: .userCancelled)
+        try await scheduler.submit(request("org.test.late"))
+        #expect(await events.waitFor(.completed(identifier: "org.test.late", success: false)))
+        #expect(events.contains(.expiring(identifier: "org.test.late", reason: .userCancelled)))
+        #expect(expirations.value == 1)
+    }
 }

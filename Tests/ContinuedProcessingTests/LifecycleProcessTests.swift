@@ -35,6 +35,14 @@ struct LifecycleProcessTests {
         #expect(!probe.lines.contains("exit 75"))
     }
 
+    /// A signal the moment `start()` returns is handled: libdispatch installs its handlers a quarter of a
+    /// millisecond later, and the signals were `SIG_IGN` meanwhile, so such a Ctrl-C was lost and the work ran on.
+    @Test func aSIGINTTheMomentStartReturnsIsHandled() async throws {
+        let probe = try ProbeProcess(["--grace-ms", "3000", "--cleanup-ms", "100", "--steps", "60", "--raise-at-start", "\(SIGINT)"])
+        #expect(await probe.waitForExit() == 75, "\(probe.lines.suffix(5))")
+        #expect(probe.lines.contains("expired userCancelled"), "\(probe.lines.suffix(5))")
+    }
+
     @Test func firstSIGINTAloneTakesTheGracefulPath() async throws {
         let probe = try ProbeProcess(["--grace-ms", "3000", "--cleanup-ms", "200"])
         #expect(await probe.waitForLine { $0 == "progress 2" } != nil)

@@ -1,5 +1,10 @@
 import Dispatch
 import Foundation
+import Synchronization
+
+/// The handled signals that arrived before libdispatch's own handlers stood (bit `number` set): a global, as a
+/// signal handler captures nothing; an atomic `or` is async-signal-safe. See ``ProcessLifecycle/start()``.
+private let caughtBeforeSources = Atomic<UInt64>(0)
 
 /// Maps a command-line process's signals and job control onto a ``TaskScheduler``.
 ///
@@ -67,24 +72,42 @@ public final class ProcessLifecycle: Sendable {
     public var terminationReason: ExpirationReason? { state.withLock { $0.reason } }
 
     /// Takes over SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGHUP (unless SIGHUP is
-    /// ignored now) and starts the foreground check.
+    /// ignored now) and starts the foreground check. A signal is handled from the moment this is called:
+    /// libdispatch installs its own handlers asynchronously (on its manager thread, about a millisecond
+    /// later), so a handler of this type's records what comes before, and this waits until libdispatch's
+    /// stand (at most ``sourceWait``), then handles what was recorded. Before (2026-11-28), the signals were
+    /// set to `SIG_IGN` for that moment: a Ctrl-C in a job's first ~50 ms was lost, and the job ran to its end.
     /// Call it once, from the main thread, before the work starts.
     public func start() {
         let foregroundNice = ThreadPriority.current()
         var sources: [any DispatchSourceSignal] = []
         let numbers = Self.handledSignals + (Self.isIgnored(SIGHUP) ? [] : [SIGHUP])
+        var recording: [Int32: Int] = [:]
         for number in numbers {
-            // Ignored at the process level, so only the dispatch source sees it.
-            signal(number, SIG_IGN)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                _ = caughtBeforeSources.bitwiseOr(1 << UInt64(number), ordering: .relaxed)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+            recording[number] = Self.handlerAddress(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [weak self] in self?.handle(number) }
             source.resume()
             sources.append(source)
         }
+        let waitUntil = ContinuousClock.now + Self.sourceWait
+        while numbers.contains(where: { Self.handlerAddress($0) == recording[$0] }), ContinuousClock.now < waitUntil {
+            usleep(200)
+        }
+        handleCaughtBeforeSources(numbers)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = DispatchTimeInterval.nanoseconds(Self.nanoseconds(options.foregroundCheckInterval))
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.checkForeground() }
+        timer.setEventHandler { [weak self] in
+            self?.checkForeground()
+            self?.handleCaughtBeforeSources(numbers)  // where libdispatch's handlers did not stand in time
+        }
         timer.resume()
         let installed = Sources(signals: sources, numbers: numbers, timer: timer)
         state.withLock { state in
@@ -209,6 +232,25 @@ public final class ProcessLifecycle: Sendable {
             return state.current
         }
         if let change { options.onStateChange(change) }
+    }
+
+    /// The most ``start()`` waits for libdispatch's signal handlers: they stand after about 0.25 ms each here (5 signals);
+    /// a libdispatch that installs none costs this once, and the foreground timer then hands the signals on.
+    static let sourceWait = Duration.milliseconds(100)
+
+    /// Handles, on the lifecycle's queue, the signals of `numbers` recorded before libdispatch's handlers stood.
+    private func handleCaughtBeforeSources(_ numbers: [Int32]) {
+        let caught = caughtBeforeSources.exchange(0, ordering: .relaxed)
+        for number in numbers where caught & (1 << UInt64(number)) != 0 {
+            queue.async { [weak self] in self?.handle(number) }
+        }
+    }
+
+    /// The address of signal `number`'s handler now (0 for none).
+    private static func handlerAddress(_ number: Int32) -> Int {
+        var current = sigaction()
+        guard sigaction(number, nil, &current) == 0 else { return 0 }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
     }
 
     /// Whether signal `number` is ignored (`SIG_IGN`) now, as `nohup` leaves SIGHUP; reads the action
