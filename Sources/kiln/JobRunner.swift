@@ -78,6 +78,7 @@ struct JobRunner {
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
         var lostWrites = Set<String>()
+        var changedInPlace: [String] = []
         let earlierRecords: [String: FinishedRecord]
         var madeHints: [String: FinishedRecord] = [:]
         var record = self.record
@@ -104,8 +105,10 @@ struct JobRunner {
             // Temporary files a killed in-place run left beside its inputs: nobody else removes them.
             if record.options.inPlace { InPlaceReplacement.removeLeftovers(of: record.items.map(\.input)) }
             if resuming {
-                (finishedBefore, lostWrites) = journal.verify(in: output, items: record.items,
-                                                              inPlace: record.options.inPlace)
+                let changed: [String]
+                (finishedBefore, lostWrites, changed) = journal.verify(in: output, items: record.items,
+                                                                       inPlace: record.options.inPlace)
+                changedInPlace = changed
             } else {
                 finishedBefore = [:]
             }
@@ -200,6 +203,10 @@ struct JobRunner {
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
         for note in notes { reporter.warning(note) }
+        for input in changedInPlace {
+            reporter.warning("\(input): changed since this job replaced it (another run processed it?); kept as it is, "
+                             + "not processed a second time")
+        }
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }

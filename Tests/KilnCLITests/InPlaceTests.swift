@@ -111,6 +111,32 @@ import Testing
         }
     }
 
+    /// A resume found a replaced input that something else had changed since (another run, from another folder,
+    /// processed it) "lost" and processed it again, on top. It is kept as it is now, with a warning; only an input
+    /// still as it was read (the rename had not happened) is made again.
+    @Test func aResumeLeavesAReplacedInputChangedSinceAsItIs() throws {
+        let dir = try TemporaryDirectory()
+        let names = Paths.pngs(in: Paths.sampleData)
+        try copies(names, from: Paths.sampleData, into: dir)
+        let operations = ["--brightness", "0.1"]
+        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
+                         + operations).status == 0)
+        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
+                                     "--stall-timeout", "1"] + operations,
+                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let done = names.filter { differences([$0], dir.join("in"), dir.join("ref")).isEmpty }
+        let changed = try #require(done.first)
+        let other = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/" + (changed == "rgb8.png" ? "gray8.png" : "rgb8.png")))
+        try other.write(to: URL(fileURLWithPath: dir.join("in/" + changed)))
+        let resumed = try startKiln(["resume", ".", "--progress", "json"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("in/" + changed))) == other, "kept as it is")
+        #expect(Events(resumed.stdoutLines).named("warning").contains {
+            $0[string: "message"].hasPrefix("in/" + changed + ": changed since this job replaced it") }, "\(resumed.stdout)")
+        #expect(differences(names.filter { $0 != changed }, dir.join("in"), dir.join("ref")) == [], "the rest once each")
+    }
+
     /// A clean run's journal kept by --keep-journal does not hold back another export from the same folder: the
     /// refusal meant for a stopped run's records refused every later in-place export there. A run that ended with a
     /// failure does: its command again retries the failure and skips the rest, and another export taking the journal

@@ -178,11 +178,18 @@ extension Journal {
     /// With the job's `items` (not in place, where the input is what the job wrote), an output whose input
     /// is now another file than the one its record says made it (size, modification time) is made again
     /// too: before, a resume kept it, made from what the input was, and exited 0.
+    ///
+    /// In place, a file recorded as replaced that is neither what the job wrote nor the input it read (its size
+    /// and modification time) was changed by something else since: another run, say from another folder,
+    /// processed it. It is kept as it is (`changed`), never processed a second time: before, a resume made it
+    /// again from the other run's result. Only a file still the input it read is made again (the rename had not
+    /// happened).
     public func verify(in output: OutputDirectory, items: [ExportItem] = [], inPlace: Bool = false)
-        -> (kept: [String: FinishedRecord], lost: Set<String>)
+        -> (kept: [String: FinishedRecord], lost: Set<String>, changed: [String])
     {
         var kept: [String: FinishedRecord] = [:]
         var lost = Set<String>()
+        var changed: [String] = []
         let inputs = inPlace ? [:] : Dictionary(items.map { ($0.output, $0.input) }, uniquingKeysWith: { first, _ in first })
         for (relative, record) in finished() {
             if let made = record.made, let input = inputs[relative], let now = FileVersion(path: input),
@@ -198,11 +205,15 @@ extension Journal {
                 let bytes = output.regularFileContents(relative)
                 if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 {
                     kept[relative] = record
+                } else if inPlace, bytes != nil, let made = record.made, let now = FileVersion(path: output.url(of: relative)),
+                          now.size != made.inputSize || now.modified != made.inputModified {
+                    kept[relative] = record
+                    changed.append(relative)
                 } else {
                     lost.insert(relative)
                 }
             }
         }
-        return (kept, lost)
+        return (kept, lost, changed.sorted())
     }
 }
