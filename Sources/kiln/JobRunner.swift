@@ -59,6 +59,16 @@ struct JobRunner {
         }
         let shard = record.shard?.spec
         let directory = record.options.outputDirectory
+        // The same inputs in another folder's unfinished in-place job: its records are there, not here. Before the
+        // journal folder is made, so a refusal leaves none behind.
+        if !self.resuming && record.options.inPlace,
+           let other = InPlaceJournals.unfinished(holding: record.items.map(\.input), except: directory).first {
+            let inputs = other.count == 1 ? "1 of these inputs belongs" : "\(other.count) of these inputs belong"
+            throw reporter.refusal("\(inputs) to an unfinished in-place job whose journal is \(other.folder)/.kiln: run "
+                                   + "from here, this export would process those it replaced a second time; nothing "
+                                   + "was written. `kiln resume \(other.folder)` finishes that job; to start this one "
+                                   + "anyway, remove \(other.folder)/.kiln first", KilnExitCode.usage)
+        }
         let output: OutputDirectory
         do {
             // A shard keeps its journal and temporary files in its own folder, cleaned once it holds its lock.

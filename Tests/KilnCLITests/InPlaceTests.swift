@@ -111,6 +111,34 @@ import Testing
         }
     }
 
+    /// The same in-place command run from another folder after a stop (`cd in && kiln export --in-place .`) had a
+    /// journal of its own: it processed the stopped job's replaced inputs a second time, and that job's resume then
+    /// did the rest again. It is refused, naming the stopped job's journal, from the inputs' folder or anywhere.
+    @Test func theSameInPlaceJobFromAnotherFolderIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let names = Paths.pngs(in: Paths.sampleData)
+        try copies(names, from: Paths.sampleData, into: dir)
+        let operations = ["--brightness", "0.1"]
+        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
+                         + operations).status == 0)
+        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
+                                     "--stall-timeout", "1"] + operations,
+                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        try FileManager.default.createDirectory(atPath: dir.join("elsewhere"), withIntermediateDirectories: true)
+        for (input, folder) in [(".", dir.join("in")), (dir.join("in"), dir.join("elsewhere"))] {
+            let again = try startKiln(["export", "--in-place", input, "--progress", "json"] + operations, directory: folder).wait()
+            #expect(again.status == 64, "\(folder): \(again.stderr)")
+            #expect(Events(again.stdoutLines).named("error").first?[string: "message"]
+                        .contains("belong to an unfinished in-place job whose journal is ") == true, "\(again.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/.kiln"), "\(folder): no journal folder left")
+        }
+        #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3, "nothing else written")
+        let resumed = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
+    }
+
     /// A resume found a replaced input that something else had changed since (another run, from another folder,
     /// processed it) "lost" and processed it again, on top. It is kept as it is now, with a warning; only an input
     /// still as it was read (the rename had not happened) is made again.
