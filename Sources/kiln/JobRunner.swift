@@ -300,6 +300,7 @@ struct JobRunner {
             throw stream.close(KilnExitCode.unavailable, error: "the export task was not accepted: \(error)")
         }
         await observer.stop(afterEnd: true)
+        if options.inPlace && !job.isComplete { InPlaceReplacement.removeLeftovers(of: job.items.map(\.input), own: true) }
 
         let counts = job.counts
         let code = !job.isComplete ? KilnExitCode.resumable

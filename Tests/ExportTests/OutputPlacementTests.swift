@@ -49,4 +49,22 @@ struct OutputPlacementTests {
         _ = try OutputDirectory(path: work.join("out"))
         #expect(!FileManager.default.fileExists(atPath: stale))
     }
+
+    /// In place, the temporary files a run left beside its inputs: another process's, once it is gone (a killed
+    /// run's, removed by the next run); this process's own at the end of a run stopped with images in flight (an
+    /// image abandoned after --grace left its file after a Ctrl-C). A live other process's are never touched.
+    @Test("in place, leftovers go: a dead run's at the start, this run's own at its end")
+    func inPlaceLeftovers() throws {
+        let work = try TemporaryDirectory()
+        let input = work.join("a.png")
+        _ = FileManager.default.createFile(atPath: input, contents: Data([1]))
+        let mine = work.join(".a.png.kiln-\(getpid())-7.tmp")
+        let live = work.join(".a.png.kiln-1-7.tmp")  // pid 1 runs
+        for path in [mine, live] { _ = FileManager.default.createFile(atPath: path, contents: Data([2])) }
+        InPlaceReplacement.removeLeftovers(of: [input])
+        #expect(FileManager.default.fileExists(atPath: mine) && FileManager.default.fileExists(atPath: live))
+        InPlaceReplacement.removeLeftovers(of: [input], own: true)
+        #expect(!FileManager.default.fileExists(atPath: mine))
+        #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: input))
+    }
 }

@@ -65,15 +65,17 @@ public enum InPlaceReplacement {
     ///
     /// The process check keeps the files of an in-place job of another journal
     /// that works on the same inputs right now; a dead process's number reused
-    /// since keeps its leftovers until a later run.
-    public static func removeLeftovers(of inputs: [String]) {
+    /// since keeps its leftovers until a later run. `own`: this process's instead, at the end of a run stopped
+    /// with images in flight (an image abandoned after `--grace` leaves its temporary file: found beside the
+    /// inputs after a Ctrl-C, 2026-11-28).
+    public static func removeLeftovers(of inputs: [String], own: Bool = false) {
         let byFolder = Dictionary(grouping: inputs) { ($0 as NSString).deletingLastPathComponent }
         for (path, inputs) in byFolder {
             guard let folder = try? HeldDirectory(path: path.isEmpty ? "." : path, create: false) else { continue }
             let names = Set(inputs.map { ($0 as NSString).lastPathComponent })
             for entry in folder.names() {
-                guard let (name, pid) = leftover(entry), names.contains(name), pid != getpid(),
-                      kill(pid, 0) != 0 && errno == ESRCH,
+                guard let (name, pid) = leftover(entry), names.contains(name),
+                      own ? pid == getpid() : pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH,
                       let info = folder.status(of: entry), (info.st_mode & S_IFMT) == S_IFREG else { continue }
                 folder.remove(entry)
             }
