@@ -58,9 +58,10 @@ struct JPEGSegment: Equatable {
                 // Resources over a segment's 64 KiB continue in the next ones: joined, in file order.
                 if let resources = segment.payload(after: photoshopSignature) { metadata.iptc = (metadata.iptc ?? []) + resources }
             case comment:
-                // Text of no stated encoding: UTF-8 where it is that, else Latin-1 (what older writers meant); cut at
-                // a NUL (C writers end it with one), which no PNG text may hold.
-                let text = segment.data.prefix { $0 != 0 }
+                // Text of no stated encoding: UTF-8 where it is that, else Latin-1 (what older writers meant); the NULs
+                // C writers end it with left out. (A PNG output's text, which may hold no NUL, stops at an inner one.)
+                var text = segment.data[...]
+                while text.last == 0 { text = text.dropLast() }
                 if let utf8 = String(validating: text, as: UTF8.self) {
                     metadata.text.append(TextEntry(keyword: commentKeyword, value: utf8))
                 } else {

@@ -189,6 +189,9 @@ extension PNGMetadata {
 
     /// A text chunk: tEXt when keyword and text are Latin-1, else (or for XMP) an uncompressed iTXt.
     static func textChunk(_ entry: TextEntry, international: Bool = false) -> PNGChunk {
+        // No PNG text holds a NUL (a JPEG comment may): the text stops at one.
+        var entry = entry
+        if let nul = entry.value.firstIndex(of: "\0") { entry.value = String(entry.value[..<nul]) }
         let latin1 = !international && entry.value.unicodeScalars.allSatisfy { $0.value <= 0xFF }
         if latin1 {
             return PNGChunk(type: "tEXt", data: keyword(entry.keyword) + [0] + entry.value.unicodeScalars.map { UInt8($0.value) },

@@ -592,7 +592,7 @@ struct JPEGHeaderTests {
         #expect(try tag("Comment", of: dir.join("back/c.jpg")) == "Café at dawn, 6 am")
         // A comment in Latin-1 (no UTF-8) comes through byte for byte: it came back as UTF-8 ("caf\xC3\xA9").
         let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("c.jpg"))))
-        let latin1: [UInt8] = Array("caf".utf8) + [0xE9]
+        let latin1: [UInt8] = Array("caf".utf8) + [0xE9, 0] + Array("with a NUL".utf8)
         let com: [UInt8] = [0xFF, 0xFE, 0, UInt8(latin1.count + 2)] + latin1
         try Data(plain.prefix(2) + com + plain.dropFirst(2)).write(to: URL(fileURLWithPath: dir.join("l.jpg")))
         let kept = try kiln(["export", dir.join("l.jpg"), "-o", dir.join("latin1"), "--progress", "none"])
