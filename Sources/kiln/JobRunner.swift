@@ -129,7 +129,7 @@ struct JobRunner {
             if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
-            // The inputs a stopped run in place replaced, which this start would not take as its own work: it
+            // The inputs an unfinished run in place replaced, which this start would not take as its own work: it
             // would stack other options on them, or forget their records (then that run's command again processed
             // them twice). Refused before anything is written. Only a run that finished clean (its journal kept by
             // --keep-journal) is over: forgetting it is what its end would have done. One that ended with failures
@@ -149,7 +149,7 @@ struct JobRunner {
                         ? "this export names them otherwise than that run did, so its records would not be found and they "
                             + "would be processed twice; name them as it did"
                         : "this export would forget which ones it replaced, and its command again would process them twice"
-                    throw reporter.refusal("\(inputs) replaced in place by a stopped run whose journal is "
+                    throw reporter.refusal("\(inputs) replaced in place by an unfinished run whose journal is "
                                            + "\(directory)/.kiln, and \(why); nothing was written. `kiln resume \(directory)` "
                                            + "finishes that run; to start this export anyway, remove \(directory)/.kiln "
                                            + "first", KilnExitCode.usage)

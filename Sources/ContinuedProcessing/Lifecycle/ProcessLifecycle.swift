@@ -73,9 +73,9 @@ public final class ProcessLifecycle: Sendable {
 
     /// Takes over SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGHUP (unless SIGHUP is
     /// ignored now) and starts the foreground check. A signal is handled from the moment this is called:
-    /// libdispatch installs its own handlers asynchronously (on its manager thread, about a millisecond
-    /// later), so a handler of this type's records what comes before, and this waits until libdispatch's
-    /// stand (at most ``sourceWait``), then handles what was recorded. Before (2026-11-28), the signals were
+    /// libdispatch installs its own handlers asynchronously (on its manager thread, about a quarter of a
+    /// millisecond later each), so a handler of this type's records what comes before, and this waits until
+    /// libdispatch's stand (at most 100 ms), then handles what was recorded. Before (2026-11-28), the signals were
     /// set to `SIG_IGN` for that moment: a Ctrl-C in a job's first ~50 ms was lost, and the job ran to its end.
     /// Call it once, from the main thread, before the work starts.
     public func start() {
