@@ -307,13 +307,17 @@ public struct InputCollector {
         var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
         var inPlacePaths: [String: (path: String, input: String)] = [:]
+        // In place, each input resolved once (links, `.`, `..`), and whether it is a symbolic link itself.
+        let resolved: [(path: String, link: Bool)?] = items.map { item in
+            guard options.inPlace, item.problem == nil, let path = Self.resolvedPath(item.input) else { return nil }
+            return (path, Self.isSymbolicLink(item.input))
+        }
         // By their bytes: NFC and NFD spellings are two files (see above).
-        let linkedTargets = options.inPlace ? Set(items.filter { $0.problem == nil && !Self.isSymbolicLink($0.input) }
-                                                        .compactMap { Self.resolvedPath($0.input).map { Array($0.utf8) } }) : []
+        let linkedTargets = Set(resolved.compactMap { $0.flatMap { $0.link ? nil : Array($0.path.utf8) } })
         var kept: [ExportItem] = []
         kept.reserveCapacity(items.count)
         var repeated: [String] = []
-        for var item in items {
+        for (index, var item) in items.enumerated() {
             // A file named as `.kiln/x.png` keeps that relative path: written into the journal's folder, it was
             // reported written and removed with the journal.
             if item.problem == nil, !options.inPlace, item.output.split(separator: "/").first == ".kiln" {
@@ -321,8 +325,8 @@ public struct InputCollector {
                     + "removes; name it by its absolute path, whose output keeps only its name"
             }
             if item.problem == nil {
-                if options.inPlace, let path = Self.resolvedPath(item.input) {
-                    if Self.isSymbolicLink(item.input) {
+                if let (path, link) = resolved[index] {
+                    if link {
                         if linkedTargets.contains(Array(path.utf8)) {
                             repeated.append(item.input)
                             continue

@@ -61,9 +61,9 @@ extension PNGMetadata {
             }
         }
         // cICP comes before iCCP and sRGB too (PNG third edition §4.3): where it says what a profile can, it wins.
-        let ownProfile = metadata.colorProfile != nil || chunks.contains { $0.type == "sRGB" }
-        let cicp = chunks.first { $0.type == "cICP" && $0.data.count == 4 }
         let srgbChunk = chunks.contains { $0.type == "sRGB" }
+        let ownProfile = metadata.colorProfile != nil || srgbChunk
+        let cicp = chunks.first { $0.type == "cICP" && $0.data.count == 4 }
         let gammaOrChromaticities = chunks.contains { $0.type == "gAMA" || $0.type == "cHRM" }
         if let cicp, cicp.data.elementsEqual([1, 13, 0, 1]) {
             metadata.colorProfile = nil  // sRGB, whatever an iCCP beside it says
