@@ -16,6 +16,20 @@ import Testing
         names.filter { !FileManager.default.contentsEqual(atPath: a + "/" + $0, andPath: b + "/" + $0) }
     }
 
+    /// SampleData's PNGs copied into `dir/in`, exported with `operations` into `dir/ref` (what each must become), and
+    /// an in-place run of them from `dir` stopped after 3 images (a stall, `--stall-timeout 1`): their names.
+    private func stoppedAfterThree(_ dir: TemporaryDirectory, _ operations: [String]) throws -> [String] {
+        let names = Paths.pngs(in: Paths.sampleData)
+        try copies(names, from: Paths.sampleData, into: dir)
+        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
+                         + operations).status == 0)
+        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
+                                     "--stall-timeout", "1"] + operations,
+                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        return names
+    }
+
     @Test func eachInputIsReplacedByWhatAnExportWouldWrite() throws {
         let dir = try TemporaryDirectory()
         let names = Paths.pngs(in: Paths.sampleData)
@@ -66,15 +80,8 @@ import Testing
     @Test(arguments: ["same", "otherOptions", "otherInputs", "outputHere", "namedOtherwise"])
     func theSameCommandAgainAfterAStopProcessesNoInputTwice(again kind: String) throws {
         let dir = try TemporaryDirectory()
-        let names = Paths.pngs(in: Paths.sampleData)
-        try copies(names, from: Paths.sampleData, into: dir)
         let operations = ["--brightness", "0.1"]  // applied twice, it would show
-        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
-                         + operations).status == 0)
-        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
-                                     "--stall-timeout", "1"] + operations,
-                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
-        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let names = try stoppedAfterThree(dir, operations)
         let done = names.filter { differences([$0], dir.join("in"), dir.join("ref")).isEmpty }
         #expect(done.count == 3)
 
@@ -116,15 +123,8 @@ import Testing
     /// did the rest again. It is refused, naming the stopped job's journal, from the inputs' folder or anywhere.
     @Test func theSameInPlaceJobFromAnotherFolderIsRefused() throws {
         let dir = try TemporaryDirectory()
-        let names = Paths.pngs(in: Paths.sampleData)
-        try copies(names, from: Paths.sampleData, into: dir)
         let operations = ["--brightness", "0.1"]
-        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
-                         + operations).status == 0)
-        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
-                                     "--stall-timeout", "1"] + operations,
-                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
-        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let names = try stoppedAfterThree(dir, operations)
         try FileManager.default.createDirectory(atPath: dir.join("elsewhere"), withIntermediateDirectories: true)
         for (input, folder) in [(".", dir.join("in")), (dir.join("in"), dir.join("elsewhere"))] {
             let again = try startKiln(["export", "--in-place", input, "--progress", "json"] + operations, directory: folder).wait()
@@ -144,15 +144,8 @@ import Testing
     /// still as it was read (the rename had not happened) is made again.
     @Test func aResumeLeavesAReplacedInputChangedSinceAsItIs() throws {
         let dir = try TemporaryDirectory()
-        let names = Paths.pngs(in: Paths.sampleData)
-        try copies(names, from: Paths.sampleData, into: dir)
         let operations = ["--brightness", "0.1"]
-        #expect(try kiln(["export", Paths.sampleData, "--output", dir.join("ref"), "--progress", "none"]
-                         + operations).status == 0)
-        let stopped = try startKiln(["export", "--in-place", "in", "--progress", "none", "--jobs", "1",
-                                     "--stall-timeout", "1"] + operations,
-                                    environment: ["KILN_TEST_STALL_AFTER": "3"], directory: dir.path).wait()
-        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let names = try stoppedAfterThree(dir, operations)
         let done = names.filter { differences([$0], dir.join("in"), dir.join("ref")).isEmpty }
         let changed = try #require(done.first)
         let other = try Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/" + (changed == "rgb8.png" ? "gray8.png" : "rgb8.png")))
