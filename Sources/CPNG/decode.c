@@ -399,26 +399,66 @@ cpng_decoder *cpng_decoder_open_file(const char *path, uint32_t max_dimension, i
     return open_decoder(d, max_dimension, flags, info, status);
 }
 
-/* Sets up the transforms to canonical RGBA. Runs under the caller's setjmp. */
+/* A palette image's colours with tRNS's alphas, for expand_indices. */
+static void take_palette(cpng_decoder *d) {
+    png_colorp colors = NULL;
+    int count = 0;
+    png_bytep alphas = NULL;
+    int alpha_count = 0;
+    (void)png_get_PLTE(d->png, d->info, &colors, &count);
+    if (png_get_valid(d->png, d->info, PNG_INFO_tRNS)) (void)png_get_tRNS(d->png, d->info, &alphas, &alpha_count, NULL);
+    for (int i = 0; i < 256; i++) {
+        uint8_t *entry = d->palette + 4 * i;
+        int known = i < count && colors != NULL;
+        entry[0] = known ? colors[i].red : 0;
+        entry[1] = known ? colors[i].green : 0;
+        entry[2] = known ? colors[i].blue : 0;
+        entry[3] = known && i < alpha_count && alphas != NULL ? alphas[i] : 255;
+    }
+    d->palette_colors = count;
+    d->largest_index = -1;
+}
+
+/* One row of palette indices (one byte each) to canonical RGBA (NULL: only
+ * counted), noting the largest index. */
+static void expand_indices(cpng_decoder *d, const uint8_t *indices, uint8_t *pixels) {
+    uint32_t width = (uint32_t)(d->canonical_row / 4);
+    int largest = d->largest_index;
+    for (uint32_t x = 0; x < width; x++) {
+        if (indices[x] > largest) largest = indices[x];
+        if (pixels != NULL) memcpy(pixels + 4 * (size_t)x, d->palette + 4 * (size_t)indices[x], 4);
+    }
+    d->largest_index = largest;
+}
+
+/* Sets up the transforms to canonical RGBA (a palette image's to one index a
+ * byte, expanded by expand_indices). Runs under the caller's setjmp. */
 static void prepare_rows(cpng_decoder *d) {
     png_structp png = d->png;
     int source_depth = png_get_bit_depth(png, d->info);
     int source_color = png_get_color_type(png, d->info);
 
-    /* Palette -> RGB, gray < 8 bits -> 8 by bit replication, tRNS -> alpha. */
-    png_set_expand(png);
-    png_set_gray_to_rgb(png);
-    if ((source_color & PNG_COLOR_MASK_ALPHA) == 0 && !png_get_valid(png, d->info, PNG_INFO_tRNS)) {
-        png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+    d->palette_image = source_color == PNG_COLOR_TYPE_PALETTE;
+    if (d->palette_image) {
+        take_palette(d);
+        png_set_packing(png); /* 1, 2 and 4-bit indices to one byte each */
+    } else {
+        /* Gray < 8 bits -> 8 by bit replication, tRNS -> alpha. */
+        png_set_expand(png);
+        png_set_gray_to_rgb(png);
+        if ((source_color & PNG_COLOR_MASK_ALPHA) == 0 && !png_get_valid(png, d->info, PNG_INFO_tRNS)) {
+            png_set_add_alpha(png, 0xffff, PNG_FILLER_AFTER);
+        }
     }
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (source_depth == 16) png_set_swap(png); /* PNG is big-endian; the buffer is host-endian */
 #endif
     (void)png_set_interlace_handling(png);
     png_read_update_info(png, d->info);
-    if (png_get_channels(png, d->info) != 4 || png_get_rowbytes(png, d->info) != d->canonical_row) {
-        cpng_status_fail(d->status, CPNG_INVALID_ARGUMENT, NULL, "libpng's rows of %zu bytes are not canonical rows of %zu",
-                         png_get_rowbytes(png, d->info), d->canonical_row);
+    size_t row = d->palette_image ? d->canonical_row / 4 : d->canonical_row;
+    if (png_get_channels(png, d->info) != (d->palette_image ? 1 : 4) || png_get_rowbytes(png, d->info) != row) {
+        cpng_status_fail(d->status, CPNG_INVALID_ARGUMENT, NULL, "libpng's rows of %zu bytes are not the %zu expected",
+                         png_get_rowbytes(png, d->info), row);
         return;
     }
     d->prepared = 1;
@@ -432,24 +472,39 @@ static int libpng_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
         prepare_rows(d);
         if (!d->prepared) return d->status->code;
     }
+    size_t row = d->palette_image ? d->canonical_row / 4 : d->canonical_row;
     if (d->interlaced) {
         /* Adam7: each pass visits every row and fills in only its own pixels,
          * so the passes build the image in place; no row is final before the last pass. */
         if (d->whole == NULL) {
-            d->whole = malloc(d->canonical_row * d->height);
+            d->whole = malloc(row * d->height);
             if (d->whole == NULL) {
                 cpng_status_fail(d->status, CPNG_NO_MEMORY, NULL, "out of memory for an interlaced image");
                 return d->status->code;
             }
             for (int pass = 0; pass < PNG_INTERLACE_ADAM7_PASSES; pass++) {
-                for (png_uint_32 y = 0; y < d->height; y++) png_read_row(d->png, d->whole + (size_t)y * d->canonical_row, NULL);
+                for (png_uint_32 y = 0; y < d->height; y++) png_read_row(d->png, d->whole + (size_t)y * row, NULL);
             }
         }
-        if (pixels != NULL) memcpy(pixels, d->whole + (size_t)d->next_row * d->canonical_row, (size_t)count * d->canonical_row);
+        for (uint32_t y = 0; y < count; y++) {
+            const uint8_t *stored = d->whole + (size_t)(d->next_row + y) * row;
+            uint8_t *out = pixels != NULL ? pixels + (size_t)y * d->canonical_row : NULL;
+            if (d->palette_image) {
+                expand_indices(d, stored, out);
+            } else if (out != NULL) {
+                memcpy(out, stored, row);
+            }
+        }
         return d->status->code;
     }
     for (uint32_t y = 0; y < count; y++) {
-        png_read_row(d->png, pixels != NULL ? pixels + (size_t)y * d->canonical_row : d->scratch, NULL);
+        uint8_t *out = pixels != NULL ? pixels + (size_t)y * d->canonical_row : NULL;
+        if (d->palette_image) {
+            png_read_row(d->png, d->scratch, NULL);
+            expand_indices(d, d->scratch, out);
+        } else {
+            png_read_row(d->png, out != NULL ? out : d->scratch, NULL);
+        }
     }
     return d->status->code;
 }
@@ -569,6 +624,12 @@ size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t 
         out[i].data = decoder->arena + decoder->kept_offsets[i];
     }
     return decoder->kept_count;
+}
+
+int cpng_decoder_palette_overflow(const cpng_decoder *decoder, int *colors) {
+    if (decoder == NULL || !decoder->palette_image || decoder->largest_index < decoder->palette_colors) return -1;
+    *colors = decoder->palette_colors;
+    return decoder->largest_index;
 }
 
 int cpng_decoder_used_fast_path(const cpng_decoder *decoder) {

@@ -57,7 +57,17 @@ struct cpng_decoder {
      * the stream was read to IEND. */
     int failed;
     int finished;
-    /* Adam7 through libpng: the whole image, read at the first request. */
+    /* A palette image's colours, expanded here rather than by libpng so that
+     * indices past PLTE are seen: libpng draws them opaque black and, at 8
+     * bits, does not count them (png_get_palette_max stays 0; measured with
+     * 1.6.39). Entries past PLTE are opaque black, as libpng's. */
+    int palette_image;
+    uint8_t palette[256 * 4];
+    int palette_colors;
+    /* The largest index met so far (-1: none yet). */
+    int largest_index;
+    /* Adam7 through libpng: the whole image, read at the first request
+     * (a palette image's as indices, one byte a pixel). */
     uint8_t *whole;
     /* One canonical row, the destination of rows read and discarded. */
     uint8_t *scratch;

@@ -110,8 +110,14 @@ struct DecoderSession: ~Copyable {
             return PNGChunk(type: type, data: data, placement: PNGChunk.Placement(rawValue: Int(chunk.location)) ?? .afterImageData)
         }
         let lines = String(cString: cpng_decoder_chunk_warnings(handle)).split(separator: "\n").map(String.init)
+        var warnings = lines.map { "\($0); the chunk is left out" }
+        var colors: Int32 = 0
+        let largest = cpng_decoder_palette_overflow(handle, &colors)
+        if largest >= 0 {
+            warnings.append("pixels name palette entry \(largest), past the palette's \(colors) color\(colors == 1 ? "" : "s"): such pixels are drawn opaque black")
+        }
         var metadata = PNGMetadata(chunks: chunks, sourceColorType: header.colorType, sourceBitDepth: header.bitDepth,
-                                   warnings: lines.map { "\($0); the chunk is left out" })
+                                   warnings: warnings)
         metadata.dropDamagedChunks()
         metadata.dropAnimation()
         metadata.keepFirstOfEachSingleton()

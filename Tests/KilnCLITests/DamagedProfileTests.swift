@@ -137,6 +137,21 @@ struct DamagedProfileTests {
         }
     }
 
+    /// A palette image whose pixels name entries past its PLTE is exported as libpng draws it (those pixels opaque
+    /// black) with a warning naming the file; before, without a word.
+    @Test func pixelsPastThePaletteAreSaid() throws {
+        let dir = try TemporaryDirectory()
+        let png = PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 1, colorType: 3) + PNGBytes.chunk("PLTE", [9, 9, 9])
+            + PNGBytes.chunk("IDAT", PNGBytes.zlibStored([0, 0, 0, 7, 0])) + PNGBytes.chunk("IEND", [])
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("p.png")))
+        let r = try kiln(["export", dir.join("p.png"), "-o", dir.join("out"), "--device", "cpu", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings == [dir.join("p.png") + ": pixels name palette entry 7, past the palette's 1 color: such pixels are drawn opaque black"],
+                "\(warnings)")
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/p.png")))
+    }
+
     /// A profile sound in its layout that lcms2 cannot link (an RGB header and no tags): before, `--profile`
     /// said "colours left as they were" and the output kept that profile, not the one `--profile` promises.
     /// Now the image converts as one with no profile (from --input-profile), tagged with the target.

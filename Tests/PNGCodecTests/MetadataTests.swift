@@ -118,6 +118,33 @@ import Testing
         #expect(metadata.chunks.filter { $0.type == "tEXt" }.count == PNGBytes.data(of: "tEXt", in: png).count - 1)
     }
 
+    /// Pixels naming palette entries past PLTE (an error by the PNG spec) are drawn opaque black, as libpng, vips and
+    /// browsers draw them, with a warning (ImageMagick warns too): before, kiln drew them without a word, libpng counting
+    /// no such index at 8 bits. Packed 2-bit and Adam7-interlaced rows alike; a palette every index is in says nothing.
+    @Test func pixelsPastThePaletteAreDrawnBlackWithAWarning() throws {
+        let plte = PNGBytes.chunk("PLTE", [255, 0, 0, 0, 255, 0])
+        func png(depth: UInt8, interlace: UInt8 = 0, rows: [[UInt8]]) -> [UInt8] {
+            PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 1, bitDepth: depth, colorType: 3, interlace: interlace) + plte
+                + PNGBytes.chunk("IDAT", PNGBytes.zlibStored(rows.flatMap { [0] + $0 })) + PNGBytes.chunk("IEND", [])
+        }
+        let drawn: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255]
+        // Adam7 on a 4×1 image: pass 1 holds x 0, pass 4 x 2, pass 6 x 1 and 3.
+        let cases: [(String, [UInt8])] = [
+            ("8-bit", png(depth: 8, rows: [[0, 1, 2, 3]])),
+            ("2-bit", png(depth: 2, rows: [[0b0001_1011]])),
+            ("interlaced", png(depth: 8, interlace: 1, rows: [[0], [2], [1, 3]])),
+        ]
+        for (name, bytes) in cases {
+            let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(bytes)
+            #expect(pixels.bytes == drawn, "\(name)")
+            #expect(metadata.warnings.count == 1 && metadata.warnings[0].contains("palette entry 3, past the palette's 2 colors"),
+                    "\(name): \(metadata.warnings)")
+        }
+        let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(png(depth: 8, rows: [[0, 1, 1, 0]]))
+        #expect(pixels.bytes == Array(drawn[0..<8] + drawn[4..<8] + drawn[0..<4]))
+        #expect(metadata.warnings.isEmpty, "\(metadata.warnings)")
+    }
+
     /// Chunks past the metadata limit are said once: before, 200,000 tEXt chunks gave the same line 17 times,
     /// then an 18th cut short, until the notes' buffer was full.
     @Test func chunksPastTheLimitAreSaidOnce() throws {

@@ -147,6 +147,14 @@ size_t cpng_decoder_chunks(const cpng_decoder *decoder, cpng_chunk *out, size_t 
  */
 const char *cpng_decoder_chunk_warnings(const cpng_decoder *decoder);
 
+/*
+ * For a palette image whose pixels name entries past its PLTE (drawn opaque
+ * black, as libpng draws them): the largest index met in the rows read so
+ * far, with the number of PLTE entries in *colors; -1 when every index was
+ * in the palette.
+ */
+int cpng_decoder_palette_overflow(const cpng_decoder *decoder, int *colors);
+
 /* 1 when the pixels came from the fast path (ISA-L inflate), 0 when from libpng. */
 int cpng_decoder_used_fast_path(const cpng_decoder *decoder);
 
