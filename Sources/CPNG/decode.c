@@ -42,8 +42,9 @@ size_t cpng_source_read(cpng_decoder *d, void *dst, size_t count, int *io_errno)
     return got;
 }
 
-/* Explains where the data ended, from libpng's position in the stream. */
-static void report_truncation(cpng_decoder *d, png_uint_32 io_state) {
+/* Explains where the data ended, from libpng's position in the stream and the
+ * `got` bytes of the read that came short. */
+static void report_truncation(cpng_decoder *d, png_uint_32 io_state, size_t got) {
     char chunk[5];
     cpng_chunk_name(d->chunk_type, chunk);
     switch (io_state & PNG_IO_MASK_LOC) {
@@ -55,8 +56,13 @@ static void report_truncation(cpng_decoder *d, png_uint_32 io_state) {
         cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends inside the CRC of the %s chunk", chunk);
         break;
     default:
-        if (d->chunk_type == 0) {
+        if (d->chunk_type == 0 && got == 0) {
             cpng_status_fail(d->status, CPNG_TRUNCATED, NULL, "data ends right after the signature");
+        } else if (d->chunk_type == 0) {
+            cpng_status_fail(d->status, CPNG_TRUNCATED, NULL, "data ends inside the first chunk's header (%zu of its 8 bytes)", got);
+        } else if (got > 0 && (io_state & PNG_IO_MASK_LOC) == PNG_IO_CHUNK_HDR) {
+            cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends inside the header of the chunk after %s (%zu of its 8 bytes)",
+                             chunk, got);
         } else {
             cpng_status_fail(d->status, CPNG_TRUNCATED, chunk, "data ends after the %s chunk, before IEND", chunk);
         }
@@ -73,7 +79,7 @@ static void read_callback(png_structp png, png_bytep dst, size_t count) {
         if (io_errno != 0) {
             cpng_status_fail(d->status, CPNG_IO, NULL, "read error: %s", strerror(io_errno));
         } else {
-            report_truncation(d, io_state);
+            report_truncation(d, io_state, got);
         }
         png_error(png, d->status->message);
     }

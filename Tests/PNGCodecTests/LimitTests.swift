@@ -68,6 +68,18 @@ import Testing
         #expect(throws: PNGError.truncated("data ends inside the PNG signature")) {
             try PNGDecoder.decode(Array(PNGBytes.signature.prefix(5)))
         }
+        // Where a file cut short ends, chunk headers included: 9 to 15 bytes said "right after the signature".
+        let whole = PNGBytes.minimalPNG(width: 1, height: 1)
+        let cuts: [(Int, String)] = [
+            (8, "data ends right after the signature"),
+            (12, "data ends inside the first chunk's header (4 of its 8 bytes)"),
+            (20, "data ends inside the IHDR chunk (declared 13 bytes)"),
+            (33, "data ends after the IHDR chunk, before IEND"),
+            (35, "data ends inside the header of the chunk after IHDR (2 of its 8 bytes)"),
+        ]
+        for (length, said) in cuts {
+            #expect(throws: PNGError.truncated(said), "\(length) bytes") { try PNGDecoder.decode(Array(whole.prefix(length))) }
+        }
         do {
             _ = try PNGDecoder.decode(contentsOf: "/nonexistent/kiln.png")
             Issue.record("decoded a missing file")
