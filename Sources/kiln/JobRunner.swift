@@ -70,6 +70,8 @@ struct JobRunner {
                                    + "anyway, remove \(other.folder)/.kiln first", KilnExitCode.usage)
         }
         let output: OutputDirectory
+        // Whether this start makes the output folder (a disk full at the start then removes it, if left empty).
+        let makesFolder = !FileManager.default.fileExists(atPath: directory)
         do {
             // A shard keeps its journal and temporary files in its own folder, cleaned once it holds its lock.
             output = try OutputDirectory(path: directory, journal: shard.map { ".kiln/shards/\($0.folderName)" } ?? ".kiln",
@@ -181,6 +183,7 @@ struct JobRunner {
                 let finished = (try? files.attributesOfItem(atPath: journal.directory + "/finished.ndjson"))?[.size] as? Int ?? 0
                 if Set(held).isSubset(of: ["lock", "tmp", "finished.ndjson"]), temporary.isEmpty, finished == 0 {
                     output.removeJournal()
+                    if makesFolder { _ = rmdir(directory) }  // only when empty: it fails otherwise
                 }
                 throw reporter.refusal("the file system of \(directory) is full (\(error)): nothing was started; free "
                                        + "space, then run the command again", KilnExitCode.unavailable)

@@ -117,7 +117,7 @@ import Testing
 
     /// A disk already full when a job starts: it exited 69 saying "cannot use the journal", and left a journal
     /// folder without a job, of which `kiln resume` said "holds no kiln job". Now it says the disk is full and that
-    /// nothing was started, and leaves no journal folder.
+    /// nothing was started, and leaves no journal folder, nor the output folder it made (left empty before).
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
     func aDiskFullAtTheStartStartsNothing() throws {
         let dir = try TemporaryDirectory()
@@ -127,7 +127,7 @@ import Testing
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
         #expect(r.status == 69)
         #expect(r.stderr.contains("is full") && r.stderr.contains("nothing was started"), "\(r.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: disk + "/out/.kiln"), "no journal without a job")
+        #expect(!FileManager.default.fileExists(atPath: disk + "/out"), "no journal without a job, nor the empty folder made for it")
         try FileManager.default.removeItem(atPath: disk + "/filler")
         let again = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/out", "--progress", "none"])
         #expect(again.status == 0, "\(again.stderr)")
@@ -137,6 +137,13 @@ import Testing
         fill(disk + "/filler")
         let other = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/other", "--progress", "none"])
         #expect(other.status == 69, "\(other.stderr)")
+        // An empty folder that was there before stays.
+        try FileManager.default.removeItem(atPath: disk + "/filler")
+        try FileManager.default.createDirectory(atPath: disk + "/empty", withIntermediateDirectories: false)
+        fill(disk + "/filler")
+        let empty = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", disk + "/empty", "--progress", "none"])
+        #expect(empty.status == 69, "\(empty.stderr)")
+        #expect(FileManager.default.fileExists(atPath: disk + "/empty"), "the user's empty folder stays")
         #expect(FileManager.default.fileExists(atPath: disk + "/other/.kiln/shards/0-of-2/job.json"), "the shard's journal stays")
     }
 }
