@@ -98,10 +98,11 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Images processed at once (default: the number of cores).")
     var jobs: Int?
 
-    @Option(help: "The title shown while exporting (default: \"Exporting N images\").")
+    // Unconditional: a text may start with a dash (`--title -x` said "Missing value").
+    @Option(parsing: .unconditional, help: "The title shown while exporting (default: \"Exporting N images\").")
     var title: String?
 
-    @Option(help: "The subtitle shown while exporting (default: operations, level and device).")
+    @Option(parsing: .unconditional, help: "The subtitle shown while exporting (default: operations, level and device).")
     var subtitle: String?
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",

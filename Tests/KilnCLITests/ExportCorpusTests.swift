@@ -84,5 +84,12 @@ import Testing
         let customStart = Events(custom.stdoutLines).named("start").first ?? [:]
         #expect(customStart[string: "title"] == "Holiday")
         #expect(customStart[string: "subtitle"] == "for the web · CPU (--device cpu)")
+        // A text that starts with a dash is the text (it said "Missing value for '--title <title>'").
+        let dashed = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("d"), "--title", "-x",
+                               "--subtitle", "- draft", "--device", "cpu", "--progress", "json"])
+        #expect(dashed.status == 0, "\(dashed.stderr)")
+        let dashedStart = Events(dashed.stdoutLines).named("start").first ?? [:]
+        #expect(dashedStart[string: "title"] == "-x" && dashedStart[string: "subtitle"] == "- draft · CPU (--device cpu)",
+                "\(dashed.stdout)")
     }
 }
