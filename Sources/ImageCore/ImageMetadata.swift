@@ -178,17 +178,21 @@ public struct TextEntry: Sendable, Equatable {
     }
 }
 
-/// Pixels per metre along each axis.
+/// Pixels per metre along each axis or, where the source names no unit (PNG's pHYs and JFIF's unit 0), the
+/// pixels' aspect ratio alone: `x` pixels across to `y` down in the same length (2 : 1, pixels half as wide as high).
 public struct Resolution: Sendable, Equatable {
-    /// Horizontal pixels per metre.
+    /// Horizontal pixels per metre (per unnamed unit when not `perMetre`).
     public var x: Int
-    /// Vertical pixels per metre.
+    /// Vertical pixels per metre (per unnamed unit when not `perMetre`).
     public var y: Int
+    /// Whether `x` and `y` are per metre; false: they state only the aspect ratio of the pixels.
+    public var perMetre: Bool
 
     /// A resolution.
-    public init(x: Int, y: Int) {
+    public init(x: Int, y: Int, perMetre: Bool = true) {
         self.x = x
         self.y = y
+        self.perMetre = perMetre
     }
 }
 

@@ -168,7 +168,8 @@ struct JPEGSegment: Equatable {
     }
 
     /// The resolution a JFIF header states (its data after the signature): dots per inch or per centimetre, in
-    /// pixels per metre; nil for an aspect ratio alone (unit 0) or a density of 0.
+    /// pixels per metre, or an aspect ratio alone (unit 0; before, it was dropped and outputs said 1:1); nil for
+    /// square pixels without a unit (every plain JFIF's 1:1, nothing to say) or a density of 0.
     static func resolution(ofJFIF jfif: ArraySlice<UInt8>) -> Resolution? {
         guard jfif.count >= 7 else { return nil }
         let at = jfif.startIndex, unit = jfif[at + 2]
@@ -177,17 +178,23 @@ struct JPEGSegment: Equatable {
         switch unit {
         case 1: return Resolution(x: Int((Double(x) / 0.0254).rounded()), y: Int((Double(y) / 0.0254).rounded()))
         case 2: return Resolution(x: x * 100, y: y * 100)
+        case 0 where x != y: return Resolution(x: x, y: y, perMetre: false)
         default: return nil
         }
     }
 
     /// JFIF's unit and densities for `resolution`: dots per inch where that says it (300 dpi is 11811 pixels per
     /// metre, which reads back as 300), else per centimetre where that is whole, else the nearest dots per inch;
-    /// nil where no 16-bit density says it.
+    /// an aspect ratio alone in its lowest terms, without a unit; nil where no 16-bit density says it.
     static func jfifDensity(_ resolution: Resolution) -> [UInt8]? {
         func encoded(_ unit: UInt8, _ x: Int, _ y: Int) -> [UInt8]? {
             guard (1...65535).contains(x), (1...65535).contains(y) else { return nil }
             return [unit, UInt8(x >> 8), UInt8(x & 0xFF), UInt8(y >> 8), UInt8(y & 0xFF)]
+        }
+        if !resolution.perMetre {
+            func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+            let common = max(1, gcd(resolution.x, resolution.y))
+            return encoded(0, resolution.x / common, resolution.y / common)
         }
         let inch = [resolution.x, resolution.y].map { Int((Double($0) * 0.0254).rounded()) }
         if inch.map({ Int((Double($0) / 0.0254).rounded()) }) == [resolution.x, resolution.y] {

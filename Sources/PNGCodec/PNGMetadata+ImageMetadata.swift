@@ -45,8 +45,8 @@ extension PNGMetadata {
                 }
             case "eXIf" where metadata.exif == nil:
                 metadata.exif = data
-            case "pHYs" where data.count == 9 && data[8] == 1:
-                metadata.resolution = Resolution(x: Self.bigEndian(data[0..<4]), y: Self.bigEndian(data[4..<8]))
+            case "pHYs" where data.count == 9 && data[8] <= 1:
+                metadata.resolution = Resolution(x: Self.bigEndian(data[0..<4]), y: Self.bigEndian(data[4..<8]), perMetre: data[8] == 1)
             case "tIME":
                 metadata.hasTime = true
             case "tEXt", "zTXt", "iTXt":
@@ -108,7 +108,7 @@ extension PNGMetadata {
             trailing.append(PNGChunk(type: "eXIf", data: exif, placement: .beforeImageData))
         }
         if let resolution = metadata.resolution, !covered(.phys) {
-            trailing.append(PNGChunk(type: "pHYs", data: Self.bigEndian(resolution.x) + Self.bigEndian(resolution.y) + [1],
+            trailing.append(PNGChunk(type: "pHYs", data: Self.bigEndian(resolution.x) + Self.bigEndian(resolution.y) + [resolution.perMetre ? 1 : 0],
                                      placement: .beforeImageData))
         }
         if !covered(.text) {

@@ -535,6 +535,33 @@ struct JPEGHeaderTests {
         #expect(try tag("ResolutionUnit", of: dir.join("none/d.jpg")) == "None")
     }
 
+    /// A JFIF or pHYs that states only the pixels' aspect ratio (no unit; 2 : 1 is pixels half as wide as high) keeps
+    /// it in every output that can say it: before, a JPEG's came out 1:1 and a PNG's was left out of a JPEG.
+    @Test func anAspectRatioAloneIsKept() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("a.jpg"))
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("a.jpg"))))
+        let jfif = try #require((0..<(jpeg.count - 5)).first { jpeg[$0..<($0 + 5)].elementsEqual(Array("JFIF\0".utf8)) })
+        jpeg.replaceSubrange((jfif + 7)..<(jfif + 12), with: [0, 0, 2, 0, 1])
+        try Data(jpeg).write(to: URL(fileURLWithPath: dir.join("a.jpg")))
+        let rows: [[UInt8]] = [[0, 0, 0, 255, 255, 255]]
+        let phys = PNGBytes.chunk("pHYs", PNGBytes.bigEndian(4) + PNGBytes.bigEndian(2) + [0])
+        try Data(PNGBytes.stored(width: 2, colorType: 2, rows: rows, before: phys)).write(to: URL(fileURLWithPath: dir.join("p.png")))
+        for format in ["jpeg", "png"] {
+            let r = try kiln(["export", dir.join("a.jpg"), dir.join("p.png"), "-o", dir.join(format), "--format", format,
+                              "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        for name in ["a", "p"] {
+            let output = dir.join("jpeg/\(name).jpg")
+            #expect(try [tag("XResolution", of: output), tag("YResolution", of: output), tag("ResolutionUnit", of: output)]
+                    == ["2", "1", "None"], "\(name)")
+        }
+        let png = dir.join("png/a.png")
+        #expect(try [tag("PixelsPerUnitX", of: png), tag("PixelsPerUnitY", of: png), tag("PixelUnits", of: png)]
+                == ["2", "1", "Unknown"])
+    }
+
     @Test func theThumbnailGoesWhenThePictureChanges() throws {
         let dir = try TemporaryDirectory()
         try JPEGFormatTests.makeJPEG(dir.join("thumb.jpg"), width: 120, height: 160)
