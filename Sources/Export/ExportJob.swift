@@ -190,8 +190,9 @@ public final class ExportJob: Sendable {
         }
         earlier = counts
         state = Locked(counts)
-        self.progressBefore = finishedBefore.isEmpty ? 0
-            : progressBefore ?? Double(counts.completed) / Double(max(1, items.count))
+        // The stopped run's finished fraction, also when it finished no image (before, such a resume started
+        // at 0, below the fraction `kiln status` showed: one giant image stopped at 73 % resumed at 0).
+        self.progressBefore = progressBefore ?? Double(counts.completed) / Double(max(1, items.count))
     }
 
     /// The totals so far.
@@ -204,6 +205,9 @@ public final class ExportJob: Sendable {
         let counts = self.counts
         return (counts, tracker.withLock { $0?.fraction } ?? progressBefore)
     }
+
+    /// The part of the fraction in images finished (see ``JobProgress/finishedFraction``).
+    public var finishedFraction: Double { tracker.withLock { $0?.finishedFraction } ?? progressBefore }
 
     /// Input pixels per unit of the job's fraction (this run's pixels over its share of the job), to
     /// tell a rate of the fraction in pixels per second; 0 before the run has read its headers.

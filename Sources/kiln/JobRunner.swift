@@ -208,8 +208,9 @@ struct JobRunner {
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
                             madeHints: madeHints,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory,
-                            // A resume's fraction continues from the last one the stopped run showed.
-                            progressBefore: before?.fraction, shownOutputDirectory: shownDirectory)
+                            // A resume's fraction continues from the work the stopped run finished.
+                            progressBefore: before.map { $0.finishedFraction ?? $0.fraction },
+                            shownOutputDirectory: shownDirectory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here

@@ -70,9 +70,12 @@ struct StatusCommand: ParsableCommand {
             (written, skipped, failed, completed) = (count(.written), count(.skipped),
                                                         count(.failed) + count(.conflict), finished.count)
             conflicts = count(.conflict)
-            // The fraction the run last showed, where `kiln resume` continues from (every stage weighted by
-            // its cost): before, the share of images done, so a script saw 36 %, then 25 %, then 38 %.
-            fraction = state == .finished ? 1 : live?.fraction ?? Double(completed) / Double(max(1, total))
+            // The fraction of the images the run finished, where `kiln resume` continues from (every stage weighted
+            // by its cost): before, the share of images done, so a script saw 36 %, then 25 %, then 38 %; then the
+            // fraction the run last showed, counting work in flight that a resume redoes (a giant image killed at
+            // 73 % said 73 %, and stop after stop the fraction climbed to 1 with images left to do).
+            fraction = state == .finished ? 1
+                : live.map { $0.finishedFraction ?? $0.fraction } ?? Double(completed) / Double(max(1, total))
             // A finished job's journal says it all, also one written by a kiln that did not record the code
             // (SPEC §5: 1 when any item failed or conflicted); a stopped one only by what its run published.
             exitCode = live?.exitCode ?? (state == .finished ? (failed > 0 ? 1 : 0) : nil)

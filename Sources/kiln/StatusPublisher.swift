@@ -41,6 +41,7 @@ final class StatusPublisher: Sendable {
                                     fraction: state == .finished ? 1 : fraction,
                                     queuePosition: queuePosition, memory: job.memory.limit,
                                     updated: now.timeIntervalSince1970)
+            status.finishedFraction = state == .finished ? 1 : job.finishedFraction
             status.host = host
             status.started = started.timeIntervalSince1970
             let seconds = max(now.timeIntervalSince(started), 1e-3)

@@ -51,8 +51,8 @@ import Testing
         #expect(text.stdout.contains("exit code 0"), "\(text.stdout)")
     }
 
-    /// A stopped job's fraction is the one its run last showed, which `kiln resume` continues from (every stage
-    /// weighted by its cost), not the share of images done: a script polling status saw it go back.
+    /// A stopped job's fraction is the part of the work its run finished, which `kiln resume` continues from (every
+    /// stage weighted by its cost), not the share of images done: a script polling status saw it go back.
     @Test func aStoppedJobShowsTheFractionResumeContinuesFrom() throws {
         let dir = try TemporaryDirectory()
         let r = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--jobs", "1", "--stall-timeout", "1",
@@ -60,7 +60,7 @@ import Testing
         #expect(r.status == 75, "\(r.stderr)")
         let published = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.join("out/.kiln/status.json"))))
             as? [String: Any] ?? [:]
-        let fraction = try #require(published["fraction"] as? Double)
+        let fraction = try #require(published["finishedFraction"] as? Double)
         let json = try status(dir.join("out"))
         #expect(json["state"] as? String == "stopped", "\(json)")
         let total = Paths.pngs(in: Paths.sampleData).count

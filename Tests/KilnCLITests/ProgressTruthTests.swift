@@ -75,6 +75,40 @@ import Testing
         #expect(Paths.pngs(in: out).count == 12)
     }
 
+    /// A resume continues from the work the stopped run finished, and `kiln status` says that fraction: the
+    /// image in flight at the stop is redone, so the part of it done is not counted again. Before, `kiln status`
+    /// said the fraction last shown (a giant image stopped at 73 % said 73 %, stop after stop the fraction climbed
+    /// to 1 with images left to do), and a resume continued from it, or from 0 where no image had finished.
+    @Test func aResumeContinuesFromTheWorkFinished() throws {
+        let dir = try TemporaryDirectory()
+        let folder = dir.join("in"), out = dir.join("out")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data(try Self.photo(width: 200, height: 150, seed: 8)).write(to: URL(fileURLWithPath: folder + "/a.png"))
+        try Data(try Self.photo(width: 3000, height: 2000, seed: 9)).write(to: URL(fileURLWithPath: folder + "/b.png"))
+        let child = try startKiln(["export", folder, "--output", out, "--level", "9", "--progress", "json", "--device", "cpu",
+                                   "--jobs", "1", "--grace", "0.1"])
+        // Stopped well into the big image, the small one written.
+        let moved = child.waitUntil(timeout: .seconds(600)) {
+            let lines = child.stdoutSoFar.split(separator: "\n").map(String.init)
+            return Events(lines).files("written").count == 1 && (fractions(lines).last ?? 0) > 0.2
+        }
+        #expect(moved, "the fraction never moved")
+        child.send(SIGINT)
+        let first = try child.wait()
+        try #require(first.status == 75, "the big image was finished before the stop: \(first.stderr)")
+        #expect(Events(first.stdoutLines).files("written").map { $0[string: "input"] } == [folder + "/a.png"])
+        let shown = try #require(fractions(first.stdoutLines).last)
+        let said = try #require(try kiln(["status", out, "--json"]).stdoutLines.first.flatMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }?["fraction"] as? Double)
+        #expect(said > 0 && said < shown / 2, "status says \(said) of the \(shown) shown: the big image's work is lost")
+        let resumed = try kiln(["resume", out, "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let after = fractions(resumed.stdoutLines)
+        #expect((after.first ?? 0) >= said - 0.0001 && (after.first ?? 1) < shown, "the resume started at \(after.first ?? 0)")
+        #expect(largestFall(after) == 0, "\(after)")
+    }
+
     /// Without stage-weighted progress the fraction sat still for the whole encode (zlib at level 9,
     /// one thread), and a watchdog shorter than the encode expired honest work, at every resume.
     @Test func aSlowEncodeKeepsTheWatchdogQuiet() throws {

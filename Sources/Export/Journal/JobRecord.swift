@@ -113,6 +113,9 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var failed: Int
     /// Fraction of the work done, weighted by pixels.
     public var fraction: Double
+    /// The part of ``fraction`` in images finished: where a resume continues from (the images in flight are
+    /// redone, so the work they had reached is not counted twice); nil from kiln versions before it.
+    public var finishedFraction: Double?
     /// Position in the machine's queue while queued.
     public var queuePosition: Int?
     /// While queued, the jobs holding the machine's slots (what this one waits for).

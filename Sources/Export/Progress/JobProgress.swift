@@ -187,6 +187,12 @@ public final class JobProgress: @unchecked Sendable {
         state.withLock { $0.fraction }
     }
 
+    /// The part of ``fraction`` in images finished (earlier runs' included): what a resume continues
+    /// from, the work of the images in flight being lost with the run.
+    public var finishedFraction: Double {
+        state.withLock { state in state.base + (1 - state.base) * (state.total > 0 ? min(1, state.done / state.total) : 1) }
+    }
+
     /// The seconds until the last image is done: the images in flight, then those not begun yet,
     /// `workers` at a time on the cores they share (``SharedCores``). An image in flight goes at
     /// its own pace once its encode's steps span a second since it began or the images in flight

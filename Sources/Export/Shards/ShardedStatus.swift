@@ -151,7 +151,9 @@ public struct ShardedStatus: Codable, Sendable {
             line.failed = count(.failed) + count(.conflict)
             line.completed = finished.count
             line.state = live?.state == .finished && line.completed >= line.total ? .finished : .stopped
-            line.fraction = line.state == .finished ? 1 : Double(line.completed) / Double(max(1, line.total))
+            // The part of the work in images finished, where `kiln resume --shard` continues from.
+            line.fraction = line.state == .finished ? 1
+                : live?.finishedFraction ?? Double(line.completed) / Double(max(1, line.total))
         }
         line.imagesPerSecond = live?.imagesPerSecond
         line.pixelsPerSecond = live?.pixelsPerSecond
