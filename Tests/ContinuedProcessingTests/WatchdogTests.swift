@@ -59,7 +59,9 @@ struct WatchdogTests {
         #expect(await events.waitFor(.completed(identifier: "org.test.paused", success: false)))
         #expect(events.contains(.expiring(identifier: "org.test.paused", reason: .stalled)))
         let waited = try #require(expiredAt.all.first) - resumedAt
-        #expect(waited >= stall && waited <= stall + .seconds(1), "expired \(waited) after the resume")
+        // Counted from the resume: not sooner (counted from the start, it would expire at once). The upper bound
+        // only says it does expire; 1 s beyond the interval failed on a loaded machine (tests beside it).
+        #expect(waited >= stall && waited <= stall + .seconds(10), "expired \(waited) after the resume")
     }
 
     @Test func progressingTaskNeverStalls() async throws {
