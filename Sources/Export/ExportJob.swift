@@ -298,7 +298,7 @@ public final class ExportJob: Sendable {
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
                                  critical: hooks.critical, stop: { [self] in stop(because: $0) },
-                                 stagedFiles: OpenFiles.stagingBudget(workers: options.jobs))
+                                 stagedFiles: OpenFiles.stagingBudget(workers: workers))
         let next = Atomic<Int>(0)
         // Images the workers are done with (committed or waiting for their commit), for the stall hook.
         let handedOver = Atomic<Int>(earlier.completed)

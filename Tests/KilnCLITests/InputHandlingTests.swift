@@ -176,6 +176,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.join("o")))
     }
 
+    /// `--jobs` as large as a number goes runs the images there are: it crashed (an overflow counting the
+    /// descriptors of that many workers), after the journal was written, and every resume crashed again.
+    @Test func theLargestJobsRunsTheImagesThereAre() throws {
+        let dir = try makeTree()
+        let r = try kiln(["export", dir.join("in"), "--recursive", "--output", dir.join("out"), "--jobs", String(Int.max), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).files("written").count == 3, "\(r.stdout)")
+    }
+
     @Test func helpDocumentsExitCodes() throws {
         let r = try kiln(["export", "--help"])
         for code in ["64", "69", "75"] { #expect(r.stdout.contains(code)) }
