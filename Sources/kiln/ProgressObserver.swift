@@ -72,6 +72,7 @@ final class ProgressObserver: Sendable {
                 tick(start: start, completedAtStart: completedAtStart, estimator: &estimator)
                 try? await Task.sleep(for: .milliseconds(100))
             }
+            tick(start: start, completedAtStart: completedAtStart, estimator: &estimator, last: true)
         }
         tasks.withLock { $0 = [watchEvents, poll] }
     }
@@ -90,7 +91,9 @@ final class ProgressObserver: Sendable {
         }
     }
 
-    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RemainingTimeEstimator) {
+    /// Shows a frame; `last`: the run's last, once its task ended (see ``ProgressSnapshot/isLast``).
+    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RemainingTimeEstimator,
+                      last isLast: Bool = false) {
         guard session.task != nil else { return }
         // Counts and fraction from one snapshot, so no display shows an image done that its fraction leaves out.
         let (counts, fraction) = session.job.snapshot
@@ -103,7 +106,7 @@ final class ProgressObserver: Sendable {
             // The rate the ETA is drawn from, in the input pixels it stands for: every stage counts.
             megapixelsPerSecond: (estimator.rate ?? 0) * session.job.pixelsPerFraction / 1e6,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
-            current: counts.current, stopping: false)
+            current: counts.current, stopping: false, isLast: isLast)
         lastFrame.withLock { last in
             // Stopping, the work left is no longer what the job will do: no estimate. Read under the lock the
             // stop takes: this frame is shown before the stop's or knows of it.

@@ -64,6 +64,22 @@ import Testing
         #expect(abs(job.fraction - (0.6 + 0.4 * 50 / 152)) < 1e-9)
     }
 
+    /// The fraction is 1 once every image is finished, whatever order their costs were summed in (0.1 + 0.2 + 0.3
+    /// against 0.3 + 0.2 + 0.1 fell short of 1: a desktop view of a job that ended "done" said 99 %), and below 1
+    /// until then (images handed to a commit that holds them a batch showed 1.0 with none completed).
+    @Test func theFractionIsOneExactlyWhenEveryImageIsFinished() {
+        let costs = [StageCost(render: 0.1, encode: 0), StageCost(render: 0.2, encode: 0), StageCost(render: 0.3, encode: 0)]
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0, workers: 3, cores: 2)
+        let items = (0..<3).map { job.begin($0) }
+        for item in items { job.handOver(item) }
+        #expect(job.fraction < 1 && (job.fraction * 10_000).rounded() / 10_000 < 1, "\(job.fraction)")
+        for item in items.reversed() { job.finish(item) }
+        #expect(job.fraction == 1 && job.finishedFraction == 1)
+        let resumed = JobProgress(root: Progress(totalUnitCount: 1), costs: costs, pixels: 3, base: 0.35, workers: 1, cores: 2)
+        for index in [2, 1, 0] { resumed.finish(resumed.begin(index)) }
+        #expect(resumed.fraction == 1)
+    }
+
     @Test func readingTheHeadersMovesTheRootAndTheJobNeverStartsBelowIt() {
         let root = Progress(totalUnitCount: 1)
         var before = root.fractionCompleted

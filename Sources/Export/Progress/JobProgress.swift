@@ -36,11 +36,22 @@ public final class JobProgress: @unchecked Sendable {
         var next = 0
         /// The largest fraction published: what observers may have seen.
         var published = 0.0
+        /// Images finished, and this run's images.
+        var finished = 0
+        let images: Int
 
+        /// Exactly 1 once every image is finished, and below 1 until then: the costs summed in another order
+        /// fell short of their total (a job that ended "done" showed 99 %), and images handed to a commit that
+        /// holds them a batch showed 1.0 with none completed.
         var fraction: Double {
-            let work = total > 0 ? min(1, (done + inFlightDone) / total) : 1
-            return max(published, base + (1 - base) * work)
+            guard finished < images else { return 1 }
+            let work = total > 0 ? min(Self.unfinished, (done + inFlightDone) / total) : 0
+            return max(published, min(Self.unfinished, base + (1 - base) * work))
         }
+
+        /// The most the fraction shows while an image is left (rounded to 4 decimals as the JSON events
+        /// carry it, 0.9999; 99 % as a percentage).
+        static let unfinished = 0.9999
     }
 
     /// An image in flight: the cost of its stages done; its encode's first and
@@ -86,7 +97,7 @@ public final class JobProgress: @unchecked Sendable {
         self.workers = max(workers, 1)
         self.cores = max(cores, 1)
         let base = min(max(base, 0), 1)
-        var state = State(base: base, total: totals.reduce(0, +))
+        var state = State(base: base, total: totals.reduce(0, +), images: costs.count)
         // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
         state.published = max(base, root.totalUnitCount == Self.resolution ? root.fractionCompleted : 0)
         self.state = Locked(state)
@@ -178,6 +189,7 @@ public final class JobProgress: @unchecked Sendable {
             guard let image = state.inFlight.removeValue(forKey: item.index) else { return }
             state.inFlightDone -= image.reached
             state.done += totals[item.index]
+            state.finished += 1
             publish(&state)
         }
     }
@@ -190,7 +202,9 @@ public final class JobProgress: @unchecked Sendable {
     /// The part of ``fraction`` in images finished (earlier runs' included): what a resume continues
     /// from, the work of the images in flight being lost with the run.
     public var finishedFraction: Double {
-        state.withLock { state in state.base + (1 - state.base) * (state.total > 0 ? min(1, state.done / state.total) : 1) }
+        state.withLock { state in
+            state.finished == state.images ? 1 : min(State.unfinished, state.base + (1 - state.base) * min(1, state.done / max(state.total, 1e-300)))
+        }
     }
 
     /// The seconds until the last image is done: the images in flight, then those not begun yet,

@@ -76,7 +76,7 @@ final class JSONReporter: ExportReporter {
     func tick(_ snapshot: ProgressSnapshot) {
         let now = ContinuousClock.now
         let due = lastProgress.withLock { last -> Bool in
-            if let last, now - last < Self.progressInterval { return false }
+            if !snapshot.isLast, let last, now - last < Self.progressInterval { return false }
             last = now
             return true
         }

@@ -22,6 +22,9 @@ struct ProgressSnapshot: Sendable {
     var current: String?
     /// True once the task is expiring (the bar says it is stopping).
     var stopping: Bool
+    /// The run's last frame, taken once its task ended: shown whenever the previous one was (a JSON stream's
+    /// last `progress` said 9 of 20 images, 0.60, before its `end`).
+    var isLast = false
 }
 
 extension Duration {
