@@ -33,9 +33,9 @@ import Testing
         let json = try status(dir.join("out"))
         #expect(json["state"] as? String == "finished", "\(json)")
         #expect(json["exitCode"] as? Int == 1, "\(json)")
-        #expect(json["conflicts"] as? Int == 1, "\(json)")
+        #expect(json["conflicts"] as? Int == 1 && json["failed"] as? Int == 2, "the status's failed counts the conflict: \(json)")
         let text = try kiln(["status", dir.join("out")])
-        #expect(text.stdout.contains("1 conflict") && text.stdout.contains("exit code 1"), "\(text.stdout)")
+        #expect(text.stdout.contains("2 failed (1 conflict)") && text.stdout.contains("exit code 1"), "\(text.stdout)")
     }
 
     @Test func cleanJobSaysExitCode0AndNoConflicts() throws {
