@@ -7,7 +7,7 @@ import Export
 struct RunSettings: ParsableArguments {
     /// How progress is shown.
     enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
-        case auto, bar, json, none
+        case auto, bar, plain, json, none
     }
 
     /// Where else the job is shown, outside the terminal.
@@ -25,7 +25,7 @@ struct RunSettings: ParsableArguments {
     @Option(help: ArgumentHelp("When another kiln job holds the GPU slot (or the CPU slots): queue (wait, the default) or fail (exit 69). A second process on the same job or shard exits 69 unless queue is given explicitly, then waits.", valueName: "strategy"))
     var strategy: Strategy?
 
-    @Option(help: "Progress display: auto (the bar when standard error is a terminal, json when neither standard output nor standard error is, else plain lines), bar, json or none.")
+    @Option(help: "Progress display: auto (the bar when standard error is a terminal, json when neither standard output nor standard error is, else plain), bar, plain (lines on standard error: the header, failures, warnings, the progress every 10 seconds, the summary), json or none.")
     var progress: ProgressMode = .auto
 
     @Option(help: ArgumentHelp("Desktop notification of the job's progress, with a Cancel action (a KDE job view with Cancel and Pause/Resume where one is served): auto (when a session bus exists and no progress bar is drawn on a terminal), desktop or none.", valueName: "mode"))
@@ -83,6 +83,7 @@ struct RunSettings: ParsableArguments {
         case .json: return JSONReporter()
         case .none: return TextReporter(showBar: false, quiet: true)
         case .bar: return TextReporter(showBar: showsBar, quiet: quiet)
+        case .plain: return TextReporter(showBar: false, quiet: quiet)
         case .auto:
             // JSON is for scripts reading stdout; --quiet asks for silence instead.
             if quiet { return TextReporter(showBar: false, quiet: true) }

@@ -71,6 +71,27 @@ import Testing
         #expect(!r.stderr.contains(".hidden"), "\(r.stderr)")
     }
 
+    /// `--progress plain` (the help promised it; only `auto` gave plain lines) shows the progress as a line every
+    /// 10 seconds: a long job written to a log said nothing between its header and its summary.
+    @Test func plainLinesShowTheProgressEveryTenSeconds() throws {
+        let dir = try makeFolder()
+        let release = dir.join("release")
+        // Held after one image (the stall hook) until the first progress line is seen.
+        let child = try startKiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "plain",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "1", "KILN_TEST_STALL_RELEASE": release])
+        let shown = child.waitUntil(timeout: .seconds(120)) { child.stderrSoFar.contains("% · ") }
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
+        let r = try child.wait()
+        #expect(shown, "no progress line: \(r.stderr)")
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("kiln: Exporting ") == true && lines.last?.contains(" written, ") == true, "\(lines)")
+        let progress = lines.filter { $0.contains("% · ") }
+        #expect(progress.first.map { $0.hasPrefix("kiln: ") && $0.contains("1/") } == true, "\(progress)")
+        #expect(!r.stderr.contains("\u{1B}"), "no escape codes")
+    }
+
     @Test func recursiveNamesThemInSubfoldersButNotTheJournal() throws {
         let dir = try makeFolder()
         try FileManager.default.createDirectory(atPath: dir.join("in/sub"), withIntermediateDirectories: true)

@@ -10,7 +10,8 @@ import Locking
 /// file and device — fitted to the terminal's width by dropping whole fields
 /// (never cutting a number), coloured unless `NO_COLOR`
 /// is set, and replaced at the end by one summary line. Failures and warnings
-/// print as lines above it. Without the bar, only those lines and the summary.
+/// print as lines above it. Without the bar (plain lines), those lines, the bar's fields as a line every
+/// ``plainInterval`` (a long job written to a log said nothing between its header and its summary), and the summary.
 final class TextReporter: ExportReporter {
     private let err = OutputStream.standardError
     private let showBar: Bool
@@ -27,7 +28,12 @@ final class TextReporter: ExportReporter {
         var drawnLines = 0
         var last: ProgressSnapshot?
         var started = false
+        /// When plain lines last showed the progress (or the job started).
+        var lastPlain: ContinuousClock.Instant?
     }
+
+    /// How often plain lines show the progress.
+    static let plainInterval = Duration.seconds(10)
 
     /// `showBar`: draw the live display; `quiet`: only failures and warnings.
     init(showBar: Bool, quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -43,6 +49,7 @@ final class TextReporter: ExportReporter {
             $0.title = title
             $0.subtitle = subtitle
             $0.status = nil
+            $0.lastPlain = .now
         }
         if !quiet && !showBar { err.write("kiln: \(title) — \(subtitle)\n") }
         // Once per job, above the bar where there is one; not a warning, so --quiet leaves it out.
@@ -82,11 +89,16 @@ final class TextReporter: ExportReporter {
     }
 
     func tick(_ snapshot: ProgressSnapshot) {
-        state.withLock {
-            $0.last = snapshot
-            if !snapshot.stopping, $0.status?.hasPrefix("queued") == true { $0.status = nil }
+        let now = ContinuousClock.now
+        let plain = state.withLock { s -> Bool in
+            s.last = snapshot
+            if !snapshot.stopping, s.status?.hasPrefix("queued") == true { s.status = nil }
+            guard !showBar, !quiet, !snapshot.isLast, now - (s.lastPlain ?? now) >= Self.plainInterval else { return false }
+            s.lastPlain = now
+            return true
         }
         if showBar { redraw(force: false) }
+        if plain { err.write("kiln: " + Self.plainLine(snapshot) + "\n") }
     }
 
     func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32, traffic: DeviceTraffic) {
