@@ -97,6 +97,8 @@ struct JobRunner {
         var resuming = self.resuming
         do {
             lock = try takeLock(journal, in: output)
+            // What it holds now, not when this start opened it: a job it waited for may have left outputs.
+            output.lookAgain()
             // A whole job's mark was meant for an earlier run (this one was not running to be cancelled):
             // this start, export or resume, lifts it. A shard's mark stays until `kiln resume --shard`, which
             // lifts it here, once it holds its slot and lock: a refused start leaves it as it was.

@@ -48,6 +48,31 @@ import Testing
                 "\(resumed.stdout)")
     }
 
+    /// An export that waited for a job which then stopped (its journal kept) finds that job's outputs, made since
+    /// the waiter opened the folder, as its own work: before, it took their paths as free (the folder was empty
+    /// when it looked), made each image again, and failed it: "the output appeared while the job ran", exit 1.
+    @Test func anExportThatWaitedFindsTheOutputsMadeWhileItWaited() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out"), decode = dir.join("decode"), release = dir.join("release")
+        // Held at its first decode (the folder holds only .kiln), then after its first image.
+        let first = try startKiln(["export", Paths.sampleData, "-o", out, "--jobs", "1", "--stall-timeout", "600",
+                                   "--progress", "json"],
+                                  environment: ["KILN_TEST_PAUSE_DECODE": decode, "KILN_TEST_STALL_AFTER": "1",
+                                                "KILN_TEST_STALL_RELEASE": release])
+        #expect(first.waitUntil { FileManager.default.fileExists(atPath: decode + ".paused") })
+        let second = try waiter(["export", Paths.sampleData, "-o", out])
+        #expect(FileManager.default.createFile(atPath: decode, contents: Data()))
+        #expect(first.waitUntil { first.stdoutSoFar.contains("\"status\":\"written\"") }, "\(first.stdoutSoFar)")
+        first.send(SIGTERM)
+        #expect(try first.wait(timeout: .seconds(120)).status == 75)
+        let r = try second.wait(timeout: .seconds(300))
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("failed").isEmpty, "\(r.stdout)")
+        #expect(events.files("skipped").count == 1, "the first job's image: \(r.stdout)")
+        #expect(events.files("written").count == Paths.pngs(in: Paths.sampleData).count - 1, "\(r.stdout)")
+    }
+
     /// Two waiters: the first to see the folder gone makes a new one; the other, whose held folder is the
     /// removed one, begins again too (it failed with "cannot open …/lock", exit 69, when the path it checked
     /// had been made again by the first).

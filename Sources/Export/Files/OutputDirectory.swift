@@ -36,10 +36,18 @@ public final class OutputDirectory: Sendable {
     private let processID = getpid()
     /// Whether outputs are staged as unnamed files (see ``stage(_:flush:)``).
     private let stagesUnnamed: Bool
-    /// Whether the directory held nothing but the job's own `.kiln` when opened:
-    /// then no output path can be occupied but by this job (which never writes one
-    /// twice, and whose placing fails rather than replace), so none needs a `stat` first.
-    public let startedEmpty: Bool
+    /// Whether the directory held nothing but the job's own `.kiln` when opened, or when last looked at
+    /// (``lookAgain()``, once the job holds its lock): then no output path can be occupied but by this job
+    /// (which never writes one twice, and whose placing fails rather than replace), so none needs a `stat` first.
+    public var startedEmpty: Bool { empty.load(ordering: .relaxed) }
+    private let empty: Atomic<Bool>
+
+    /// Looks again whether the directory holds only `.kiln`: a job that waited for another's lock found
+    /// that job's outputs there after it (before, their paths were taken as free, and each failed at its
+    /// placing: "the output appeared while the job ran").
+    public func lookAgain() {
+        empty.store(root.names() == [".kiln"], ordering: .relaxed)
+    }
 
     /// The path of `.kiln` as opened (for messages and tests).
     public var stateDirectory: String { state.path }
@@ -66,7 +74,7 @@ public final class OutputDirectory: Sendable {
         } catch {
             throw .badOutputDirectory(path, reason: error.description)
         }
-        startedEmpty = root.names() == [".kiln"]
+        empty = Atomic(root.names() == [".kiln"])
         stagesUnnamed = !Self.linksDisabled && !Self.unnamedDisabled
             && Self.makesUnnamedFiles(in: temporary, probeName: "\(processID)-probe.tmp")
         if removesStale { removeStaleTemporaries() }
