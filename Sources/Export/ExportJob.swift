@@ -551,9 +551,13 @@ public final class ExportJob: Sendable {
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
                 try codec.checkSize(width: size.width, height: size.height)
                 let working = try renderer.workingSet(of: reader.header, orientation: orientation)
-                // What the budget leaves the writer when this image runs alone: a JPEG streams with standard tables
-                // rather than hold coefficients that would not fit (they only make the file smaller).
-                settings.heldBytesLimit = max(0, memory.limit - memory.reserved - working - Self.imageOverhead)
+                // What the budget leaves the writer, beyond streaming, when this image runs alone: a JPEG streams with
+                // standard tables rather than hold coefficients that would not fit (they only make the file smaller).
+                // Beyond streaming: the coefficients were weighed against all the writer's room, its output's bytes
+                // then overran it, and an 8000×6000 JPEG failed under --memory 240M-280M where 230M wrote it.
+                settings.heldBytesLimit = 0
+                let streaming = codec.writerBytes(width: size.width, height: size.height, depth: reader.depth, settings: settings)
+                settings.heldBytesLimit = max(0, memory.limit - memory.reserved - working - Self.imageOverhead - streaming)
                 let needed = working + codec.writerBytes(width: size.width, height: size.height, depth: reader.depth,
                                                          settings: settings) + Self.imageOverhead
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }

@@ -96,9 +96,10 @@ public struct WriteSettings: Sendable, Equatable {
     /// the operations), or nil when unknown: a writer that must choose its
     /// file's layout before the first row (a streaming PNG) needs it.
     public var content: RowContent?
-    /// The most bytes a writer may hold to make a smaller file where it could stream (JPEG's optimised Huffman
-    /// tables need every coefficient): what the job's memory leaves an image that runs alone. Beyond it, the
-    /// writer streams (standard tables), rather than fail an image it can write. No bound by default.
+    /// The most bytes a writer may hold, beyond what it holds streaming, to make a smaller file where it could
+    /// stream (JPEG's optimised Huffman tables need every coefficient): what the job's memory leaves an image that
+    /// runs alone. Beyond it, the writer streams (standard tables), rather than fail an image it can write. No
+    /// bound by default.
     public var heldBytesLimit = Int.max
 
     /// Settings; level 6, everything kept, time 0, each format's defaults, a white background.

@@ -500,6 +500,17 @@ func aTwelveMegapixelPhotoAtQuality90GetsOptimisedTables() throws {
     #expect(tight.status == 0, "\(tight.stderr)")
     let streamed = try Data(contentsOf: URL(fileURLWithPath: dir.join("tight/photo.jpg")))
     #expect(streamed.range(of: standardDC) != nil, "the standard tables, streamed")
+    // More memory never fails what less wrote: between the two, the coefficients were weighed against all the
+    // writer's room, the output's bytes then overran it, and the image failed (here at 170M, where 150M wrote it).
+    var tables: [Bool] = []
+    for megabytes in stride(from: 150, through: 260, by: 10) {
+        let out = dir.join("m\(megabytes)")
+        let r = try kiln(["export", dir.join("photo.png"), "-o", out, "--format", "jpeg", "--quality", "90",
+                          "--memory", "\(megabytes)M", "--progress", "none"])
+        #expect(r.status == 0, "--memory \(megabytes)M: \(r.stderr)")
+        if let bytes = try? Data(contentsOf: URL(fileURLWithPath: out + "/photo.jpg")) { tables.append(bytes.range(of: standardDC) == nil) }
+    }
+    #expect(tables.first == false && tables.last == true, "standard tables below, optimised above: \(tables)")
 }
 
 /// What a JPEG's header says beside its pixels, through the CLI, checked with exiftool: the JFIF density, the EXIF
