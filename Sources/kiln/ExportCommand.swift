@@ -102,7 +102,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The title shown while exporting (default: \"Exporting N images\").")
     var title: String?
 
-    @Option(parsing: .unconditional, help: "The subtitle shown while exporting (default: operations, level and device).")
+    @Option(parsing: .unconditional, help: "The subtitle shown while exporting, before the device, which is always named (default: the operations, format and level).")
     var subtitle: String?
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",
