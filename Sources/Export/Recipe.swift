@@ -66,8 +66,8 @@ public struct Recipe: Sendable, Equatable, Codable {
             case (nil, let keep?):
                 switch MetadataSelection.parse(keep.joined(separator: ",")) {
                 case .success(let parsed): selection = parsed
-                case .failure(let unknown):
-                    throw DecodingError.dataCorruptedError(forKey: .keep, in: container, debugDescription: unknown.description)
+                case .failure(let problem):
+                    throw DecodingError.dataCorruptedError(forKey: .keep, in: container, debugDescription: problem.description)
                 }
             case (nil, nil):
                 selection = .all

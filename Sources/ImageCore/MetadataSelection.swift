@@ -32,18 +32,24 @@ public struct MetadataSelection: OptionSet, Sendable, Hashable, Codable {
         ("icc", .icc), ("exif", .exif), ("text", .text), ("phys", .phys), ("time", .time), ("other", .other),
     ]
 
-    /// Parses a comma-separated list of ``names`` (also `all` and `none`);
-    /// nil names the first word that is not one of them.
-    public static func parse(_ list: String) -> Result<MetadataSelection, UnknownName> {
+    /// Parses a comma-separated list of ``names``, or `all` or `none` alone; a failure names the first word that
+    /// is not one of them, or the `all` or `none` given beside other words (`none,exif` meant exif and `all,none`
+    /// all, without a word).
+    public static func parse(_ list: String) -> Result<MetadataSelection, BadList> {
         var selection: MetadataSelection = []
-        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
-            let word = word.filter { $0 != " " }.lowercased()
+        let words = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.filter { $0 != " " }.lowercased() }
+        if words.count > 1, let alone = words.first(where: { $0 == "all" || $0 == "none" }) {
+            return .failure(BadList(description: "\"\(alone)\" stands alone, not in a list with other kinds "
+                                    + "(\(words.joined(separator: ",")))"))
+        }
+        for word in words {
             switch word {
             case "all": selection.formUnion(.all)
             case "none": break
             default:
                 guard let kind = names.first(where: { $0.name == word })?.kind else {
-                    return .failure(UnknownName(name: word))
+                    return .failure(BadList(description: "unknown metadata kind \"\(word)\" (use "
+                                            + "\(MetadataSelection.names.map(\.name).joined(separator: ", ")), all or none)"))
                 }
                 selection.formUnion(kind)
             }
@@ -51,13 +57,10 @@ public struct MetadataSelection: OptionSet, Sendable, Hashable, Codable {
         return .success(selection)
     }
 
-    /// A word of a `--keep` list that names no kind of metadata.
-    public struct UnknownName: Error, CustomStringConvertible {
-        /// The word.
-        public let name: String
-        /// "unknown metadata kind "x" (use icc, exif, text, phys, time, other, all or none)".
-        public var description: String {
-            "unknown metadata kind \"\(name)\" (use \(MetadataSelection.names.map(\.name).joined(separator: ", ")), all or none)"
-        }
+    /// What is wrong with a `--keep` list: "unknown metadata kind "x" (use icc, exif, text, phys, time, other,
+    /// all or none)", or ""none" stands alone, not in a list with other kinds (none,exif)".
+    public struct BadList: Error, CustomStringConvertible {
+        /// The problem, in words.
+        public let description: String
     }
 }

@@ -148,7 +148,7 @@ struct OperationOptions: ParsableArguments {
             guard !strip else { throw ValidationError("--strip and --keep cannot be combined") }
             switch MetadataSelection.parse(keep) {
             case .success(let selection): metadata = selection
-            case .failure(let unknown): throw ValidationError("--keep: \(unknown)")
+            case .failure(let problem): throw ValidationError("--keep: \(problem)")
             }
         }
         var output = OutputSettings()

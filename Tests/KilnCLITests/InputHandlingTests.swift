@@ -165,6 +165,7 @@ import Testing
         ["export", "x.png"],                                   // no --output
         ["export", "x.png", "--output", "o", "--level", "10"],
         ["export", "x.png", "--output", "o", "--jobs", "0"],
+        ["export", "x.png", "--output", "o", "--keep", "none,exif"],  // it meant exif, without a word
         ["export", "x.png", "--output", "o", "--device", "tpu"],
         ["export", "x.png", "--output", "o", "--bogus"],
     ])

@@ -53,6 +53,12 @@ import Testing
         #expect(Set(PNGBytes.chunks(of: textOnly).map(\.type)) == ["IHDR", "tEXt", "zTXt", "IDAT", "IEND"])
         #expect(throws: Never.self) { try MetadataSelection.parse("icc,exif,text,phys").get() }
         #expect((try? MetadataSelection.parse("icc,colour").get()) == nil)
+        // `all` and `none` stand alone: `none,exif` meant exif and `all,none` all, without a word.
+        #expect(try MetadataSelection.parse("none").get() == [] && MetadataSelection.parse("all").get() == .all)
+        for list in ["none,exif", "all,none", "icc, all"] {
+            guard case .failure(let problem) = MetadataSelection.parse(list) else { Issue.record("\(list) accepted"); continue }
+            #expect(problem.description.contains("stands alone"), "\(problem)")
+        }
     }
 
     /// An 8-bit RGB image with an RGB profile, EXIF, pHYs and two private chunks.
