@@ -36,6 +36,14 @@ struct JobRunner {
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
+        // A budget kiln itself already takes (its code, libraries, the plan and the device) fits no image: said once,
+        // before anything is written (every image failed alone, hundreds of times the same line, exit 1).
+        let resident = MemoryLimit.resident
+        if resident >= settings.memoryBudget {
+            throw reporter.refusal("--memory \(ByteSize.text(settings.memoryBudget)) is less than kiln itself holds "
+                                   + "(\(ByteSize.text(resident)): its code, libraries and plan), so no image could be "
+                                   + "exported; give it more than that", KilnExitCode.usage)
+        }
         // The slot folder next, checked again when the slot is taken: one another user controls stops
         // the job before its output folder or journal is written.
         do {

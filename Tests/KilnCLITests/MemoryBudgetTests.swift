@@ -61,6 +61,18 @@ import Testing
         #expect(status.stdout.contains("\"memory\":\(150 << 20)"), "kiln status shows the budget: \(status.stdout)")
     }
 
+    /// A budget below what kiln itself holds fits no image: refused once, before anything is written (every image
+    /// failed alone with the same line, exit 1).
+    @Test func aBudgetKilnItselfTakesIsRefusedOnce() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--memory", "1M", "--progress", "json"])
+        #expect(r.status == 64, "\(r.stderr)")
+        let errors = Events(r.stdoutLines).named("error").compactMap { $0["message"] as? String }
+        #expect(errors.count == 1 && errors[0].contains("--memory 1.0 MB is less than kiln itself holds"), "\(r.stdout)")
+        #expect(Events(r.stdoutLines).files("failed").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")), "nothing is written")
+    }
+
     @Test(arguments: ["lots", "0", "-5M", "3X"])
     func aBadSizeIsAUsageError(_ size: String) throws {
         let dir = try TemporaryDirectory()
