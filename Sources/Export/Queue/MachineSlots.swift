@@ -57,6 +57,13 @@ public struct MachineSlots: Sendable {
         self.cpuSlots = max(1, cpuSlots ?? environment["KILN_CPU_SLOTS"].flatMap(Int.init) ?? 1)
     }
 
+    /// What is wrong with `$KILN_CPU_SLOTS`, where it is set to anything but a whole number from 1 (it was read
+    /// as 1 without a word: `0`, `-1`, `abc`, `2.5`); nil where it is unset or right.
+    public static func cpuSlotsProblem(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let value = environment["KILN_CPU_SLOTS"], (Int(value) ?? 0) < 1 else { return nil }
+        return "KILN_CPU_SLOTS=\(value) is not a whole number from 1: one CPU job runs at a time on this machine, the default"
+    }
+
     /// Opens and checks the slot folder (made 0700 when missing) without taking a
     /// slot: a job calls it before it writes anything, so a folder that is not
     /// the user's alone stops it first. Throws ``RuntimeFolderError``.
