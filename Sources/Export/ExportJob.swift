@@ -60,6 +60,8 @@ public final class ExportJob: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let drainRequested = Atomic<Bool>(false)
     private let pauseRequested = Atomic<Bool>(false)
+    /// The time the job spent paused, which its rates and estimates leave out.
+    public let pauses = PauseClock()
     private let tracker = Locked<JobProgress?>(nil)
     /// The inputs of the images in the workers' hands.
     private let inHand = Locked<Set<String>>([])
@@ -253,6 +255,7 @@ public final class ExportJob: Sendable {
     /// ``stop()`` let them go at once. Safe from any thread, any number of times.
     public func setPaused(_ paused: Bool) {
         pauseRequested.store(paused, ordering: .relaxed)
+        pauses.set(.view, paused: paused)
     }
 
     /// Whether the job is paused (``setPaused(_:)``).

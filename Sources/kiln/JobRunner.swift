@@ -449,8 +449,14 @@ struct JobRunner {
                                   status: StatusPublisher) -> ProcessLifecycle.Options {
         var options = ProcessLifecycle.Options()
         // Before the terminal stops us, `kiln status` must see where the job is.
-        options.onSuspend = { status.publish(.suspended) }
-        options.onResume = { status.publish(.running) }
+        options.onSuspend = {
+            job.pauses.set(.process, paused: true)
+            status.publish(.suspended)
+        }
+        options.onResume = {
+            job.pauses.set(.process, paused: false)
+            status.publish(.running)
+        }
         options.onStopNow = {
             // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()

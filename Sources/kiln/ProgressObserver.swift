@@ -67,12 +67,14 @@ final class ProgressObserver: Sendable {
         let poll = Task { [self] in
             let start = ContinuousClock.now
             let completedAtStart = session.job.counts.completed
+            let pausedAtStart = session.job.pauses.paused
             var estimator = RemainingTimeEstimator()
             while !Task.isCancelled {
-                tick(start: start, completedAtStart: completedAtStart, estimator: &estimator)
+                tick(start: start, pausedAtStart: pausedAtStart, completedAtStart: completedAtStart, estimator: &estimator)
                 try? await Task.sleep(for: .milliseconds(100))
             }
-            tick(start: start, completedAtStart: completedAtStart, estimator: &estimator, last: true)
+            tick(start: start, pausedAtStart: pausedAtStart, completedAtStart: completedAtStart, estimator: &estimator,
+                 last: true)
         }
         tasks.withLock { $0 = [watchEvents, poll] }
     }
@@ -91,13 +93,16 @@ final class ProgressObserver: Sendable {
         }
     }
 
-    /// Shows a frame; `last`: the run's last, once its task ended (see ``ProgressSnapshot/isLast``).
-    private func tick(start: ContinuousClock.Instant, completedAtStart: Int, estimator: inout RemainingTimeEstimator,
-                      last isLast: Bool = false) {
+    /// Shows a frame; `last`: the run's last, once its task ended (see ``ProgressSnapshot/isLast``). The time
+    /// paused since `start` (the job's pauses then were `pausedAtStart`) is left out of the elapsed time, the
+    /// rates and the estimate, and a paused job shows no estimate.
+    private func tick(start: ContinuousClock.Instant, pausedAtStart: Duration, completedAtStart: Int,
+                      estimator: inout RemainingTimeEstimator, last isLast: Bool = false) {
         guard session.task != nil else { return }
         // Counts and fraction from one snapshot, so no display shows an image done that its fraction leaves out.
         let (counts, fraction) = session.job.snapshot
-        let elapsed = ContinuousClock.now - start
+        let paused = session.job.pauses.isPaused
+        let elapsed = ContinuousClock.now - start - (session.job.pauses.paused - pausedAtStart)
         let seconds = max(elapsed.seconds, 1e-3)
         let remaining = estimator.update(fraction: fraction, elapsed: elapsed.seconds,
                                          atLeast: { session.job.secondsLeftInHand(rate: $0) }).map { Duration.seconds($0) }
@@ -106,7 +111,8 @@ final class ProgressObserver: Sendable {
             // The rate the ETA is drawn from, in the input pixels it stands for: every stage counts.
             megapixelsPerSecond: (estimator.rate ?? 0) * session.job.pixelsPerFraction / 1e6,
             imagesPerSecond: Double(counts.completed - completedAtStart) / seconds,
-            current: counts.current, stopping: false, isLast: isLast)
+            current: counts.current, stopping: false, isLast: isLast, paused: paused)
+        if paused { snapshot.remaining = nil }
         lastFrame.withLock { last in
             // Stopping, the work left is no longer what the job will do: no estimate. Read under the lock the
             // stop takes: this frame is shown before the stop's or knows of it.

@@ -44,7 +44,8 @@ final class StatusPublisher: Sendable {
             status.finishedFraction = state == .finished ? 1 : job.finishedFraction
             status.host = host
             status.started = started.timeIntervalSince1970
-            let seconds = max(now.timeIntervalSince(started), 1e-3)
+            // Paused time left out, as the bar's rates leave it out.
+            let seconds = max(now.timeIntervalSince(started) - job.pauses.paused.seconds, 1e-3)
             status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
             status.pixelsPerSecond = Double(counts.pixels) / seconds
             status.waitingFor = waitingFor

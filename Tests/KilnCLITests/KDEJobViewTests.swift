@@ -133,6 +133,16 @@ struct KDEJobViewTests {
         #expect(details.contains { $0.hasPrefix("paused · ") }, "\(details)")
         #expect(server.calls("terminate").compactMap { arguments($0).first as? String } == [""])
         #expect(LargeImages.matchesReference(out) == [])
+        // The JSON stream says the job is paused, with no estimate, and leaves the pause out of its rate: counted as
+        // slow work, a 3 s pause took the throughput from 7.5 to 2.3 MPix/s and the ETA from 11 s to 35 s.
+        let events = Events(r.stdoutLines).named("progress")
+        let pausedEvents = events.filter { $0["paused"] as? Bool == true }
+        #expect(!pausedEvents.isEmpty && pausedEvents.allSatisfy { $0["etaSeconds"] is NSNull }, "\(pausedEvents.prefix(3))")
+        if let first = events.firstIndex(where: { $0["paused"] as? Bool == true }),
+           let rateBefore = events[..<first].last?["pixelsPerSecond"] as? Int,
+           let rateAfter = events[first...].first(where: { $0["paused"] as? Bool == false })?["pixelsPerSecond"] as? Int {
+            #expect(Double(rateAfter) >= 0.5 * Double(rateBefore), "the rate fell from \(rateBefore) to \(rateAfter) after the pause")
+        }
         print("kde suspend: \(details.filter { $0.hasPrefix("paused") }),  held \(String(format: "%.1f", held)) s with --stall-timeout \(stall) s, "
               + "\(before.files) outputs before and \(after.files) after the hold, setSuspended \(suspensions), "
               + "percents \(percents), exit \(r.status ?? -1)")

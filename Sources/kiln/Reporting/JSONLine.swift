@@ -8,6 +8,7 @@ struct JSONLine {
         case string(String)
         case int(Int)
         case double(Double)
+        case bool(Bool)
         case null
     }
 
@@ -25,6 +26,7 @@ struct JSONLine {
         case .string(let s): text += Self.quoted(s)
         case .int(let i): text += String(i)
         case .double(let d): text += d.isFinite ? String(d) : "null"
+        case .bool(let b): text += b ? "true" : "false"
         case .null: text += "null"
         }
     }

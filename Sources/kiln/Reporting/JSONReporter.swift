@@ -89,6 +89,7 @@ final class JSONReporter: ExportReporter {
         // As the bar shows them: its MPix/s in pixels, its ETA in whole seconds (null while it shows none).
         line.add("pixelsPerSecond", .int(Int((snapshot.megapixelsPerSecond * 1e6).rounded())))
         line.add("etaSeconds", snapshot.remaining.map { .int(Int($0.seconds.rounded())) } ?? .null)
+        line.add("paused", .bool(snapshot.paused))
         emit(line)
     }
 

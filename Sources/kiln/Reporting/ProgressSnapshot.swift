@@ -25,6 +25,8 @@ struct ProgressSnapshot: Sendable {
     /// The run's last frame, taken once its task ended: shown whenever the previous one was (a JSON stream's
     /// last `progress` said 9 of 20 images, 0.60, before its `end`).
     var isLast = false
+    /// The job is paused (from a view, or its process stopped): no estimate, and the JSON event says so.
+    var paused = false
 }
 
 extension Duration {
