@@ -39,8 +39,9 @@ enum ShardedStatusView {
 
     private static func percent(_ fraction: Double) -> String { "\(Int(fraction * 100))%" }
 
-    private static func rate(_ images: Double?, _ pixels: Double?) -> String {
+    /// " · 0.50 images/s, 12.3 MPix/s", or "" where either is unknown.
+    static func rate(_ images: Double?, _ pixels: Double?) -> String {
         guard let images, let pixels else { return "" }
-        return String(format: " · %.2f images/s, %.1f Mpx/s", images, pixels / 1e6)
+        return String(format: " · %.2f images/s, %.1f MPix/s", images, pixels / 1e6)
     }
 }

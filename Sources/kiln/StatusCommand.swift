@@ -86,12 +86,19 @@ struct StatusCommand: ParsableCommand {
             line.add("pid", running ? .int(Int(live?.pid ?? 0)) : .null)
             line.add("device", .string(live?.device ?? ""))
             line.add("title", .string(live?.title ?? ""))
+            line.add("subtitle", .string(live?.subtitle ?? ""))
+            // Where and when: a script tells a live status from a stale one, and which machine runs the job.
+            line.add("host", live?.host.map { .string($0) } ?? .null)
+            line.add("started", live?.started.map { .double($0) } ?? .null)
+            line.add("updated", live.map { .double($0.updated) } ?? .null)
             line.add("total", .int(total))
             line.add("completed", .int(completed))
             line.add("written", .int(written))
             line.add("skipped", .int(skipped))
             line.add("failed", .int(failed))
             line.add("fraction", .double((fraction * 10_000).rounded() / 10_000))
+            line.add("imagesPerSecond", live?.imagesPerSecond.map { .double(($0 * 100).rounded() / 100) } ?? .null)
+            line.add("pixelsPerSecond", live?.pixelsPerSecond.map { .int(Int($0.rounded())) } ?? .null)
             line.add("queuePosition", live?.queuePosition.map { .int($0) } ?? .null)
             let waiting = state == .queued ? live?.waitingFor?.first : nil
             line.add("waitingForPid", waiting.map { .int(Int($0.pid)) } ?? .null)
@@ -101,6 +108,8 @@ struct StatusCommand: ParsableCommand {
             line.add("reason", state == .stopped ? live?.reason.map { .string($0) } ?? .null : .null)
             line.add("conflicts", conflicts.map { .int($0) } ?? .null)
             line.add("exitCode", exitCode.map { .int(Int($0)) } ?? .null)
+            line.add("stalledOn", live?.stalledOn.map { .strings($0) } ?? .null)
+            line.add("stalledTwice", live?.stalledTwice.map { .strings($0) } ?? .null)
             print(line.rendered)
         } else {
             if let live { print("\(live.title) — \(live.subtitle)") }
@@ -110,6 +119,7 @@ struct StatusCommand: ParsableCommand {
             if let exitCode { detail += " · exit code \(exitCode)" }
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
+            if running, let live { detail += ShardedStatusView.rate(live.imagesPerSecond, live.pixelsPerSecond) }
             print(detail)
             if state == .queued, let live {
                 print("queued at position \(live.queuePosition ?? 1), waiting for "

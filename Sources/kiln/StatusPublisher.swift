@@ -15,9 +15,12 @@ final class StatusPublisher: Sendable {
     /// When this run started (for the throughput `kiln status` sums over shards).
     private let started = Date()
     private let host = Host.name
+    /// The job's fraction when this run started: the throughput counts the work done since.
+    private let startFraction: Double
 
     init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
         self.journal = journal
+        startFraction = job.snapshot.fraction
         self.job = job
         self.device = device
         self.title = title
@@ -47,7 +50,9 @@ final class StatusPublisher: Sendable {
             // Paused time left out, as the bar's rates leave it out.
             let seconds = max(now.timeIntervalSince(started) - job.pauses.paused.seconds, 1e-3)
             status.imagesPerSecond = Double(counts.since(job.earlier).completed) / seconds
-            status.pixelsPerSecond = Double(counts.pixels) / seconds
+            // From the fraction, as the bar's rate: every stage of the images in flight counts (the pixels of
+            // finished images said 0 until the first one finished, then moved only as images finished).
+            status.pixelsPerSecond = max(0, fraction - startFraction) * job.pixelsPerFraction / seconds
             status.waitingFor = waitingFor
             status.reason = reason
             status.conflicts = counts.conflicts

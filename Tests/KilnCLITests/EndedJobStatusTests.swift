@@ -69,4 +69,31 @@ import Testing
         let text = try kiln(["status", dir.join("out")])
         #expect(text.stdout.contains("3/\(total) done (\(Int(fraction * 100))%)"), "\(text.stdout)")
     }
+
+    /// A running job's `kiln status --json` says where and when (host, started, updated: a live status from a stale
+    /// one), its subtitle and its throughput, which counts the work of the images in flight: it said 0 until the
+    /// first image finished, and left out host, updated, started, the rates and the subtitle.
+    @Test func aRunningJobSaysWhereWhenAndHowFast() throws {
+        let dir = try TemporaryDirectory()
+        var rng = SeededGenerator(seed: 11)
+        try Data(LargeImages.photo(width: 3000, height: 2000, using: &rng)).write(to: URL(fileURLWithPath: dir.join("big.png")))
+        let out = dir.join("out")
+        let child = try startKiln(["export", dir.join("big.png"), "-o", out, "--level", "9", "--device", "cpu", "--progress", "json"])
+        // Well into its one image: the fraction moved, nothing finished.
+        let moved = child.waitUntil(timeout: .seconds(600)) {
+            Events(child.stdoutSoFar.split(separator: "\n").map(String.init)).named("progress")
+                .contains { ($0["fraction"] as? Double ?? 0) > 0.2 }
+        }
+        #expect(moved)
+        let json = try status(out)
+        child.send(SIGTERM)
+        _ = try child.wait()
+        try #require(json["state"] as? String == "running" && json["completed"] as? Int == 0, "\(json)")
+        #expect((json["pixelsPerSecond"] as? Int ?? 0) > 0 && json["imagesPerSecond"] as? Double == 0, "\(json)")
+        #expect((json["host"] as? String)?.isEmpty == false, "\(json)")
+        let started = try #require(json["started"] as? Double), updated = try #require(json["updated"] as? Double)
+        #expect(updated >= started && abs(updated - Date().timeIntervalSince1970) < 60, "\(json)")
+        #expect((json["subtitle"] as? String)?.contains("PNG level 9") == true, "\(json)")
+        #expect(json["stalledOn"] is NSNull, "\(json)")
+    }
 }

@@ -9,6 +9,7 @@ struct JSONLine {
         case int(Int)
         case double(Double)
         case bool(Bool)
+        case strings([String])
         case null
     }
 
@@ -27,6 +28,7 @@ struct JSONLine {
         case .int(let i): text += String(i)
         case .double(let d): text += d.isFinite ? String(d) : "null"
         case .bool(let b): text += b ? "true" : "false"
+        case .strings(let list): text += "[" + list.map(Self.quoted).joined(separator: ",") + "]"
         case .null: text += "null"
         }
     }
