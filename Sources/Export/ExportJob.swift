@@ -90,8 +90,9 @@ public final class ExportJob: Sendable {
         public var failed = 0
         /// Decoded pixels of items finished by this run.
         public var pixels = 0
-        /// Images the workers hold: started by this run and not yet handed to the commit
-        /// (images waiting for their commit take no more work and are not counted).
+        /// Images started by this run whose result is not delivered yet: in the workers' hands or waiting for
+        /// their commit, each still to come as a result (the `stopping` event's `inFlight`: those waiting for their
+        /// commit were left out, and more `file` events came than it said).
         public var inFlight = 0
         /// The input being worked on most recently.
         public var current: String?
@@ -326,14 +327,17 @@ public final class ExportJob: Sendable {
                 let progressItem = tracker.begin(index)
                 let deliver: @Sendable (FileResult) -> Void = { [self] result in
                     tracker.finish(progressItem)
+                    state.withLock { $0.inFlight -= 1 }
                     count(result)
                     hooks.onResult(result)
                 }
                 let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
                                        hooks: hooks, deliver: deliver)
-                state.withLock { $0.inFlight -= 1 }
                 inHand.withLock { _ = $0.remove(work[index].input) }
-                guard let finished else { return }
+                guard let finished else {
+                    state.withLock { $0.inFlight -= 1 }  // stopped before its end: no result comes
+                    return
+                }
                 tracker.handOver(progressItem)
                 handedOver.add(1, ordering: .relaxed)
                 commit.submit(finished)

@@ -162,4 +162,27 @@ import Testing
         #expect(fourth.status == 0, "\(fourth.stderr)")
         #expect(Paths.pngs(in: out) == ["a.png", "b.png"])
     }
+
+    /// The `stopping` event's `inFlight` counts every image whose `file` event is still to come, those waiting for
+    /// their batch's commit too: it counted only the workers' images, and more `file` events followed than it said.
+    @Test func theStoppingEventCountsEveryFileEventToCome() throws {
+        let dir = try TemporaryDirectory()
+        let input = try Self.mixedFolder(in: dir)
+        let release = dir.join("release")
+        for attempt in 0..<3 {
+            let child = try startKiln(["export", input, "--output", dir.join("out\(attempt)"), "--progress", "json", "--device", "cpu",
+                                       "--jobs", "2", "--grace", "30"],
+                                      environment: ["KILN_TEST_STALL_AFTER": "4", "KILN_TEST_STALL_RELEASE": release])
+            #expect(child.waitUntil(timeout: .seconds(600)) {
+                child.stdoutSoFar.contains("\"event\":\"file\"") || child.stdoutSoFar.contains("\"event\":\"end\"")
+            })
+            child.send(SIGINT)
+            let r = try child.wait()
+            let events = Events(r.stdoutLines).all
+            guard let stop = events.firstIndex(where: { $0["event"] as? String == "stopping" }) else { continue }
+            let said = events[stop]["inFlight"] as? Int ?? -1
+            let after = events[(stop + 1)...].filter { $0["event"] as? String == "file" }.count
+            #expect(after <= said, "inFlight \(said), then \(after) file events")
+        }
+    }
 }
