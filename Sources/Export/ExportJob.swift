@@ -557,7 +557,7 @@ public final class ExportJob: Sendable {
                 // what its render schedule holds and what the writer holds.
                 let size = try renderer.outputSize(of: reader.header, orientation: orientation)
                 try codec.checkSize(width: size.width, height: size.height)
-                let working = try renderer.workingSet(of: reader.header, orientation: orientation)
+                let working = try renderer.workingSet(of: reader.header, orientation: orientation) + reader.header.heldInputBytes
                 // What the budget leaves the writer, beyond streaming, when this image runs alone: a JPEG streams with
                 // standard tables rather than hold coefficients that would not fit (they only make the file smaller).
                 // Beyond streaming: the coefficients were weighed against all the writer's room, its output's bytes

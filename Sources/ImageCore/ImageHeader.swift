@@ -20,6 +20,9 @@ public struct ImageHeader: Sendable, Equatable {
     /// ``ImageReader/reduce(toAtLeast:_:)``): `width × height` is then the
     /// reduced size, rounded up, and this the picture's own.
     public var shrunkFrom: ShrinkOnLoad?
+    /// Bytes of the file the reader holds while the image is read (a WebP's whole: libwebp decodes from memory),
+    /// counted in the image's working set (an 8000×6000 WebP's 13 MB were not).
+    public var heldInputBytes = 0
     /// Whether a format that codes lossy or lossless stores it lossless (a lossless WebP):
     /// an output in its own format (`--format same`) then stays lossless.
     public var isLossless = false

@@ -14,11 +14,15 @@ public protocol RowSource {
     /// rows in between are skipped.
     /// - Throws: the codec's error when the source is damaged.
     func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws
+    /// Every row not read yet as one canonical buffer (SPEC §8's exceptions: an image that decodes whole, or one
+    /// read backwards). Must be the first read. A source that holds its image whole (a WebP's decoder) gives that
+    /// image, sharing its storage, rather than a copy (an 8000×6000 WebP was held twice); the default copies.
+    /// - Throws: the source's error.
+    func readAll() throws -> PixelBuffer
 }
 
 extension RowSource {
-    /// Reads every row not read yet as one canonical buffer (SPEC §8's
-    /// exceptions: an image that decodes whole, or one read backwards). Must be the first read.
+    /// Reads every row into a new canonical buffer (see the requirement).
     /// - Throws: the source's error.
     public func readAll() throws -> PixelBuffer {
         let count = width * height * 4 * depth.bytesPerSample

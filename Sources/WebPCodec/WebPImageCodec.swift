@@ -158,6 +158,7 @@ public final class WebPReader: ImageReader {
         var header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,
                                  decodesWhole: true)
         header.isLossless = info.lossless != 0
+        header.heldInputBytes = bytes.count
         self.header = header
         leadingMetadata = metadata
         self.bytes = bytes
@@ -167,6 +168,13 @@ public final class WebPReader: ImageReader {
         precondition(rows.lowerBound >= nextRow && rows.upperBound <= height, "rows \(rows) read out of order")
         try decodedImage().read(rows, into: destination)
         nextRow = rows.upperBound
+    }
+
+    /// The decoded image itself, its storage shared, not copied (the first read).
+    public func readAll() throws -> PixelBuffer {
+        precondition(nextRow == 0, "readAll after rows were read")
+        nextRow = height
+        return try decodedImage()
     }
 
     /// Decodes the image if it was not yet (the whole file is checked), and returns the metadata.
