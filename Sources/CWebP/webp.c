@@ -99,15 +99,21 @@ int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_st
     return ok(status);
 }
 
-int cwebp_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, cwebp_status *status) {
+int cwebp_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, int width, int height,
+                      cwebp_status *status) {
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) return fail(status, CWEBP_UNSUPPORTED, "libwebp version mismatch");
     VP8StatusCode code = WebPGetFeatures(data, size, &config.input);
     if (code != VP8_STATUS_OK) return decode_failure(code, status);
+    if (width != config.input.width || height != config.input.height) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = width;
+        config.options.scaled_height = height;
+    }
     config.output.colorspace = MODE_RGBA;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = out;
-    config.output.u.RGBA.stride = config.input.width * 4;
+    config.output.u.RGBA.stride = width * 4;
     config.output.u.RGBA.size = out_size;
     code = WebPDecode(data, size, &config);
     WebPFreeDecBuffer(&config.output);

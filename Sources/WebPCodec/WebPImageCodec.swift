@@ -120,7 +120,7 @@ public struct WebPImageCodec: ImageCodec {
 /// Kiln uses): the header, limits and metadata are read at once, the pixels
 /// when the render asks for the first rows.
 public final class WebPReader: ImageReader {
-    public let header: ImageHeader
+    public private(set) var header: ImageHeader
     /// The ICCP, EXIF and XMP chunks (a WebP's metadata precedes its image in the container Kiln reads).
     public let leadingMetadata: ImageMetadata
     private let bytes: [UInt8]
@@ -170,6 +170,26 @@ public final class WebPReader: ImageReader {
         nextRow = rows.upperBound
     }
 
+    /// Shrink-on-load, as JPEG's DCT scaling: the largest of 1/8, 1/4, 1/2 that divides both sides and keeps at least
+    /// 5/4 of `width × height`, libwebp's rescaler averaging each block of the factor's side as it decodes (the
+    /// whole image was decoded, then resized: an 8000×6000 WebP fitted to 800 wide held 246 MB). Only an opaque
+    /// image: libwebp averages straight colour, where kiln resamples premultiplied (transparent pixels lend no
+    /// colour). A factor that does not divide a side would leave libwebp's spacing of the rows and columns other
+    /// than the one the shrunk picture's geometry assumes.
+    public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool {
+        precondition(image == nil && nextRow == 0, "reduce before the first read")
+        guard !header.hasAlpha, header.shrunkFrom == nil else { return false }
+        let full = (width: header.width, height: header.height)
+        guard let factor = [8, 4, 2].first(where: {
+            full.width % $0 == 0 && full.height % $0 == 0 && 4 * (full.width / $0) >= 5 * width
+                && 4 * (full.height / $0) >= 5 * height
+        }) else { return false }
+        header.shrunkFrom = ShrinkOnLoad(width: full.width, height: full.height, factor: factor)
+        header.width = full.width / factor
+        header.height = full.height / factor
+        return true
+    }
+
     /// The decoded image itself, its storage shared, not copied (the first read).
     public func readAll() throws -> PixelBuffer {
         precondition(nextRow == 0, "readAll after rows were read")
@@ -190,7 +210,7 @@ public final class WebPReader: ImageReader {
         let count = width * height * 4
         var status = cwebp_status()
         let samples = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let code = cwebp_decode_rgba(bytes, bytes.count, buffer.baseAddress, count, &status)
+            let code = cwebp_decode_rgba(bytes, bytes.count, buffer.baseAddress, count, Int32(width), Int32(height), &status)
             initialized = code == CWEBP_OK ? count : 0
         }
         guard status.code == CWEBP_OK else { throw WebPError(status) }

@@ -1,5 +1,6 @@
 import Foundation
 import KilnTestSupport
+import PNGCodec
 import Testing
 
 /// WebP in and out (issue 27), checked with libwebp's own tools (`cwebp`, `dwebp`, `img2webp`) and ImageMagick.
@@ -22,6 +23,41 @@ import Testing
         try ImageTools.run("cwebp", ["-quiet", "-q", "75", dir.join("in/photo.png"), "-o", dir.join("in/lossy.webp")])
         try ImageTools.run("cwebp", ["-quiet", "-lossless", "-exact", dir.join("in/alpha.png"), "-o", dir.join("in/lossless.webp")])
         return dir
+    }
+
+    /// Shrink-on-load, as a JPEG's: a fit to 250 of an opaque 2000 × 1500 WebP has libwebp average 4 × 4 blocks as it
+    /// decodes (it decoded whole, then resized: an 8000×6000 one fitted to 800 held 433 MB, now 65). It must not
+    /// differ visibly from the same pixels decoded whole and resized, nor in size. An image with alpha, whose colour
+    /// libwebp would average straight, and one whose sides no factor divides are decoded whole: the same pixels.
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func shrinkOnLoadOfAnOpaqueWebPLooksLikeAFullDecodeAndResize() throws {
+        let dir = try makeInputs()
+        try ImageTools.run("convert", ["-seed", "7", "-size", "2000x1500", "plasma:", "-blur", "0x1", "-depth", "8",
+                                       "PNG24:" + dir.join("big.png")])
+        try ImageTools.run("cwebp", ["-quiet", "-q", "92", dir.join("big.png"), "-o", dir.join("in/big.webp")])
+        try ImageTools.run("convert", [dir.join("big.png"), "-crop", "2001x1499+0+0", "-extent", "2001x1499", "PNG24:" + dir.join("odd.png")])
+        try ImageTools.run("cwebp", ["-quiet", "-q", "92", dir.join("odd.png"), "-o", dir.join("in/odd.webp")])
+        try ImageTools.run("convert", ["-size", "2000x1500", "xc:none", "-fill", "rgba(0,128,255,0.6)", "-draw", "circle 1000,750 1000,100",
+                                       "-depth", "8", "PNG32:" + dir.join("a.png")])
+        try ImageTools.run("cwebp", ["-quiet", "-q", "92", "-exact", dir.join("a.png"), "-o", dir.join("in/alphabig.webp")])
+        // The same pixels decoded whole, stored losslessly: what a full decode resizes.
+        let whole = try export([dir.join("in/big.webp"), dir.join("in/odd.webp"), dir.join("in/alphabig.webp"), "-o",
+                                dir.join("whole"), "--format", "png", "--level", "1"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        for name in ["big", "odd", "alphabig"] {
+            for (input, folder) in [(dir.join("in/\(name).webp"), "from-webp"), (dir.join("whole/\(name).png"), "from-png")] {
+                let r = try export([input, "-o", dir.join(folder), "--resize", "250x250", "--format", "png"])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+        }
+        #expect(try ImageTools.identify(dir.join("from-webp/big.png"), "%w %h") == "250 188")
+        let psnr = try ImageTools.psnr(dir.join("from-png/big.png"), dir.join("from-webp/big.png"))
+        #expect(psnr >= 40 && psnr < .infinity, "\(psnr) dB against a full decode and resize (infinity: not shrunk)")
+        for name in ["odd", "alphabig"] {
+            let a = try PNGDecoder.decode(contentsOf: dir.join("from-webp/\(name).png"))
+            let b = try PNGDecoder.decode(contentsOf: dir.join("from-png/\(name).png"))
+            #expect(a == b, "\(name): decoded whole, the same pixels")
+        }
     }
 
     /// Under `--format same` (the default, and in place), a lossless WebP stays lossless: before, it was written

@@ -42,8 +42,11 @@ typedef struct {
 
 /* Reads the header of the WebP in `data`; refuses an animation. */
 int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status);
-/* Decodes the whole image into `out` (width × 4 bytes a row, RGBA, straight alpha). */
-int cwebp_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, cwebp_status *status);
+/* Decodes the whole image into `out` at `width` × `height` (width × 4 bytes a row, RGBA, straight alpha):
+ * the image's own size, or a smaller one libwebp's rescaler averages it down to as it decodes (shrink-on-load;
+ * kiln asks it only of opaque images, whose sides the factor divides). */
+int cwebp_decode_rgba(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, int width, int height,
+                      cwebp_status *status);
 /* The ICCP, EXIF and XMP chunks of the file (size 0 where absent). */
 int cwebp_read_chunks(const uint8_t *data, size_t size, cwebp_chunk *icc, cwebp_chunk *exif, cwebp_chunk *xmp,
                       cwebp_status *status);
