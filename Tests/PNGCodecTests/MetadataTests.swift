@@ -146,6 +146,24 @@ import Testing
             #expect(metadata.warnings.count == 1 && metadata.warnings[0].contains("palette entry 3, past the palette's 2 colors"),
                     "\(name): \(metadata.warnings)")
         }
+        // The largest index first in its row, at 1, 2 and 4 bits and interlaced at 2: libpng's own check (which
+        // sees packed rows, not the last pixel's) failed these ("Read palette index exceeding num_palette").
+        let black: [UInt8] = [0, 0, 0, 255], red: [UInt8] = [255, 0, 0, 255]
+        let first: [(String, [UInt8], Int)] = [
+            ("1-bit", PNGBytes.signature + PNGBytes.ihdr(width: 4, height: 1, bitDepth: 1, colorType: 3)
+                + PNGBytes.chunk("PLTE", [255, 0, 0]) + PNGBytes.chunk("IDAT", PNGBytes.zlibStored([0, 0b1000_0000]))
+                + PNGBytes.chunk("IEND", []), 1),
+            ("2-bit", png(depth: 2, rows: [[0b1100_0000]]), 3),
+            ("4-bit", png(depth: 4, rows: [[0xF0, 0x00]]), 15),
+            ("interlaced 2-bit", png(depth: 2, interlace: 1, rows: [[0b1100_0000], [0], [0]]), 3),
+        ]
+        for (name, bytes, largest) in first {
+            let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(bytes)
+            let colors = name == "1-bit" ? "1 color" : "2 colors"
+            #expect(pixels.bytes == black + red + red + red, "\(name)")
+            #expect(metadata.warnings == ["pixels name palette entry \(largest), past the palette's \(colors): such pixels are drawn opaque black"],
+                    "\(name): \(metadata.warnings)")
+        }
         let (_, pixels, metadata) = try PNGDecoder.decodeWithMetadata(png(depth: 8, rows: [[0, 1, 1, 0]]))
         #expect(pixels.bytes == Array(drawn[0..<8] + drawn[4..<8] + drawn[0..<4]))
         #expect(metadata.warnings.isEmpty, "\(metadata.warnings)")
