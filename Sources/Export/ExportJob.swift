@@ -327,9 +327,10 @@ public final class ExportJob: Sendable {
                 let progressItem = tracker.begin(index)
                 let deliver: @Sendable (FileResult) -> Void = { [self] result in
                     tracker.finish(progressItem)
-                    state.withLock { $0.inFlight -= 1 }
                     count(result)
                     hooks.onResult(result)
+                    // After its result is out: a stop read meanwhile may count it once more, never one less.
+                    state.withLock { $0.inFlight -= 1 }
                 }
                 let finished = process(work[index], tracker: tracker, item: progressItem, staging: commit.stagingFlush,
                                        hooks: hooks, deliver: deliver)
