@@ -67,7 +67,9 @@ struct cpng_decoder {
     /* The largest index met so far (-1: none yet). */
     int largest_index;
     /* Adam7 through libpng: the whole image, read at the first request
-     * (a palette image's as indices, one byte a pixel). */
+     * (a palette image's as indices, one byte a pixel), unless that request
+     * takes every row of a non-palette image: its passes then go straight
+     * into the caller's buffer. */
     uint8_t *whole;
     /* One canonical row, the destination of rows read and discarded. */
     uint8_t *scratch;

@@ -150,8 +150,8 @@ public final class ExportJob: Sendable {
     /// `lostWrites` are outputs this very job recorded as written whose bytes no
     /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
-    /// `progressBefore` is the fraction the job's last run reached (its live status), where this
-    /// run's progress continues; without it, the share of items finished. `shownOutputDirectory`:
+    /// `progressBefore` is the part of the fraction in the images the job's last run finished (its live
+    /// status), where this run's progress continues; without it, the share of items finished. `shownOutputDirectory`:
     /// the output folder as the user named it, where that is not the path the job opens (a resume
     /// opens it from the root); reports name outputs under it.
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,

@@ -4,7 +4,9 @@ public import ImageCore
 /// width, not the area. Rows come forward only; ``finish()`` reads the rest of
 /// the stream, so an image is accepted only when the whole file is valid,
 /// whatever part of it the caller needed. Adam7-interlaced files are the
-/// exception: the decoder holds them whole, in canonical form.
+/// exception: read whole (``readAll()``), their passes are built in the caller's
+/// buffer; read a strip at a time, the decoder holds them whole (canonical form,
+/// or a palette image's indices).
 ///
 /// Not thread-safe: one reader is used by one thread at a time.
 public final class PNGRowReader: ImageReader {

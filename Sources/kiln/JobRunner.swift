@@ -40,7 +40,9 @@ struct JobRunner {
         // before anything is written (every image failed alone, hundreds of times the same line, exit 1).
         let resident = MemoryLimit.resident
         if resident >= settings.memoryBudget {
-            throw reporter.refusal("--memory \(ByteSize.text(settings.memoryBudget)) is less than kiln itself holds "
+            let budget = settings.memory == nil ? "the memory budget (half of this machine's or its cgroup's memory)"
+                : "--memory"
+            throw reporter.refusal("\(budget) \(ByteSize.text(settings.memoryBudget)) is less than kiln itself holds "
                                    + "(\(ByteSize.text(resident)): its code, libraries and plan), so no image could be "
                                    + "exported; give it more than that", KilnExitCode.usage)
         }

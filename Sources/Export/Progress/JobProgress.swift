@@ -11,8 +11,9 @@ import Locking
 /// so the weights never change as images are read and the fraction can only
 /// rise. An image moves through its render stage (decode and render stream
 /// together, strip by strip) and then its encode stage, each in proportion to
-/// its cost; it is done once committed. A resume starts from the fraction the
-/// stopped run reached (`base`) and spreads the work left over the rest.
+/// its cost; it is done once committed. A resume starts from the part of the
+/// fraction in the images the stopped run finished (`base`, its
+/// ``finishedFraction``) and spreads the work left over the rest.
 ///
 /// The state is a few sums under one lock, whatever the batch size: no
 /// `Progress` object per image (Foundation's `Progress` has no locking on
@@ -96,7 +97,8 @@ public final class JobProgress: @unchecked Sendable {
         self.pixels = pixels
         self.workers = max(workers, 1)
         self.cores = max(cores, 1)
-        let base = min(max(base, 0), 1)
+        // Below 1 while images are left (a finished job's status says 1: a resume that redoes a lost write showed 1).
+        let base = min(max(base, 0), costs.isEmpty ? 1 : State.unfinished)
         var state = State(base: base, total: totals.reduce(0, +), images: costs.count)
         // Never below what the planning showed (``showPlanning(on:base:done:of:)``).
         state.published = max(base, root.totalUnitCount == Self.resolution ? root.fractionCompleted : 0)

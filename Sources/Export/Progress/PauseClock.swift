@@ -1,7 +1,8 @@
 import Locking
 
-/// The time a job spends paused — held from a desktop view (a KDE job view's Pause) or its process stopped
-/// (Ctrl-Z, SIGSTOP) — which its rates and time estimates leave out: counted as slow work, a 3 s pause took the
+/// The time a job spends paused — held from a desktop view (a KDE job view's Pause) or its process stopped by
+/// Ctrl-Z (SIGTSTP; a plain SIGSTOP, which no handler sees, is not counted) — which its rates and time estimates
+/// leave out: counted as slow work, a 3 s pause took the
 /// ETA from 11 s to 35 s and the throughput from 7.5 to 2.3 MPix/s, for about 10 s after the resume.
 /// The two causes may overlap; the job is paused while either holds.
 public final class PauseClock: Sendable {
@@ -9,7 +10,7 @@ public final class PauseClock: Sendable {
     public enum Cause: Sendable {
         /// A person paused it from a view outside the terminal.
         case view
-        /// Its process was stopped (SIGTSTP, SIGSTOP) and has not been continued yet.
+        /// Its process was stopped by SIGTSTP and has not been continued yet.
         case process
     }
 
