@@ -20,8 +20,9 @@ public struct ImageHeader: Sendable, Equatable {
     /// ``ImageReader/reduce(toAtLeast:_:)``): `width × height` is then the
     /// reduced size, rounded up, and this the picture's own.
     public var shrunkFrom: ShrinkOnLoad?
-    /// Bytes of the file the reader holds while the image is read (a WebP's whole: libwebp decodes from memory),
-    /// counted in the image's working set (an 8000×6000 WebP's 13 MB were not).
+    /// Bytes the reader itself holds while the image is read, beside the canonical rows (a WebP's file: libwebp
+    /// decodes from memory; an interlaced palette PNG's indices), counted in the image's working set (an 8000×6000
+    /// WebP's 13 MB were not).
     public var heldInputBytes = 0
     /// Whether a format that codes lossy or lossless stores it lossless (a lossless WebP):
     /// an output in its own format (`--format same`) then stays lossless.

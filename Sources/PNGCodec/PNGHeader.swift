@@ -39,8 +39,11 @@ public struct PNGHeader: Sendable, Equatable {
 
     /// What the image core needs of it.
     public var imageHeader: ImageHeader {
-        ImageHeader(format: .png, width: width, height: height, depth: decodedDepth, hasAlpha: hasAlpha,
-                    isGray: colorType == .gray || colorType == .grayAlpha, decodesWhole: interlaced)
+        var header = ImageHeader(format: .png, width: width, height: height, depth: decodedDepth, hasAlpha: hasAlpha,
+                                 isGray: colorType == .gray || colorType == .grayAlpha, decodesWhole: interlaced)
+        // An interlaced palette image's decoder holds its indices whole, a byte a pixel, beside the canonical image.
+        if interlaced && colorType == .palette { header.heldInputBytes = width * height }
+        return header
     }
 
     /// Creates a header description.

@@ -63,6 +63,14 @@ import Testing
         }
     }
 
+    /// An interlaced palette image's decoder holds its indices whole beside the canonical image: the header says
+    /// so, and the image's working set counts it.
+    @Test func anInterlacedPaletteImageSaysWhatItsDecoderHolds() throws {
+        let interlaced = try PNGRowReader(bytes: try Corpus.bytes("basi3p08.png"), limits: .init())
+        let plain = try PNGRowReader(bytes: try Corpus.bytes("basn3p08.png"), limits: .init())
+        #expect(interlaced.header.heldInputBytes == 32 * 32 && plain.header.heldInputBytes == 0)
+    }
+
     @Test func inputProblemsAreReported() throws {
         #expect(throws: PNGError.notPNG("not a PNG file: the input is empty")) { try PNGDecoder.decode([]) }
         #expect(throws: PNGError.truncated("data ends inside the PNG signature")) {
