@@ -269,11 +269,18 @@ void cjpeg_decoder_close(cjpeg_decoder *decoder) {
 
 /* ---- Encoder ---- */
 
+/* The compressed stream is kept in blocks of OUT_BLOCK bytes: growing it never copies what it holds. Rejected:
+ * jpeg_mem_dest, which doubles one buffer and copies it over at each growth (an 8000×6000 noise image at quality
+ * 100, 98 MB, went through 64 MB held twice), and which the caller then copied once more. */
+#define OUT_BLOCK ((size_t)1 << 20)
+
 struct cjpeg_encoder {
-    struct jpeg_compress_struct cinfo;
+    struct jpeg_compress_struct cinfo; /* first: the destination's callbacks find the encoder from it */
     struct cjpeg_error error;
-    unsigned char *out;
-    unsigned long out_size;
+    struct jpeg_destination_mgr destination;
+    uint8_t **blocks;
+    size_t block_count, block_capacity;
+    size_t last_block_used; /* bytes of the last block, once the stream is complete */
     int bit_depth;
     uint16_t background[3];
     int gray;
@@ -282,6 +289,38 @@ struct cjpeg_encoder {
     /* One RGB row, alpha flattened. */
     uint8_t *row;
 };
+
+/* Appends an empty block and points libjpeg at it; 0 when memory runs out. */
+static int add_block(cjpeg_encoder *encoder) {
+    if (encoder->block_count == encoder->block_capacity) {
+        size_t capacity = encoder->block_capacity ? 2 * encoder->block_capacity : 16;
+        uint8_t **blocks = realloc(encoder->blocks, capacity * sizeof *blocks);
+        if (!blocks) return 0;
+        encoder->blocks = blocks;
+        encoder->block_capacity = capacity;
+    }
+    uint8_t *block = malloc(OUT_BLOCK);
+    if (!block) return 0;
+    encoder->blocks[encoder->block_count++] = block;
+    encoder->destination.next_output_byte = block;
+    encoder->destination.free_in_buffer = OUT_BLOCK;
+    return 1;
+}
+
+static void destination_init(j_compress_ptr cinfo) {
+    if (!add_block((cjpeg_encoder *)cinfo)) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+}
+
+/* libjpeg filled the last block: the next one. */
+static boolean destination_full(j_compress_ptr cinfo) {
+    if (!add_block((cjpeg_encoder *)cinfo)) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    return TRUE;
+}
+
+static void destination_end(j_compress_ptr cinfo) {
+    cjpeg_encoder *encoder = (cjpeg_encoder *)cinfo;
+    encoder->last_block_used = OUT_BLOCK - encoder->destination.free_in_buffer;
+}
 
 cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth, const cjpeg_encode_options *options,
                                   cjpeg_status *status) {
@@ -316,7 +355,10 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
         return NULL;
     }
     jpeg_create_compress(cinfo);
-    jpeg_mem_dest(cinfo, &encoder->out, &encoder->out_size);
+    encoder->destination.init_destination = destination_init;
+    encoder->destination.empty_output_buffer = destination_full;
+    encoder->destination.term_destination = destination_end;
+    cinfo->dest = &encoder->destination;
     cinfo->image_width = width;
     cinfo->image_height = height;
     cinfo->input_components = encoder->gray ? 1 : 3;
@@ -392,7 +434,7 @@ int cjpeg_encoder_write_rows(cjpeg_encoder *encoder, const uint8_t *rows, uint32
     return CJPEG_OK;
 }
 
-int cjpeg_encoder_finish(cjpeg_encoder *encoder, const uint8_t **data, size_t *size, cjpeg_status *status) {
+int cjpeg_encoder_finish(cjpeg_encoder *encoder, cjpeg_status *status) {
     status_clear(status);
     if (encoder->failed) {
         status_fail(status, CJPEG_UNSUPPORTED, "the encoder failed before");
@@ -405,9 +447,14 @@ int cjpeg_encoder_finish(cjpeg_encoder *encoder, const uint8_t **data, size_t *s
     }
     jpeg_finish_compress(&encoder->cinfo);
     encoder->failed = 1; /* complete: takes no more rows */
-    *data = encoder->out;
-    *size = encoder->out_size;
     return CJPEG_OK;
+}
+
+size_t cjpeg_encoder_block_count(const cjpeg_encoder *encoder) { return encoder->block_count; }
+
+const uint8_t *cjpeg_encoder_block(const cjpeg_encoder *encoder, size_t index, size_t *size) {
+    *size = index + 1 == encoder->block_count ? encoder->last_block_used : OUT_BLOCK;
+    return encoder->blocks[index];
 }
 
 int cjpeg_encoder_flattened(const cjpeg_encoder *encoder) { return encoder->flattened; }
@@ -415,7 +462,8 @@ int cjpeg_encoder_flattened(const cjpeg_encoder *encoder) { return encoder->flat
 void cjpeg_encoder_close(cjpeg_encoder *encoder) {
     if (!encoder) return;
     jpeg_destroy_compress(&encoder->cinfo);
-    free(encoder->out);
+    for (size_t i = 0; i < encoder->block_count; i++) free(encoder->blocks[i]);
+    free(encoder->blocks);
     free(encoder->row);
     free(encoder);
 }

@@ -96,8 +96,12 @@ cjpeg_encoder *cjpeg_encoder_open(uint32_t width, uint32_t height, int bit_depth
                                   cjpeg_status *status);
 /* Compresses the next `count` rows at `rows` (width × 4 × bytes-per-sample each). */
 int cjpeg_encoder_write_rows(cjpeg_encoder *encoder, const uint8_t *rows, uint32_t count, cjpeg_status *status);
-/* Completes the stream; `*data` and `*size` receive it, valid until the encoder is closed. */
-int cjpeg_encoder_finish(cjpeg_encoder *encoder, const uint8_t **data, size_t *size, cjpeg_status *status);
+/* Completes the stream, which the blocks then hold, in order, until the encoder is closed. */
+int cjpeg_encoder_finish(cjpeg_encoder *encoder, cjpeg_status *status);
+/* How many blocks hold the completed stream. */
+size_t cjpeg_encoder_block_count(const cjpeg_encoder *encoder);
+/* Block `index` of the completed stream, `*size` bytes of it used (the first holds at least SOI). */
+const uint8_t *cjpeg_encoder_block(const cjpeg_encoder *encoder, size_t index, size_t *size);
 /* Non-zero when a row written had a pixel less than opaque (flattened onto the background). */
 int cjpeg_encoder_flattened(const cjpeg_encoder *encoder);
 void cjpeg_encoder_close(cjpeg_encoder *encoder);
