@@ -24,7 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if ((uint64_t)info.width * info.height > (1u << 20)) return 0;
     size_t bytes = (size_t)info.width * info.height * 4;
     uint8_t *pixels = malloc(bytes > 0 ? bytes : 1);
-    if (pixels != NULL) cwebp_decode_rgba(data, size, pixels, bytes, &status);
+    if (pixels != NULL) {
+        cwebp_decode_rgba(data, size, pixels, bytes, (int)info.width, (int)info.height, &status);
+        /* Shrunk on load, as kiln asks of an opaque image whose sides the factor divides: libwebp's rescaler. */
+        if (info.width >= 2 && info.height >= 2) {
+            cwebp_decode_rgba(data, size, pixels, bytes, (int)info.width / 2, (int)info.height / 2, &status);
+        }
+    }
     free(pixels);
     return 0;
 }
