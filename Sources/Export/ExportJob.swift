@@ -774,8 +774,12 @@ public final class ExportJob: Sendable {
         }
         // A thumbnail shows the source: once the pixels are turned (the orientation then says 1) or operated
         // on, it showed the picture sideways, or uncropped.
+        let quarterTurns = (Operation.upright(exifOrientation: applied) + options.plan.operations).count {
+            if case .rotate(let rotate) = $0 { rotate.degrees % 180 != 0 } else { false }
+        }
         metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late,
-                                pictureChanged: applied != 1 || !options.plan.operations.isEmpty)
+                                pictureChanged: applied != 1 || !options.plan.operations.isEmpty,
+                                transposed: quarterTurns % 2 == 1)
     }
 
     /// The codec `item`'s output is written with: the format `--format` names;

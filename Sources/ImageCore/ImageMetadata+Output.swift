@@ -8,8 +8,15 @@ extension ImageMetadata {
     /// TIFF stream (damaged, or another format's framing) is left as it is, and
     /// so is XMP in a compressed chunk. `pictureChanged`: the pixels are not the
     /// source's as it shows them (turned, an operation applied), so the EXIF
-    /// thumbnail, a picture of the source, is left out.
-    public mutating func describeOutput(width: Int, height: Int, upright: Bool, pictureChanged: Bool) {
+    /// thumbnail, a picture of the source, is left out. `transposed`: the output's axes are the source's swapped
+    /// (an odd number of quarter turns, the EXIF orientation's and `--rotate`'s), so the resolution's two
+    /// densities swap too, in the fields and a carried pHYs.
+    public mutating func describeOutput(width: Int, height: Int, upright: Bool, pictureChanged: Bool, transposed: Bool = false) {
+        // A quarter turn swaps the axes: the density across is the one that was down (a 2 : 1 aspect, or 300 × 150
+        // dpi, turned showed stretched).
+        if transposed, let density = resolution {
+            resolution = Resolution(x: density.y, y: density.x, perMetre: density.perMetre)
+        }
         func patch(_ stream: [UInt8]) -> [UInt8] {
             Exif(stream)?.rewritten(orientation: upright ? 1 : nil, width: width, height: height,
                                     droppingThumbnail: pictureChanged) ?? stream
@@ -24,6 +31,9 @@ extension ImageMetadata {
         for index in blocks.indices {
             if blocks[index].kind == .exif {
                 blocks[index].data = patch(blocks[index].data)
+            } else if transposed, blocks[index].type == "pHYs", blocks[index].data.count == 9 {
+                let data = blocks[index].data
+                blocks[index].data = Array(data[4..<8] + data[0..<4] + data[8...])
             } else if patchXMP, blocks[index].kind == .text, blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
                 blocks[index].data = XMPOrientation.upright(blocks[index].data)
             }

@@ -571,6 +571,18 @@ struct JPEGHeaderTests {
         let png = dir.join("png/a.png")
         #expect(try [tag("PixelsPerUnitX", of: png), tag("PixelsPerUnitY", of: png), tag("PixelUnits", of: png)]
                 == ["2", "1", "Unknown"])
+        // A quarter turn swaps the two (kept as they were, a turned picture showed stretched), PNG to PNG included.
+        for format in ["jpeg", "png"] {
+            let r = try kiln(["export", dir.join("a.jpg"), dir.join("p.png"), "-o", dir.join("turned-" + format), "--format", format,
+                              "--rotate", "90", "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        for name in ["a", "p"] {
+            let output = dir.join("turned-jpeg/\(name).jpg")
+            #expect(try [tag("XResolution", of: output), tag("YResolution", of: output)] == ["1", "2"], "\(name)")
+        }
+        let turned = dir.join("turned-png/p.png")
+        #expect(try [tag("PixelsPerUnitX", of: turned), tag("PixelsPerUnitY", of: turned)] == ["2", "4"])
     }
 
     @Test func theThumbnailGoesWhenThePictureChanges() throws {
