@@ -31,7 +31,8 @@ struct Kiln: AsyncParsableCommand {
         OpenFiles.raiseSoftLimit()
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments) {
+        if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments)
+            ?? TextOptionValue.message(for: arguments) {
             exit(withError: ValidationError(message))
         }
         do {

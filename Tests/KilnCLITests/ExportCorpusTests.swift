@@ -91,5 +91,13 @@ import Testing
         let dashedStart = Events(dashed.stdoutLines).named("start").first ?? [:]
         #expect(dashedStart[string: "title"] == "-x" && dashedStart[string: "subtitle"] == "- draft · CPU (--device cpu)",
                 "\(dashed.stdout)")
+        // A forgotten text does not take the next option as the text (it made the title "--overwrite" and dropped
+        // the option); written with `=`, a text that looks like an option is the text.
+        let forgotten = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("f"), "--title", "--overwrite"])
+        #expect(forgotten.status == 64 && forgotten.stderr.contains("--title has no text: --overwrite is an option"),
+                "\(forgotten.stderr)")
+        let equals = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("e"), "--title=--x", "--device", "cpu",
+                               "--progress", "json"])
+        #expect(Events(equals.stdoutLines).named("start").first?[string: "title"] == "--x", "\(equals.stdout)")
     }
 }
