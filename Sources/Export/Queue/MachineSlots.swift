@@ -60,8 +60,11 @@ public struct MachineSlots: Sendable {
     /// What is wrong with `$KILN_CPU_SLOTS`, where it is set to anything but a whole number from 1 (it was read
     /// as 1 without a word: `0`, `-1`, `abc`, `2.5`); nil where it is unset or right.
     public static func cpuSlotsProblem(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        guard let value = environment["KILN_CPU_SLOTS"], (Int(value) ?? 0) < 1 else { return nil }
-        return "KILN_CPU_SLOTS=\(value) is not a whole number from 1: one CPU job runs at a time on this machine, the default"
+        // Set empty, it is as unset.
+        guard let value = environment["KILN_CPU_SLOTS"], !value.isEmpty, (Int(value) ?? 0) < 1 else { return nil }
+        let what = Int(value) == nil && value.allSatisfy({ ("0"..."9").contains($0) }) ? "is too large a number of slots"
+            : "is not a whole number from 1"
+        return "KILN_CPU_SLOTS=\(value) \(what): one CPU job runs at a time on this machine, the default"
     }
 
     /// Opens and checks the slot folder (made 0700 when missing) without taking a
