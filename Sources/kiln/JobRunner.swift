@@ -80,8 +80,14 @@ struct JobRunner {
                                    + "anyway, remove \(other.folder)/.kiln first", KilnExitCode.usage)
         }
         let output: OutputDirectory
-        // Whether this start makes the output folder (a disk full at the start then removes it, if left empty).
-        let makesFolder = !FileManager.default.fileExists(atPath: directory)
+        // The folders this start makes, the output folder and its missing parents, deepest first: a disk full at the
+        // start removes them, left empty (before, the folder or its parents stayed).
+        var madeFolders: [String] = []
+        var folder = directory
+        while !folder.isEmpty, folder != "/", folder != ".", !FileManager.default.fileExists(atPath: folder) {
+            madeFolders.append(folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
         do {
             // A shard keeps its journal and temporary files in its own folder, cleaned once it holds its lock.
             output = try OutputDirectory(path: directory, journal: shard.map { ".kiln/shards/\($0.folderName)" } ?? ".kiln",
@@ -195,7 +201,7 @@ struct JobRunner {
                 let finished = (try? files.attributesOfItem(atPath: journal.directory + "/finished.ndjson"))?[.size] as? Int ?? 0
                 if Set(held).isSubset(of: ["lock", "tmp", "finished.ndjson"]), temporary.isEmpty, finished == 0 {
                     output.removeJournal()
-                    if makesFolder { _ = rmdir(directory) }  // only when empty: it fails otherwise
+                    for made in madeFolders where rmdir(made) != 0 { break }  // only while empty: it fails otherwise
                 }
                 throw reporter.refusal("the file system of \(directory) is full (\(error)): nothing was started; free "
                                        + "space, then run the command again", KilnExitCode.unavailable)
