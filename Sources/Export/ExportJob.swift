@@ -476,9 +476,10 @@ public final class ExportJob: Sendable {
         } else if case .identical(let earlier) = existing {
             result.status = .skipped
             record = earlier  // carries what made it, so the next run knows it too
-        } else if case .conflict(let reason) = existing {
+        } else if case .conflict(let reason, let madeBy) = existing {
             result.status = .conflict
             result.error = reason
+            if let madeBy { record = madeBy }
         } else {
             do {
                 // A small input is read once, whole, and decoded from memory; a large one is streamed.
@@ -815,8 +816,10 @@ public final class ExportJob: Sendable {
         case absent
         /// The journal recorded this output as made by this very work, and it is unchanged.
         case identical(FinishedRecord)
-        /// It was made otherwise (or changed since); the reason.
-        case conflict(String)
+        /// It was made otherwise (or changed since); the reason, and the record of what made it where one says
+        /// (kept as the conflict's record: a resume then finds it made otherwise again, where it compared the
+        /// pixels alone and called an output of another --level "skipped").
+        case conflict(String, madeBy: FinishedRecord? = nil)
         /// No journal record says what made it: its bytes, and how the user's cache record of this
         /// very file says it was made otherwise, if one does.
         case unrecorded([UInt8], otherOptions: String?)
@@ -920,7 +923,7 @@ public final class ExportJob: Sendable {
             // A conflict at once, unread: a folder re-exported with other options under its journal is
             // not decoded image by image (the cache's records, above, are compared: they are rarer).
             let why = made.map { difference(madeBefore, $0) } ?? "its input cannot be read"
-            return .conflict("\(path) exists but \(why); kept — --overwrite replaces it")
+            return .conflict("\(path) exists but \(why); kept — --overwrite replaces it", madeBy: earlier)
         }
         return .identical(earlier)
     }

@@ -36,6 +36,24 @@ import Testing
         #expect(try LargeImages.outputs(in: out.path).allSatisfy { try width(out.join($0)) == 300 })
     }
 
+    /// The resume of a run that kept outputs as conflicts (made with another `--level`, which leaves the pixels as
+    /// they are) gives the same verdict: it compared the pixels alone, called them "skipped", exited 0 and removed
+    /// the journal, where the export had said "made with other options". The conflict's record keeps what made it.
+    @Test func aResumeGivesTheExportsVerdictOnAConflict() throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(["export", Paths.sampleData, "--output", out.path, "--level", "9", "--keep-journal",
+                          "--progress", "none"]).status == 0)
+        let other = try kiln(["export", Paths.sampleData, "--output", out.path, "--level", "8", "--progress", "json"])
+        let count = Paths.pngs(in: Paths.sampleData).count
+        #expect(other.status == 1 && Events(other.stdoutLines).files("conflict").count == count, "\(other.stdout)")
+        let resumed = try kiln(["resume", out.path, "--progress", "json"])
+        #expect(resumed.status == 1, "\(resumed.stdout)")
+        let conflicts = Events(resumed.stdoutLines).files("conflict")
+        #expect(conflicts.count == count && conflicts.allSatisfy { $0[string: "error"].contains("other options") },
+                "\(resumed.stdout)")
+        #expect(FileManager.default.fileExists(atPath: out.join(".kiln/job.json")), "the job is not over")
+    }
+
     @Test func theJournalGoesAfterACleanRunUnlessKeptAndIdenticalWorkIsStillSkipped() throws {
         let out = try TemporaryDirectory()
         let args = ["export", Paths.sampleData, "--output", out.path, "--progress", "json", "--resize", "16x16"]
