@@ -75,18 +75,19 @@ static int describe_container(const uint8_t *data, size_t size, uint64_t declare
     return 0;
 }
 
-int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status) {
+int cwebp_read_info(const uint8_t *data, size_t size, int whole, cwebp_info *info, cwebp_status *status) {
     if (size < 12 || memcmp(data, "RIFF", 4) != 0 || memcmp(data + 8, "WEBP", 4) != 0) {
         return fail(status, CWEBP_NOT_WEBP, "not a WebP file (no RIFF/WEBP header)");
     }
     /* A cut file: fewer bytes than its RIFF header declares (libwebp's demuxer would call the container damaged). */
     uint64_t declared = 8 + ((uint64_t)data[4] | (uint64_t)data[5] << 8 | (uint64_t)data[6] << 16 | (uint64_t)data[7] << 24);
-    if (declared > size) {
+    if (whole && declared > size) {
         return fail(status, CWEBP_TRUNCATED, "the file ends after %zu of the %llu bytes its RIFF header declares", size,
                     (unsigned long long)declared);
     }
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);
+    if (!whole && code != VP8_STATUS_OK) return fail(status, CWEBP_TRUNCATED, "the header is past the first bytes read");
     if (code == VP8_STATUS_BITSTREAM_ERROR && describe_container(data, size, declared, status)) return status->code;
     if (code != VP8_STATUS_OK) return decode_failure(code, status);
     if (features.has_animation) {

@@ -40,8 +40,10 @@ typedef struct {
     size_t size;
 } cwebp_chunk;
 
-/* Reads the header of the WebP in `data`; refuses an animation. */
-int cwebp_read_info(const uint8_t *data, size_t size, cwebp_info *info, cwebp_status *status);
+/* Reads the header of the WebP in `data`; refuses an animation. `whole`: `data` is the whole file, which must
+ * hold every byte its RIFF header declares; 0: the file's first bytes only, enough for the header or
+ * CWEBP_TRUNCATED (then read the whole file). */
+int cwebp_read_info(const uint8_t *data, size_t size, int whole, cwebp_info *info, cwebp_status *status);
 /* Decodes the whole image into `out` at `width` × `height` (width × 4 bytes a row, RGBA, straight alpha):
  * the image's own size, or a smaller one libwebp's rescaler averages it down to as it decodes (shrink-on-load;
  * kiln asks it only of opaque images, whose sides the factor divides). */
