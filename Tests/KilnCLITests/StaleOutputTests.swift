@@ -52,6 +52,24 @@ import Testing
         #expect(conflicts.count == count && conflicts.allSatisfy { $0[string: "error"].contains("other options") },
                 "\(resumed.stdout)")
         #expect(FileManager.default.fileExists(atPath: out.join(".kiln/job.json")), "the job is not over")
+        // Its input changed since, a resume still keeps the output as it is: the conflict's record says what made
+        // the kept file, which is not a write of this job's to redo.
+        let name = try #require(Paths.pngs(in: Paths.sampleData).first)
+        let input = try TemporaryDirectory()
+        for file in Paths.pngs(in: Paths.sampleData) {
+            try FileManager.default.copyItem(atPath: Paths.sampleData + "/" + file, toPath: input.join(file))
+        }
+        let copied = try TemporaryDirectory()
+        #expect(try kiln(["export", input.path, "--output", copied.path, "--level", "9", "--keep-journal", "--progress", "none"])
+                    .status == 0)
+        #expect(try kiln(["export", input.path, "--output", copied.path, "--level", "8", "--progress", "none"]).status == 1)
+        let before = try Data(contentsOf: URL(fileURLWithPath: copied.join(name)))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: input.join(name))
+        let touched = try kiln(["resume", copied.path, "--progress", "json"])
+        #expect(touched.status == 1, "\(touched.stdout)")
+        let event = Events(touched.stdoutLines).named("file").first { $0[string: "output"].hasSuffix("/" + name) }
+        #expect(event?[string: "status"] == "conflict", "it was written over: \(String(describing: event))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copied.join(name))) == before)
     }
 
     @Test func theJournalGoesAfterACleanRunUnlessKeptAndIdenticalWorkIsStillSkipped() throws {

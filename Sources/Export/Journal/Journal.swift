@@ -192,13 +192,16 @@ extension Journal {
         var changed: [String] = []
         let inputs = inPlace ? [:] : Dictionary(items.map { ($0.output, $0.input) }, uniquingKeysWith: { first, _ in first })
         for (relative, record) in finished() {
+            // A conflict's record says what made the output it kept, not this job's work: never a write to redo
+            // (a resume overwrote such a kept output, without --overwrite, once its input had changed).
+            if record.status == .conflict || record.status == .failed { continue }
             if let made = record.made, let input = inputs[relative], let now = FileVersion(path: input),
                now.size != made.inputSize || now.modified != made.inputModified {
                 lost.insert(relative)
                 continue
             }
             switch record.status {
-            case .failed, .conflict: continue
+            case .failed, .conflict: continue  // above
             case .skipped:
                 if output.exists(relative) { kept[relative] = record }
             case .written:
