@@ -87,7 +87,11 @@ int cwebp_read_info(const uint8_t *data, size_t size, int whole, cwebp_info *inf
     }
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);
-    if (!whole && code != VP8_STATUS_OK) return fail(status, CWEBP_TRUNCATED, "the header is past the first bytes read");
+    /* From a prefix, libwebp may answer from the VP8X header alone (an ICC profile or alpha chunk running past
+     * it): the format is then unknown (0), and a lossless image would be taken for lossy. */
+    if (!whole && (code != VP8_STATUS_OK || features.format == 0)) {
+        return fail(status, CWEBP_TRUNCATED, "the header is past the first bytes read");
+    }
     if (code == VP8_STATUS_BITSTREAM_ERROR && describe_container(data, size, declared, status)) return status->code;
     if (code != VP8_STATUS_OK) return decode_failure(code, status);
     if (features.has_animation) {

@@ -40,6 +40,15 @@ import Testing
         let header = try ImageCodecs.header(contentsOf: dir.join("big.webp"))
         let whole = try ImageCodecs.reader(path: dir.join("big.webp"), bytes: [UInt8](bytes), limits: DecodingLimits()).header
         #expect(header == whole && header.width == 1200 && header.height == 900, "\(header) against \(whole)")
+        // An extended file whose ICC profile runs past the first 64 KiB: libwebp answers from the VP8X header alone,
+        // without the format, so the header comes from the whole file (it said lossy of a lossless image).
+        try Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: dir.join("big.icc")))
+        try ImageTools.run("cwebp", ["-quiet", "-lossless", dir.join("in/photo.png"), "-o", dir.join("lossless.webp")])
+        try ImageTools.run("webpmux", ["-set", "icc", dir.join("big.icc"), dir.join("lossless.webp"), "-o", dir.join("icc.webp")])
+        let extended = try ImageCodecs.header(contentsOf: dir.join("icc.webp"))
+        let icc = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("icc.webp"))))
+        let read = try ImageCodecs.reader(path: dir.join("icc.webp"), bytes: icc, limits: DecodingLimits()).header
+        #expect(extended.isLossless && extended == read, "\(extended) against \(read)")
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: dir.join("cut.webp")))
         #expect((try? ImageCodecs.header(contentsOf: dir.join("cut.webp")))?.width == 1200)
         let r = try export([dir.join("cut.webp"), dir.join("big.webp"), "-o", dir.join("out"), "--format", "png"])
