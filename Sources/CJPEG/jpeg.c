@@ -270,7 +270,7 @@ void cjpeg_decoder_close(cjpeg_decoder *decoder) {
 /* ---- Encoder ---- */
 
 /* The compressed stream is kept in blocks of OUT_BLOCK bytes: growing it never copies what it holds. Rejected:
- * jpeg_mem_dest, which doubles one buffer and copies it over at each growth (an 8000×6000 noise image at quality
+ * jpeg_mem_dest, which doubles one buffer and copies it over at each growth (a 6000×4000 noise image at quality
  * 100, 98 MB, went through 64 MB held twice), and which the caller then copied once more. */
 #define OUT_BLOCK ((size_t)1 << 20)
 

@@ -96,6 +96,8 @@ import Testing
         let forgotten = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("f"), "--title", "--overwrite"])
         #expect(forgotten.status == 64 && forgotten.stderr.contains("--title has no text: --overwrite is an option"),
                 "\(forgotten.stderr)")
+        let short = try kiln(["export", Paths.sampleData + "/rgb8.png", "--subtitle", "-o", out.join("s")])
+        #expect(short.status == 64 && short.stderr.contains("--subtitle has no text: -o is an option"), "\(short.stderr)")
         let equals = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("e"), "--title=--x", "--device", "cpu",
                                "--progress", "json"])
         #expect(Events(equals.stdoutLines).named("start").first?[string: "title"] == "--x", "\(equals.stdout)")

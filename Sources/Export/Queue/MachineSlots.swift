@@ -54,16 +54,23 @@ public struct MachineSlots: Sendable {
     public init(directory: String? = nil, cpuSlots: Int? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         folder = directory.map { RuntimeFolder(path: $0, source: .explicit) } ?? RuntimeFolder(environment: environment)
-        self.cpuSlots = max(1, cpuSlots ?? environment["KILN_CPU_SLOTS"].flatMap(Int.init) ?? 1)
+        self.cpuSlots = max(1, cpuSlots ?? environment["KILN_CPU_SLOTS"].flatMap(Int.init).map { $0 > Self.mostCPUSlots ? 1 : $0 } ?? 1)
     }
 
-    /// What is wrong with `$KILN_CPU_SLOTS`, where it is set to anything but a whole number from 1 (it was read
-    /// as 1 without a word: `0`, `-1`, `abc`, `2.5`); nil where it is unset or right.
+    /// The most CPU slots a machine has: each is a file a queued job looks at ten times a second (a billion
+    /// were taken as given, and a queued job opened them all).
+    static let mostCPUSlots = 1024
+
+    /// What is wrong with `$KILN_CPU_SLOTS`, where it is set to anything but a whole number from 1 to
+    /// ``mostCPUSlots`` (it was read as 1 without a word: `0`, `-1`, `abc`, `2.5`); nil where it is unset, empty
+    /// or right.
     public static func cpuSlotsProblem(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         // Set empty, it is as unset.
-        guard let value = environment["KILN_CPU_SLOTS"], !value.isEmpty, (Int(value) ?? 0) < 1 else { return nil }
-        let what = Int(value) == nil && value.allSatisfy({ ("0"..."9").contains($0) }) ? "is too large a number of slots"
-            : "is not a whole number from 1"
+        guard let value = environment["KILN_CPU_SLOTS"], !value.isEmpty, !(1...mostCPUSlots).contains(Int(value) ?? 0) else {
+            return nil
+        }
+        let what = value.allSatisfy({ ("0"..."9").contains($0) }) && value.contains(where: { $0 != "0" })
+            ? "is more than the \(mostCPUSlots) slots kiln keeps" : "is not a whole number from 1"
         return "KILN_CPU_SLOTS=\(value) \(what): one CPU job runs at a time on this machine, the default"
     }
 
