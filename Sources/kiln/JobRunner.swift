@@ -82,12 +82,7 @@ struct JobRunner {
         let output: OutputDirectory
         // The folders this start makes, the output folder and its missing parents, deepest first: a disk full at the
         // start removes them, left empty (before, the folder or its parents stayed).
-        var madeFolders: [String] = []
-        var folder = directory
-        while !folder.isEmpty, folder != "/", folder != ".", !FileManager.default.fileExists(atPath: folder) {
-            madeFolders.append(folder)
-            folder = (folder as NSString).deletingLastPathComponent
-        }
+        let madeFolders = OutputDirectory.missingFolders(of: directory)
         do {
             // A shard keeps its journal and temporary files in its own folder, cleaned once it holds its lock.
             output = try OutputDirectory(path: directory, journal: shard.map { ".kiln/shards/\($0.folderName)" } ?? ".kiln",

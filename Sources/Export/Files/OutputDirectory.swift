@@ -42,6 +42,21 @@ public final class OutputDirectory: Sendable {
     public var startedEmpty: Bool { empty.load(ordering: .relaxed) }
     private let empty: Atomic<Bool>
 
+    /// The folders opening an output directory at `path` would make: `path` and its missing parents, deepest
+    /// first (empty when `path` exists). On the path's text (``FolderAncestry/parent(of:)``: Foundation's
+    /// `deletingLastPathComponent` traps on a one-character path).
+    public static func missingFolders(of path: String) -> [String] {
+        var missing: [String] = []
+        var folder = path
+        while !folder.isEmpty, folder != "/", folder != ".", !FileManager.default.fileExists(atPath: folder) {
+            missing.append(folder)
+            let parent = FolderAncestry.parent(of: folder)
+            guard parent != folder else { break }
+            folder = parent
+        }
+        return missing
+    }
+
     /// Looks again whether the directory holds only `.kiln`: a job that waited for another's lock found
     /// that job's outputs there after it (before, their paths were taken as free, and each failed at its
     /// placing: "the output appeared while the job ran").
