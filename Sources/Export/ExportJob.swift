@@ -88,8 +88,6 @@ public final class ExportJob: Sendable {
         public var conflicts = 0
         /// Items that failed.
         public var failed = 0
-        /// Decoded pixels of items finished by this run.
-        public var pixels = 0
         /// Images started by this run whose result is not delivered yet: in the workers' hands or waiting for
         /// their commit, each still to come as a result (the `stopping` event's `inFlight`: those waiting for their
         /// commit were left out, and more `file` events came than it said).
@@ -387,7 +385,6 @@ public final class ExportJob: Sendable {
         if result.status == .written && result.keptItsSize { leftSmaller.add(1, ordering: .relaxed) }
         state.withLock { counts in
             counts.completed += 1
-            counts.pixels += result.pixels
             switch result.status {
             case .written: counts.written += 1
             case .skipped: counts.skipped += 1
@@ -494,7 +491,6 @@ public final class ExportJob: Sendable {
                 }
                 let reader = try open()
                 if let pause = hooks.decodePause { pauseDecoding(until: pause) }
-                result.pixels = reader.width * reader.height
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).
                 let orientation = options.plan.autorotate ? reader.leadingMetadata.orientation : 1

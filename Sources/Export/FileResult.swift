@@ -21,8 +21,6 @@ public struct FileResult: Sendable, Equatable {
     public var status: Status
     /// Why it failed, naming the problem (the input is named by `input`).
     public var error: String?
-    /// Pixels of the decoded input (0 when it was not decoded).
-    public var pixels: Int = 0
     /// Bytes written (0 unless written).
     public var bytesWritten: Int = 0
     /// Smaller than a shrink-only `--resize` box, it kept its size (counted in the job's warning once written).
