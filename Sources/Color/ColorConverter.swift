@@ -35,8 +35,8 @@ public final class ColorConverter: @unchecked Sendable {
     /// Loads the profiles; throws ``ColorError`` naming a profile that cannot be used.
     public init(_ conversion: ColorConversion) throws(ColorError) {
         self.conversion = conversion
-        let target = try Self.open(conversion.target, role: "--profile")
-        guard let input = try? Self.open(conversion.inputProfile, role: "--input-profile") else {
+        let (target, file) = try Self.open(conversion.target, role: "--profile")
+        guard let input = try? Self.open(conversion.inputProfile, role: "--input-profile").handle else {
             ccolor_profile_close(target)
             throw ColorError.unusableProfile(role: "--input-profile", name: conversion.inputProfile.description,
                                              reason: "lcms2 cannot read it as an RGB profile")
@@ -44,13 +44,40 @@ public final class ColorConverter: @unchecked Sendable {
         self.target = target
         self.fallbackInput = input
         do {
-            var tag = try Self.profile(target, name: Self.tagName(conversion.target))
-            if conversion.target == .srgb || conversion.target == .displayP3 { Self.undate(&tag) }
-            self.tag = tag
+            try Self.checkLinks(input: input, target: target, conversion)
+            if let file {
+                // The file's own bytes, as an embedded profile passed through is kept: lcms2's serialization of
+                // what it read rewrote the header (platform, creator) and left a Profile ID that no longer matched.
+                tag = ColorProfile(name: Self.tagName(conversion.target), bytes: file)
+            } else {
+                var tag = try Self.profile(target, name: Self.tagName(conversion.target))
+                Self.undate(&tag)
+                self.tag = tag
+            }
         } catch {
             ccolor_profile_close(target)
             ccolor_profile_close(input)
             throw error
+        }
+    }
+
+    /// Throws where lcms2 cannot convert from sRGB into `target` (blaming `--profile`) or from `input` into it
+    /// (blaming `--input-profile`). lcms2 opens a profile cut short, its header and tag table read, and fails
+    /// only when a transform needs the missing tags: such a `--profile` was taken, and every image was left
+    /// unconverted and untagged with a warning blaming its own profile, the job exiting 0.
+    private static func checkLinks(input: ccolor_profile, target: ccolor_profile, _ conversion: ColorConversion) throws(ColorError) {
+        let bpc: Int32 = conversion.intent == .relative ? 1 : 0
+        let intent = code(of: conversion.intent)
+        for (source, role, name) in [(ccolor_profile_srgb(), "--profile", conversion.target.description),
+                                     (input, "--input-profile", conversion.inputProfile.description)] {
+            let transform = ccolor_transform_create(source, target, 8, intent, bpc)
+            if source != input { ccolor_profile_close(source) }
+            guard let transform else {
+                throw .unusableProfile(role: role, name: name, reason: role == "--profile"
+                    ? "lcms2 cannot convert into it (a damaged or incomplete profile, or one made only to read from)"
+                    : "lcms2 cannot convert from it into \(conversion.target) (a damaged or incomplete profile)")
+            }
+            ccolor_transform_close(transform)
         }
     }
 
@@ -140,8 +167,10 @@ public final class ColorConverter: @unchecked Sendable {
     }
 
     /// lcms2's code of the intent.
-    private var intentCode: Int32 {
-        switch conversion.intent {
+    private var intentCode: Int32 { Self.code(of: conversion.intent) }
+
+    private static func code(of intent: ColorConversion.Intent) -> Int32 {
+        switch intent {
         case .perceptual: CCOLOR_PERCEPTUAL
         case .relative: CCOLOR_RELATIVE
         case .saturation: CCOLOR_SATURATION
@@ -154,8 +183,11 @@ public final class ColorConverter: @unchecked Sendable {
         metadata.replaceColorProfile(with: tag)
     }
 
-    private static func open(_ profile: ColorConversion.Profile, role: String) throws(ColorError) -> ccolor_profile {
+    /// The profile opened, and a file's ICC bytes (as long as its header says: bytes after them are not the profile's).
+    private static func open(_ profile: ColorConversion.Profile, role: String) throws(ColorError)
+        -> (handle: ccolor_profile, file: [UInt8]?) {
         let handle: ccolor_profile?
+        var file: [UInt8]?
         switch profile {
         case .srgb: handle = ccolor_profile_srgb()
         case .displayP3: handle = ccolor_profile_display_p3()
@@ -165,7 +197,18 @@ public final class ColorConverter: @unchecked Sendable {
             case .success(let bytes): data = bytes
             case .failure(let error): throw .unusableProfile(role: role, name: path, reason: "cannot read the file (\(error))")
             }
-            handle = data.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
+            // ICC.1 §7.2: a header of 128 bytes, "acsp" at 36 (lcms2 reads nothing else), the profile's size,
+            // big-endian, in the first four.
+            let declared = data.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            guard data.count >= 128, data.dropFirst(36).prefix(4).elementsEqual("acsp".utf8), declared >= 128 else {
+                throw .unusableProfile(role: role, name: path, reason: "lcms2 cannot read it as an ICC profile")
+            }
+            guard declared <= data.count else {
+                throw .unusableProfile(role: role, name: path,
+                                       reason: "the file is cut short (\(data.count) bytes of the \(declared) its header says)")
+            }
+            file = [UInt8](data.prefix(declared))
+            handle = file!.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
         }
         guard let handle else {
             throw .unusableProfile(role: role, name: profile.description, reason: "lcms2 cannot read it as an ICC profile")
@@ -174,7 +217,7 @@ public final class ColorConverter: @unchecked Sendable {
             ccolor_profile_close(handle)
             throw .unusableProfile(role: role, name: profile.description, reason: "it is not an RGB profile")
         }
-        return handle
+        return (handle, file)
     }
 
     private static func tagName(_ profile: ColorConversion.Profile) -> String {

@@ -72,6 +72,55 @@ struct ColorProfileCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.join("out/rgb8.png")))
     }
 
+    /// The bytes of the Display P3 profile kiln tags outputs with.
+    private func displayP3Profile(_ dir: TemporaryDirectory) throws -> [UInt8] {
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("p3"), "--profile", "p3", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let profile = try PNGDecoder.decodeWithMetadata(contentsOf: dir.join("p3/rgb8.png")).metadata.profileBytes ?? []
+        try #require(profile.count > 300)
+        return profile
+    }
+
+    /// Before: lcms2 opened a profile file cut short (its header and tag table) and failed only on linking, so
+    /// `--profile` took it, and every image was left unconverted and untagged with a warning blaming the image's
+    /// own profile, the job exiting 0.
+    @Test func aProfileCutShortIsAUsageError() throws {
+        let dir = try TemporaryDirectory()
+        let profile = try displayP3Profile(dir)
+        try Data(profile.prefix(300)).write(to: URL(fileURLWithPath: dir.join("cut.icc")))
+        // Cut, and its header made to say so: lcms2 reads it, and cannot convert with it.
+        var short = Array(profile.prefix(300))
+        short.replaceSubrange(0..<4, with: [0, 0, 1, 44])
+        try Data(short).write(to: URL(fileURLWithPath: dir.join("short.icc")))
+        for (arguments, said) in [(["--profile", dir.join("cut.icc")], "--profile \(dir.join("cut.icc")): the file is cut short"),
+                                  (["--profile", dir.join("short.icc")], "--profile \(dir.join("short.icc")): lcms2 cannot convert into it"),
+                                  (["--profile", "srgb", "--input-profile", dir.join("short.icc")],
+                                   "--input-profile \(dir.join("short.icc")): lcms2 cannot convert from it")] {
+            let r = try kiln(["export", Paths.sampleData, "-o", dir.join("out"), "--progress", "none"] + arguments)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(said), "\(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
+    }
+
+    /// Before: `--profile FILE` tagged outputs with lcms2's serialization of what it read: another platform and
+    /// creator in the header, the tag table moved, and the header's Profile ID no longer that of the bytes.
+    @Test func aProfileFileIsEmbeddedByteForByte() throws {
+        let dir = try TemporaryDirectory()
+        var profile = try displayP3Profile(dir)
+        profile.replaceSubrange(40..<44, with: Array("MSFT".utf8))  // primary platform
+        profile.replaceSubrange(80..<84, with: Array("kilt".utf8))  // creator
+        // Bytes past the size the header says are not the profile's.
+        try Data(profile + Array("trailing".utf8)).write(to: URL(fileURLWithPath: dir.join("mine.icc")))
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("out"), "--profile", dir.join("mine.icc"),
+                          "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let embedded = try PNGDecoder.decodeWithMetadata(contentsOf: dir.join("out/rgb8.png")).metadata
+        #expect(embedded.profileBytes == profile, "the file's bytes")
+        let iccp = embedded.chunks.first { $0.type == "iCCP" }?.data ?? []
+        #expect(iccp.starts(with: Array("mine\0".utf8)), "named after the file")
+    }
+
     /// Before: `--keep none` dropped the P3 profile and left the pixels as they
     /// were, so every viewer showed other colours, with no word. Now the pixels
     /// are converted to sRGB first (as `--profile srgb` converts them), with a
