@@ -110,15 +110,13 @@ int cpng_fast_open(cpng_decoder *d, cpng_info *info) {
     f->idat_left = length;
     f->idat_crc = crc_of(0, type, 4);
     f->input = malloc(INPUT_BYTES);
-    f->rows = malloc(2 * (f->row_bytes + 1));
-    if (f->input == NULL || f->rows == NULL) {
+    if (f->input == NULL) {
         d->fast = f;
         cpng_fast_close(d);
         return 0;
     }
-    f->previous = f->rows;
-    f->current = f->rows + f->row_bytes + 1;
-    memset(f->previous, 0, f->row_bytes + 1);
+    /* The two rows are allocated by the first read, not here: a header is read to plan a job, and a 69-byte
+     * file declaring 500000000×1 RGB held 1.5 GB (one row, zeroed) while its size was refused. */
     isal_inflate_init(&f->inflate);
     f->inflate.crc_flag = ISAL_ZLIB; /* parse the zlib header, verify the Adler-32 */
     d->fast = f;
@@ -258,6 +256,13 @@ int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
     size_t canonical_row = (size_t)f->width * 4 * (size_t)(f->depth / 8);
     size_t stride = f->row_bytes + 1;
     size_t bpp = (size_t)f->channels * (size_t)(f->depth / 8);
+    if (f->rows == NULL) {
+        /* Zeroed: the row above the first. */
+        f->rows = calloc(2, stride);
+        if (f->rows == NULL) return 0;
+        f->previous = f->rows;
+        f->current = f->rows + stride;
+    }
     for (uint32_t y = 0; y < count; y++) {
         if (!inflate_exact(d, f, f->current, stride)) return 0;
         if (!cpng_unfilter_row(f->current[0], f->current + 1, f->previous + 1, f->row_bytes, bpp)) return 0;

@@ -11,17 +11,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let png = PNGBytes.minimalPNG(width: 100_000, height: 100_000)
         try Data(png).write(to: URL(fileURLWithPath: dir.join("huge.png")))
-        // Peak RSS through GNU time, which forks kiln from its own small process: the
-        // ru_maxrss of a child spawned straight from this (large) test runner would
-        // include the runner's memory, since Linux carries it across exec.
-        let rssFile = dir.join("rss")
-        let r = try ProcessRunner.run("/usr/bin/time", ["-o", rssFile, "-f", "%M", Paths.kiln, "export",
-                                                        dir.join("huge.png"), "--output", dir.join("out"),
-                                                        "--progress", "json"],
-                                      environment: ["KILN_RUNTIME_DIR": dir.join("slots")])
-        // The last line is the figure ("Command exited with non-zero status 1" may precede it).
-        let peakKiB = ((try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? "")
-            .split(separator: "\n").last.flatMap { Int($0) } ?? Int.max
+        let (r, peakKiB) = try exportMeasured(dir.join("huge.png"), in: dir)
         #expect(r.status == 1)
         let failed = Events(r.stdoutLines).files("failed")
         #expect(failed.count == 1)
@@ -29,6 +19,36 @@ import Testing
         #expect(error.contains("100000"), "the reason names the size: \(error)")
         #expect(peakKiB < 100 * 1024, "peak RSS \(peakKiB) KiB")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out/huge.png")))
+    }
+
+    /// `kiln export FILE -o DIR/out --progress json` + `options`, and its peak RSS in KiB: through GNU time, which
+    /// forks kiln from its own small process (the ru_maxrss of a child spawned straight from this large test
+    /// runner would include the runner's memory, since Linux carries it across exec).
+    private func exportMeasured(_ file: String, in dir: TemporaryDirectory, _ options: [String] = []) throws
+        -> (ChildProcess.Outcome, Int) {
+        let rssFile = dir.join("rss")
+        let r = try ProcessRunner.run("/usr/bin/time", ["-o", rssFile, "-f", "%M", Paths.kiln, "export", file,
+                                                        "--output", dir.join("out"), "--progress", "json"] + options,
+                                      environment: ["KILN_RUNTIME_DIR": dir.join("slots")])
+        // The last line is the figure ("Command exited with non-zero status 1" may precede it).
+        let peakKiB = ((try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? "")
+            .split(separator: "\n").last.flatMap { Int($0) } ?? Int.max
+        return (r, peakKiB)
+    }
+
+    /// Before: the header of a PNG that libpng would not read (8/16-bit, not interlaced) was read by opening the
+    /// fast decoder, which made its two rows at once: a 69-byte file declaring 500000000×1 RGB held 1.5 GB (one
+    /// row zeroed) while `--max-pixels 100` or `--memory` refused it, and four of them at once 5.8 GB.
+    @Test func aWideImageIsRefusedWithoutMakingARow() throws {
+        let dir = try TemporaryDirectory()
+        try Data(PNGBytes.minimalPNG(width: 500_000_000, height: 1, colorType: 2)).write(to: URL(fileURLWithPath: dir.join("wide.png")))
+        for options in [["--max-pixels", "100"], ["--memory", "300M"]] {
+            let (r, peakKiB) = try exportMeasured(dir.join("wide.png"), in: dir, options)
+            #expect(r.status == 1, "\(options): \(r.stderr)")
+            let error = Events(r.stdoutLines).files("failed").first?["error"] as? String ?? ""
+            #expect(error.contains(options[0] == "--max-pixels" ? "500000000×1" : "more than --memory 300 MB"), "\(options): \(error)")
+            #expect(peakKiB < 200 * 1024, "\(options): peak RSS \(peakKiB) KiB")
+        }
     }
 
     /// Before: a PNG declaring 2^31 - 1 pixels each way (67 bytes) crashed the whole job with an arithmetic
