@@ -45,6 +45,19 @@ import Testing
         #expect(throws: ShardSpecError.self) {
             try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_COUNT": "4"])
         }
+        // Every task of a stepped array or a list, as Slurm describes it, refused: before, tasks 1 and 3 of
+        // --array=1-7:2 ran as shards 0/4 and 2/4, and shards 1/4 and 3/4 never ran.
+        for (ids, minimum, maximum, step) in [(["1", "3", "5", "7"], "1", "7", "2"), (["0", "3", "5"], "0", "5", "1")] {
+            for id in ids {
+                #expect(throws: ShardSpecError.self, "task \(id) of \(minimum)-\(maximum):\(step)") {
+                    try ShardSpec.parse("auto", environment: [
+                        "SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_COUNT": "\(ids.count)", "SLURM_ARRAY_TASK_MIN": minimum,
+                        "SLURM_ARRAY_TASK_MAX": maximum, "SLURM_ARRAY_TASK_STEP": step])
+                }
+            }
+        }
+        #expect(try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "5",
+                                                         "SLURM_ARRAY_TASK_MAX": "8", "SLURM_ARRAY_TASK_STEP": "1"]) == ShardSpec(index: 3, count: 4))
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: ["JOB_COMPLETION_INDEX": "1"]) }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: [:]) }
     }

@@ -54,6 +54,16 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
         if let id = environment["SLURM_ARRAY_TASK_ID"], let count = environment["SLURM_ARRAY_TASK_COUNT"] {
             guard let id = Int(id), let count = Int(count) else { throw .environment("SLURM_ARRAY_TASK_ID/COUNT are not numbers") }
             let first = environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0
+            // Slurm says the step and the last index: an array whose indices are not `first`…`first + count - 1`
+            // (`--array=1-7:2`, `--array=0,3,5`) would run some shards twice and others never (tasks 1 and 3 of
+            // 1-7:2 ran as shards 0/4 and 2/4, 5 and 7 were refused, and half the images were never exported).
+            let step = environment["SLURM_ARRAY_TASK_STEP"].flatMap(Int.init) ?? 1
+            let last = environment["SLURM_ARRAY_TASK_MAX"].flatMap(Int.init) ?? first + count - 1
+            guard step == 1, last - first + 1 == count else {
+                throw .environment("Slurm gives an array of \(count) tasks from \(first) to \(last)"
+                                   + (step == 1 ? "" : " in steps of \(step)")
+                                   + ": an array that is not a contiguous range of indices (such as --array=0-\(count - 1)) cannot be split into shards")
+            }
             let spec = "\(id - first)/\(count)"
             do {
                 return try parse(spec, environment: [:])
