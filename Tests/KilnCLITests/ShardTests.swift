@@ -162,6 +162,27 @@ import Testing
         #expect(shards(after).allSatisfy { $0[string: "state"] == "finished" && $0["pid"] == nil })
     }
 
+    /// Before: a plain export (or `kiln resume` without `--shard`) that ended cleanly in a folder shards share
+    /// removed all of `.kiln`, a running shard's journal and lock with it: `kiln status` and `kiln cancel` then
+    /// said the folder held no job, and a retry of that shard could run beside it.
+    @Test func aPlainJobEndingInTheFolderLeavesTheShardsJournals() throws {
+        let out = try TemporaryDirectory()
+        let shard = try startKiln(export(out.path, "1/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])
+        defer { shard.send(SIGKILL); _ = try? shard.wait() }
+        #expect(shard.waitUntil { status(out.path)["completed"] as? Int ?? 0 >= 2 })
+        let plain = try kiln(["export", Self.inputs, "--recursive", "--output", out.path, "--level", "1", "--progress", "none"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.join(".kiln/job.json")), "the plain job's own journal is removed")
+        for file in ["job.json", "lock", "finished.ndjson"] {
+            #expect(FileManager.default.fileExists(atPath: out.join(".kiln/shards/1-of-2/" + file)), "\(file) kept")
+        }
+        let during = status(out.path)
+        #expect(shards(during).last?[string: "state"] == "running", "\(during)")
+        #expect(shards(during).last?["pid"] as? Int == Int(shard.pid))
+        // A retry of the running shard is still refused: its lock is the one the shard holds.
+        #expect(try kiln(export(out.path, "1/2")).status == 69)
+    }
+
     @Test func aSecondProcessOnTheSameShardExits69OrWaitsWhenAsked() throws {
         let out = try TemporaryDirectory()
         let first = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])

@@ -113,9 +113,17 @@ public final class OutputDirectory: Sendable {
     }
 
     /// Removes `.kiln` and everything in it (after a clean run), through the held
-    /// folder: never a `.kiln` put in its place, never through a symlink.
+    /// folder: never a `.kiln` put in its place, never through a symlink. Where shards
+    /// share the folder (`.kiln/shards`), only this job's own files: the shards' journals
+    /// are other jobs'. (Before, a plain export that ended in a folder shards shared
+    /// removed them all, a running shard's journal and lock too: `kiln status` and
+    /// `kiln cancel` then said the folder held no job.)
     public func removeJournal() {
-        root.removeTree(".kiln", expected: state)
+        if let shards = state.status(of: "shards"), shards.st_mode & S_IFMT == S_IFDIR {
+            state.removeContents(except: "shards")
+        } else {
+            root.removeTree(".kiln", expected: state)
+        }
     }
 
     /// Whether the job folder held (`.kiln`) is still the one of that name: false once the job that made it
