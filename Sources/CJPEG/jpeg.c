@@ -86,7 +86,75 @@ struct cjpeg_decoder {
     int inverted;
     /* One row, for rows read and dropped. */
     uint8_t *scratch;
+    /* The kept APPn and COM segments, in file order (keep_segment); each one's data is malloc'd. */
+    cjpeg_marker *kept;
+    size_t kept_count, kept_capacity, kept_bytes;
+    /* Whether segments past the limit were left out. */
+    int left_out;
 };
+
+/* At most this many segments and bytes of them are kept, as a PNG's ancillary chunks (CPNG's decoder.h); later
+ * ones are skipped and cjpeg_decoder_markers_left_out says so. */
+#define MAX_KEPT_SEGMENTS 1000
+#define MAX_KEPT_SEGMENT_BYTES ((size_t)64 << 20)
+
+/* The next byte of the source (stdio and memory sources never suspend: at the end they give a fake EOI, with a
+ * warning that fails the read). */
+static int source_byte(j_decompress_ptr cinfo) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
+    source->bytes_in_buffer--;
+    return *source->next_input_byte++;
+}
+
+/* libjpeg's marker processor for the segments kiln keeps, in place of jpeg_save_markers: that appends each segment
+ * to its list by walking the list from its head, so a header of n segments took n²/2 steps (100000 three-byte
+ * comments, a 700 KB file, 26 s; a million ran past the stall watchdog while the job was planned, before any image,
+ * and every resume did the same), and it kept all of them. Here an array that doubles, up to the limits. An APP0
+ * that is JFIF is also read as libjpeg reads it (examine_app0): its colour-space guess follows saw_JFIF_marker. */
+static boolean keep_segment(j_decompress_ptr cinfo) {
+    cjpeg_decoder *decoder = (cjpeg_decoder *)cinfo; /* cinfo is the decoder's first member */
+    int marker = cinfo->unread_marker;
+    long high = source_byte(cinfo);
+    long length = (high << 8 | source_byte(cinfo)) - 2;
+    if (length < 0) ERREXIT(cinfo, JERR_BAD_LENGTH);
+    size_t size = (size_t)length;
+    if (decoder->kept_count >= MAX_KEPT_SEGMENTS || decoder->kept_bytes + size > MAX_KEPT_SEGMENT_BYTES) {
+        decoder->left_out = 1;
+        if (length > 0) (*cinfo->src->skip_input_data)(cinfo, length);
+        return TRUE;
+    }
+    if (decoder->kept_count == decoder->kept_capacity) {
+        size_t capacity = decoder->kept_capacity > 0 ? decoder->kept_capacity * 2 : 16;
+        cjpeg_marker *kept = realloc(decoder->kept, capacity * sizeof *kept);
+        if (kept == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+        decoder->kept = kept;
+        decoder->kept_capacity = capacity;
+    }
+    uint8_t *data = size > 0 ? malloc(size) : NULL;
+    if (size > 0 && data == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1);
+    /* Listed before it is read: a failure part-way leaves it for cjpeg_decoder_close to free. */
+    decoder->kept[decoder->kept_count++] = (cjpeg_marker){.marker = marker, .data = data, .size = size};
+    decoder->kept_bytes += size;
+    struct jpeg_source_mgr *source = cinfo->src;
+    for (size_t copied = 0; copied < size;) {
+        if (source->bytes_in_buffer == 0 && !(*source->fill_input_buffer)(cinfo)) ERREXIT(cinfo, JERR_CANT_SUSPEND);
+        size_t part = source->bytes_in_buffer < size - copied ? source->bytes_in_buffer : size - copied;
+        memcpy(data + copied, source->next_input_byte, part);
+        source->next_input_byte += part;
+        source->bytes_in_buffer -= part;
+        copied += part;
+    }
+    if (marker == JPEG_APP0 && size >= 14 && memcmp(data, "JFIF", 5) == 0) {
+        cinfo->saw_JFIF_marker = TRUE;
+        cinfo->JFIF_major_version = data[5];
+        cinfo->JFIF_minor_version = data[6];
+        cinfo->density_unit = data[7];
+        cinfo->X_density = (UINT16)(data[8] << 8 | data[9]);
+        cinfo->Y_density = (UINT16)(data[10] << 8 | data[11]);
+    }
+    return TRUE;
+}
 
 static void describe(cjpeg_decoder *decoder, cjpeg_info *info) {
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
@@ -107,11 +175,11 @@ static cjpeg_decoder *read_header(cjpeg_decoder *decoder, cjpeg_info *info, cjpe
         cjpeg_decoder_close(decoder);
         return NULL;
     }
-    jpeg_save_markers(cinfo, JPEG_APP0, 0xFFFF);       /* JFIF: the density (libjpeg still reads it) */
-    jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);   /* EXIF, XMP */
-    jpeg_save_markers(cinfo, JPEG_APP0 + 2, 0xFFFF);   /* ICC profile */
-    jpeg_save_markers(cinfo, JPEG_APP0 + 13, 0xFFFF);  /* Photoshop resources: IPTC */
-    jpeg_save_markers(cinfo, JPEG_COM, 0xFFFF);        /* comments */
+    jpeg_set_marker_processor(cinfo, JPEG_APP0, keep_segment);       /* JFIF: the density */
+    jpeg_set_marker_processor(cinfo, JPEG_APP0 + 1, keep_segment);   /* EXIF, XMP */
+    jpeg_set_marker_processor(cinfo, JPEG_APP0 + 2, keep_segment);   /* ICC profile */
+    jpeg_set_marker_processor(cinfo, JPEG_APP0 + 13, keep_segment);  /* Photoshop resources: IPTC */
+    jpeg_set_marker_processor(cinfo, JPEG_COM, keep_segment);        /* comments */
     jpeg_read_header(cinfo, TRUE);
     switch (cinfo->jpeg_color_space) {
     case JCS_GRAYSCALE:
@@ -247,23 +315,20 @@ int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status) {
 }
 
 size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t capacity) {
-    size_t count = 0;
-    for (jpeg_saved_marker_ptr marker = decoder->cinfo.marker_list; marker; marker = marker->next) {
-        if (out && count < capacity) {
-            out[count].marker = marker->marker;
-            out[count].data = marker->data;
-            out[count].size = marker->data_length;
-        }
-        count++;
-    }
-    return count;
+    size_t count = capacity < decoder->kept_count ? capacity : decoder->kept_count;
+    if (out && count > 0) memcpy(out, decoder->kept, count * sizeof *out);
+    return decoder->kept_count;
 }
+
+int cjpeg_decoder_markers_left_out(cjpeg_decoder *decoder) { return decoder->left_out; }
 
 void cjpeg_decoder_close(cjpeg_decoder *decoder) {
     if (!decoder) return;
     jpeg_destroy_decompress(&decoder->cinfo);
     if (decoder->file) fclose(decoder->file);
     free(decoder->scratch);
+    for (size_t i = 0; i < decoder->kept_count; i++) free((void *)decoder->kept[i].data);
+    free(decoder->kept);
     free(decoder);
 }
 

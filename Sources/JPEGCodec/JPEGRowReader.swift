@@ -42,6 +42,9 @@ public final class JPEGRowReader: ImageReader {
             throw .tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         var metadata = JPEGSegment.metadata(of: decoder.segments())
+        if decoder.segmentsLeftOut {
+            metadata.warnings.append("APP and COM segments past the limit of 1000 segments and 64 MiB of metadata are left out")
+        }
         cmykProfile = decoder.info.rows == CJPEG_ROWS_CMYK ? metadata.colorProfile : nil
         if decoder.info.rows == CJPEG_ROWS_CMYK {
             do {

@@ -62,8 +62,8 @@ typedef struct {
 
 typedef struct cjpeg_decoder cjpeg_decoder;
 
-/* Opens the file at `path` and reads its header, keeping every APP1, APP2 and
- * APP14 segment. NULL on failure (status says why). */
+/* Opens the file at `path` and reads its header, keeping its APP0, APP1, APP2,
+ * APP13 and COM segments (up to a limit). NULL on failure (status says why). */
 cjpeg_decoder *cjpeg_decoder_open_file(const char *path, cjpeg_info *info, cjpeg_status *status);
 /* As cjpeg_decoder_open_file, over `size` bytes at `data` that must stay valid while the decoder is open. */
 cjpeg_decoder *cjpeg_decoder_open_memory(const uint8_t *data, size_t size, cjpeg_info *info, cjpeg_status *status);
@@ -76,6 +76,8 @@ int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32
 int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status);
 /* The kept segments, in file order: with `out` NULL, returns how many; else fills up to `capacity`. */
 size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t capacity);
+/* Non-zero when segments past the limit (1000 segments, 64 MiB of their data) were read and left out. */
+int cjpeg_decoder_markers_left_out(cjpeg_decoder *decoder);
 void cjpeg_decoder_close(cjpeg_decoder *decoder);
 
 typedef struct {
