@@ -73,4 +73,20 @@ import Testing
         #expect(flat.stderr.contains(dir.join(#"d/bad\xFFname.png"#) + ": its name is not valid UTF-8"), "\(flat.stderr)")
         #expect(!flat.stderr.contains("sub\\xFE"), "\(flat.stderr)")
     }
+
+    /// Before: a valid UTF-8 name holding control characters was printed as it is in the text report: a newline
+    /// forged a line of kiln's own ("kiln: 9 written, …"), an ESC sent the terminal its sequences. Shown `\xHH`.
+    @Test func controlCharactersInANameAreShownEscaped() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let damaged = Data(try Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/rgb8.png")).prefix(100))
+        let forged = "evil\nkiln: 9 written, 0 skipped, 0 failed of 9 in 0:00.png", colored = "esc\u{1B}[31mred\u{9B}0m.png"
+        for name in [forged, colored] { try damaged.write(to: URL(fileURLWithPath: dir.join("in/" + name))) }
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--progress", "plain"])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("evil\\x0Akiln: 9 written"), "\(r.stderr)")
+        #expect(r.stderr.contains("esc\\x1B[31mred\\xC2\\x9B0m.png"), "\(r.stderr)")
+        #expect(!r.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" }, "no control character reaches the terminal")
+        #expect(!r.stderr.split(separator: "\n").contains { $0.hasPrefix("kiln: 9 written") }, "no forged line")
+    }
 }

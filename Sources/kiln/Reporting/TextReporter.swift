@@ -129,8 +129,28 @@ final class TextReporter: ExportReporter {
         // The last word before the summary: the display goes and is not drawn again.
         state.withLock { s in
             erase(&s)
-            err.write("kiln: \(message)\n")
+            err.write("kiln: \(Self.visible(message))\n")
         }
+    }
+
+    /// `text` with every control character (C0, DEL, C1) written `\xHH`, a byte at a time, as a name that is not
+    /// UTF-8 is shown: a file's name is the user's to choose, and one holding a newline forged a line of kiln's
+    /// ("kiln: 9 written, 0 skipped…"), one holding ESC sent the terminal its sequences. (The JSON stream escapes them.)
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                for byte in String(scalar).utf8 { shown += String(format: "\\x%02X", byte) }
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     // MARK: - Drawing
@@ -138,7 +158,7 @@ final class TextReporter: ExportReporter {
     private func printLine(_ text: String) {
         state.withLock { s in
             erase(&s)
-            err.write(text + "\n")
+            err.write(Self.visible(text) + "\n")
             s.lastDraw = nil
         }
         if showBar { redraw(force: true) }
