@@ -85,7 +85,7 @@ public struct WebPImageCodec: ImageCodec {
     public func header(contentsOf path: String) throws -> ImageHeader {
         if let handle = FileHandle(forReadingAtPath: path) {
             defer { try? handle.close() }
-            let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
+            let size = Self.containerBytes(of: handle)
             try? handle.seek(toOffset: 0)
             if let first = try? handle.read(upToCount: 64 << 10), first.count < size {
                 var info = cwebp_info()
@@ -123,12 +123,33 @@ public struct WebPImageCodec: ImageCodec {
         sameLayoutAndSamples(a, b, tolerance: tolerance, layout: WebPLayout.chunks)
     }
 
+    /// The file's RIFF container: as many bytes as its header says (libwebp reads no further), or the file's first
+    /// 12 bytes where they are no RIFF WebP header (they say why it is not one). Before, the whole file was read:
+    /// a WebP with 2 GB appended held 4 GB and then failed as needing 2 GB; a JPEG's start followed by 2 GB of
+    /// zeros (which no signature names, so every reader is tried) held 4 GB in this reader.
     private static func contents(of path: String) throws(WebPError) -> [UInt8] {
         do {
-            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            let size = containerBytes(of: handle)
+            try handle.seek(toOffset: 0)
+            return [UInt8](try handle.read(upToCount: size) ?? Data())
         } catch {
             throw .io("cannot read the file (\(error.localizedDescription))")
         }
+    }
+
+    /// The bytes of the file open in `handle` that hold its RIFF container: 8 + the RIFF size (at most the file's
+    /// size), or up to 12 when it starts with no RIFF WebP header. Leaves the handle anywhere.
+    private static func containerBytes(of handle: FileHandle) -> Int {
+        let fileSize = (try? handle.seekToEnd()).map(Int.init) ?? 0
+        try? handle.seek(toOffset: 0)
+        let start = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
+        guard start.count == 12, start.prefix(4).elementsEqual("RIFF".utf8), start.suffix(4).elementsEqual("WEBP".utf8) else {
+            return min(fileSize, 12)
+        }
+        let riff = start[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        return min(fileSize, 8 + riff)
     }
 }
 

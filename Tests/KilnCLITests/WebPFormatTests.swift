@@ -179,6 +179,20 @@ import Testing
         #expect(written == ["photo.png"], "\(written)")
     }
 
+    /// Before: a WebP was read whole, bytes past its RIFF container too: one with 1 GiB appended held 2 GiB and
+    /// failed as needing 1 GB more than `--memory` allowed. Only its container is read (libwebp reads no further).
+    @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
+    func bytesAfterTheContainerAreNotRead() throws {
+        let dir = try makeInputs()
+        let path = dir.join("in/lossy.webp")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 1 << 30)  // a hole: no disk used
+        try handle.close()
+        let r = try kiln(["export", path, "-o", dir.join("out"), "--memory", "200M", "--device", "cpu", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/lossy.webp")))
+    }
+
     @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
     func anAnimationIsRefusedNamingTheFile() throws {
         let dir = try makeInputs()
