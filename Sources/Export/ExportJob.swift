@@ -578,7 +578,9 @@ public final class ExportJob: Sendable {
                 var writer: (any ImageWriter)?
                 var colorWarnings: [String] = []
                 var converted = false
-                var metadata = try renderer.render(reader, orientation: orientation, reopen: reopen, makeSink: { width, height, depth in
+                // A watermark is drawn in the image's colours: converted into them from its own.
+                var metadata = try renderer.render(reader, orientation: orientation, colours: profile, reopen: reopen,
+                                                   makeSink: { width, height, depth in
                     // Asked again when the image starts over on the CPU: the output starts over too.
                     if writer != nil {
                         try file?.restart()

@@ -102,6 +102,6 @@ extension ExportPlan {
     /// (by the codec their content names), as a job would bind them, before it starts.
     /// - Throws: the `RenderError` the job would meet.
     public func validate(maxPixels: Int) throws(RenderError) {
-        _ = try RenderPipeline(operations: operations, maxPixels: maxPixels, loadImage: ImageCodecs.decode)
+        _ = try RenderPipeline(operations: operations, maxPixels: maxPixels) { try ImageCodecs.decode(contentsOf: $0, limits: $1) }
     }
 }

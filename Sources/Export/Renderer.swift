@@ -1,3 +1,4 @@
+import Color
 import Compute
 import ImageCore
 import Render
@@ -15,6 +16,9 @@ public final class Renderer: Sendable {
     private let bound: Result<RenderPipeline, RenderError>
     /// The pipeline with each EXIF orientation's operations first (2–8), made when first needed.
     private let oriented = Locked<[Int: RenderPipeline]>([:])
+    /// The job's operations, bound again for images of other colours than sRGB's (by their profile's bytes),
+    /// their watermarks converted into those colours; nil when no operation draws a watermark.
+    private let marked: (operations: [Operation], maxPixels: Int, pipelines: BoundedCache<[UInt8], Result<RenderPipeline, RenderError>>)?
     private let current: Locked<any PassBackend>
     /// The backend the job started on: its traffic stays counted after a fallback.
     private let started: any RenderBackend
@@ -29,8 +33,12 @@ public final class Renderer: Sendable {
     public init(backend: any RenderBackend, operations: [Operation], maxPixels: Int = RenderPipeline.defaultMaxPixels,
                 allowFallback: Bool, warn: @escaping @Sendable (String) -> Void) {
         bound = Result { () throws(RenderError) in
-            try RenderPipeline(operations: operations, maxPixels: maxPixels, loadImage: ImageCodecs.decode)
+            try RenderPipeline(operations: operations, maxPixels: maxPixels) { path, limits in
+                try ImageCodecs.decode(contentsOf: path, limits: limits)
+            }
         }
+        let drawsMark = operations.contains { if case .watermark = $0 { true } else { false } }
+        marked = drawsMark ? (operations, maxPixels, BoundedCache(capacity: 16)) : nil
         // Both of Kiln's backends run passes; anything else renders on the CPU.
         current = Locked(backend as? any PassBackend ?? CPUBackend())
         started = backend
@@ -75,6 +83,21 @@ public final class Renderer: Sendable {
         }
     }
 
+    /// As ``pipeline(for:)``, for an image whose colours `colours` defines (nil: sRGB's), the operations' watermarks
+    /// converted into them; the first image of each profile binds the operations again (a watermark decoded again).
+    private func pipeline(for orientation: Int, colours: ColorProfile?) throws -> RenderPipeline {
+        guard let marked, let colours, ColorConverter.changesColoursWhenDropped(colours) else { return try pipeline(for: orientation) }
+        let base = try marked.pipelines.value(for: colours.bytes) {
+            Result { () throws(RenderError) in
+                try RenderPipeline(operations: marked.operations, maxPixels: marked.maxPixels) { path, limits in
+                    try ImageCodecs.decode(contentsOf: path, limits: limits, shownIn: colours)
+                }
+            }
+        }.get()
+        let geometry = Operation.upright(exifOrientation: orientation)
+        return geometry.isEmpty ? base : base.prepending(geometry)
+    }
+
     /// About the most bytes rendering an image of `header` holds, as its
     /// schedule on the current backend says (for the job's memory budget).
     /// - Throws: `RenderError` when the operations do not apply to the image.
@@ -92,10 +115,10 @@ public final class Renderer: Sendable {
     /// orientation to apply first (1: none).
     /// Throws the reader's errors (the file), `RenderError`s (the image or the
     /// job), `RenderStop` (the required GPU failed), the sink's errors.
-    func render(_ reader: any ImageReader, orientation: Int = 1, reopen: () throws -> any ImageReader,
+    func render(_ reader: any ImageReader, orientation: Int = 1, colours: ColorProfile? = nil, reopen: () throws -> any ImageReader,
                 makeSink: (_ width: Int, _ height: Int, _ depth: PixelBuffer.Depth) throws -> any RowSink,
                 progress: (Double) -> Void = { _ in }) throws -> ImageMetadata {
-        let pipeline = try self.pipeline(for: orientation)
+        let pipeline = try self.pipeline(for: orientation, colours: colours)
         let backend = current.withLock { $0 }
         func attempt(_ reader: any ImageReader, on backend: any PassBackend) throws -> ImageMetadata {
             let size = try pipeline.outputSize(width: reader.width, height: reader.height, shrunkFrom: reader.header.shrunkFrom)

@@ -103,6 +103,34 @@ struct ColorProfileCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
     }
 
+    /// Before: a watermark's values were drawn as they were on an image of other colours: an sRGB logo of
+    /// (200, 30, 30) on a Display P3 photo kept those values under the P3 tag, shown about (218, 0, 9). Its colours
+    /// are converted into the image's; on an untagged (sRGB) image an untagged mark is drawn as it is.
+    @Test func aWatermarkIsDrawnInTheImagesColours() throws {
+        let dir = try TemporaryDirectory()
+        let input = try displayP3Image(dir)
+        let red = [UInt8](repeating: 0, count: 40 * 40 * 4).enumerated().map { [200, 30, 30, 255][$0.offset % 4] }
+        try Data(try PNGEncoder.encode(PixelBuffer(width: 40, height: 40, depth: .eight, bytes: red.map(UInt8.init))))
+            .write(to: URL(fileURLWithPath: dir.join("logo.png")))
+        let mark = ["--watermark", dir.join("logo.png"), "--watermark-position", "center", "--watermark-scale", "0.5",
+                    "--device", "cpu", "--progress", "none"]
+        let r = try kiln(["export", input, "-o", dir.join("marked")] + mark)
+        #expect(r.status == 0, "\(r.stderr)")
+        // Shown in sRGB (converted by kiln, checked against vips above), the mark's centre is the logo's red.
+        let shown = try kiln(["export", dir.join("marked/p3.png"), "-o", dir.join("shown"), "--profile", "srgb", "--progress", "none"])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let image = try PNGDecoder.decode(contentsOf: dir.join("shown/p3.png"))
+        let centre = (48 * image.width + 64) * 4
+        let pixel = Array(image.bytes[centre..<centre + 3])
+        #expect(zip(pixel, [200, 30, 30]).allSatisfy { abs(Int($0) - $1) <= 2 }, "shown \(pixel)")
+        // An untagged mark on an untagged image: its values as they are.
+        let plain = try kiln(["export", Paths.sampleData + "/rgb8.png", "-o", dir.join("plain")] + mark)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let drawn = try PNGDecoder.decode(contentsOf: dir.join("plain/rgb8.png"))
+        let middle = (drawn.height / 2 * drawn.width + drawn.width / 2) * 4
+        #expect(Array(drawn.bytes[middle..<middle + 3]) == [200, 30, 30])
+    }
+
     /// Before: `--profile FILE` tagged outputs with lcms2's serialization of what it read: another platform and
     /// creator in the header, the tag table moved, and the header's Profile ID no longer that of the bytes.
     @Test func aProfileFileIsEmbeddedByteForByte() throws {

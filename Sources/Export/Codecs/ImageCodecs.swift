@@ -103,11 +103,16 @@ enum ImageCodecs {
 
     /// The whole image in the file at `path`, checked to its end, as a viewer shows it: its
     /// EXIF orientation applied (SPEC §4.1), on the CPU (a watermark: a phone's photo or a
-    /// logo saved sideways with orientation 6 was placed as stored, before 2026-11-27).
-    static func decode(contentsOf path: String, limits: DecodingLimits) throws -> PixelBuffer {
+    /// logo saved sideways with orientation 6 was placed as stored, before 2026-11-27), and its
+    /// colours converted into those of `space` (nil: sRGB's), the profile of the image it is drawn
+    /// on (``ColorConverter/convert(_:from:to:)``: before, an sRGB logo's values were drawn as they
+    /// were on a Display P3 photo, more saturated than the logo, and a linear one's too dark).
+    static func decode(contentsOf path: String, limits: DecodingLimits, shownIn space: ColorProfile? = nil) throws -> PixelBuffer {
         let reader = try reader(path: path, bytes: nil, limits: limits)
-        let image = try reader.readAll()
-        let upright = Operation.upright(exifOrientation: try reader.finish().orientation)
+        var image = try reader.readAll()
+        let metadata = try reader.finish()
+        ColorConverter.convert(&image, from: metadata.colorProfile, to: space)
+        let upright = Operation.upright(exifOrientation: metadata.orientation)
         guard !upright.isEmpty else { return image }
         return try RenderPipeline(operations: upright, loadImage: { _, _ in image }).render(image, on: CPUBackend())
     }
