@@ -17,9 +17,12 @@ final class StatusPublisher: Sendable {
     private let host = Host.name
     /// The job's fraction when this run started: the throughput counts the work done since.
     private let startFraction: Double
+    /// What the run before published: a run that writes nothing keeps its timing and rates.
+    private let previous: LiveStatus?
 
     init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
         self.journal = journal
+        previous = journal.status()
         startFraction = job.snapshot.fraction
         self.job = job
         self.device = device
@@ -53,6 +56,17 @@ final class StatusPublisher: Sendable {
             // From the fraction, as the bar's rate: every stage of the images in flight counts (the pixels of
             // finished images said 0 until the first one finished, then moved only as images finished).
             status.pixelsPerSecond = max(0, fraction - startFraction) * job.pixelsPerFraction / seconds
+            // A run that ended having written nothing (a retry of a finished shard ends at once) keeps the timing and
+            // rates of the run before, which did the work: `kiln status` divided every finished image by the retry's
+            // milliseconds (9157 images/s where the shard had done 15), or by the span from the first run to a retry
+            // a quarter of an hour later (3.42 → 0.07 images/s).
+            if state == .finished || state == .stopped, counts.since(job.earlier).written == 0, let previous,
+               let before = previous.started {
+                status.started = before
+                status.updated = previous.updated
+                status.imagesPerSecond = previous.imagesPerSecond
+                status.pixelsPerSecond = previous.pixelsPerSecond
+            }
             status.waitingFor = waitingFor
             status.reason = reason
             status.conflicts = counts.conflicts

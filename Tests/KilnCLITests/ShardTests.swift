@@ -183,6 +183,25 @@ import Testing
         #expect(try kiln(export(out.path, "1/2")).status == 69)
     }
 
+    /// Before: a retry of a finished shard, which ends at once, published its own timing: `kiln status` divided the
+    /// shard's finished images by the retry's milliseconds (9157 images/s where the run had done 15), and a retry a
+    /// while after the job ended made the job's rate fall as far. The rates stay those of the run that did the work.
+    @Test func aRetryOfAFinishedShardKeepsTheRatesOfTheRunThatDidTheWork() throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(export(out.path, "0/2")).status == 0)
+        let before = status(out.path)
+        let rate = before["imagesPerSecond"] as? Double ?? 0
+        #expect(rate > 0, "\(before)")
+        usleep(1_500_000)
+        let again = try kiln(export(out.path, "0/2"))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).files("written").isEmpty)
+        let after = status(out.path)
+        #expect(after["imagesPerSecond"] as? Double == rate, "\(after)")
+        #expect(after["pixelsPerSecond"] as? Double == before["pixelsPerSecond"] as? Double)
+        #expect(shards(after).first?["imagesPerSecond"] as? Double == shards(before).first?["imagesPerSecond"] as? Double)
+    }
+
     @Test func aSecondProcessOnTheSameShardExits69OrWaitsWhenAsked() throws {
         let out = try TemporaryDirectory()
         let first = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])
