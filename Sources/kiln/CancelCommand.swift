@@ -111,7 +111,7 @@ struct CancelCommand: ParsableCommand {
         let here = running.filter { $0.host == host }
         var message = "kiln: marked the job in \(directory) cancelled; "
         message += running.isEmpty ? "no shard is running"
-            : "\(running.count) running shard\(running.count == 1 ? "" : "s") stop at their next image"
+            : running.count == 1 ? "1 running shard stops at its next image" : "\(running.count) running shards stop at their next image"
             + (here.isEmpty ? "" : " (here: " + here.map { "\($0.shard) pid \($0.pid ?? 0)" }.joined(separator: ", ") + ")")
         print(message + "; `kiln resume \(directory) --shard K/N` continues a shard")
     }

@@ -27,8 +27,11 @@ enum ShardedStatusView {
         if let cancelled = status.cancelled { lines.append("the job was \(cancelled)") }
         lines += status.warnings.map { "warning: \($0)" }
         if status.state == "incomplete" {
-            lines.append("shards not finished continue when their `kiln export … --shard K/N` command runs again "
-                         + "(a Job's or an array's retry does it)")
+            // Under the cancel mark a shard's export command stops at once (exit 75): only a resume lifts the mark.
+            lines.append(status.cancelled != nil
+                ? "`kiln resume \(directory) --shard K/N` continues a shard not finished (its export command stops at once while the job is cancelled)"
+                : "shards not finished continue when their `kiln export … --shard K/N` command runs again "
+                    + "(a Job's or an array's retry does it)")
         }
         return lines
     }

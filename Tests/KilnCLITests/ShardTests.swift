@@ -242,6 +242,9 @@ import Testing
             #expect(r.status == 75, "\(r.stderr)")
         }
         #expect(status(out.path)["cancelled"] is String)
+        // The way on that status names is a resume: the export command stops at once under the mark (it named that).
+        let text = try kiln(["status", out.path]).stdout
+        #expect(text.contains("`kiln resume \(out.path) --shard K/N` continues a shard"), "\(text)")
 
         let retry = try kiln(export(out.path, "0/2"))
         #expect(retry.status == 75, "a retry of a cancelled shard ends at once: \(retry.stderr)")

@@ -24,7 +24,9 @@ enum StorageFull {
         }
         guard isFull(code) else { return nil }
         let what = code == EROFS ? "is read-only" : code == EDQUOT ? "is over its quota" : "is full"
+        // A read-only file system has no room to make: it must be made writable (said so: "once there is room" was
+        // advice no resume on it could follow).
         return "stopped: the file system of \(place ?? output) \(what) (\(error)); the images not recorded are left for "
-            + "`kiln resume \(output)` once there is room"
+            + "`kiln resume \(output)` once " + (code == EROFS ? "it is writable" : "there is room")
     }
 }
