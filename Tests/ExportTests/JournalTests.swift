@@ -82,8 +82,11 @@ struct JournalTests {
         try journal.recordFinished(FinishedRecord(output: "missing.png", status: .written, size: 4, crc32: 1, error: nil))
         try journal.recordFinished(FinishedRecord(output: "failed.png", status: .failed, size: 0, crc32: 0, error: "x"))
         try output.write([1], to: "kept.png", replace: false)
-        try journal.recordFinished(FinishedRecord(output: "kept.png", status: .skipped, size: 0, crc32: 0, error: nil))
-        try journal.recordFinished(FinishedRecord(output: "gone.png", status: .skipped, size: 0, crc32: 0, error: nil))
+        try journal.recordFinished(FinishedRecord(output: "kept.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
+        try journal.recordFinished(FinishedRecord(output: "gone.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
+        // A skip's file replaced since: not trusted by its name (before, kept, and the resume ended clean over it).
+        try output.write([2], to: "replaced.png", replace: false)
+        try journal.recordFinished(FinishedRecord(output: "replaced.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
         #expect(journal.verifiedFinished(in: output).keys.sorted() == ["good.png", "kept.png"])
     }
 }

@@ -191,6 +191,43 @@ import Testing
                 "the edited output was written over: \(resumed.stdout) \(resumed.stderr)")
     }
 
+    /// Before: `kiln resume` wrote over an output the user had replaced since kiln wrote it (a whole image: an
+    /// edit), as over a write the disk lost, where the same export command kept it as a conflict; and it trusted
+    /// a skipped output by its name, ending clean over a replaced one. Now both are kept as conflicts; an output
+    /// cut short (a write the disk lost) is still made again.
+    @Test func aResumeKeepsAnOutputChangedSinceAndRedoesOneCutShort() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.join("in"), out = dir.join("out")
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let names = Array(Paths.pngs(in: Paths.sampleData).prefix(3))
+        for name in names { try FileManager.default.copyItem(atPath: Paths.sampleData + "/" + name, toPath: input + "/" + name) }
+        let export = ["export", input, "--output", out, "--device", "cpu", "--progress", "json"]
+        #expect(try kiln(export).status == 0)
+        // Run again beside a damaged input: names[0…2] are recorded as skips, the journal kept.
+        #expect(FileManager.default.createFile(atPath: input + "/broken.png", contents: Data("not a png".utf8)))
+        #expect(try kiln(export).status == 1)
+        let whole = try PNGEncoder.encode(PixelBuffer(width: 2, height: 2, depth: .eight, bytes: [UInt8](repeating: 90, count: 16)))
+        try Data(whole).write(to: URL(fileURLWithPath: out + "/" + names[1]))  // a skipped output replaced by the user
+        let again = try kiln(["resume", out, "--progress", "json"])
+        #expect(again.status == 1, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).files("conflict").compactMap { $0["output"] as? String }.contains { $0.hasSuffix(names[1]) },
+                "the replaced skip is a conflict, not a finished image: \(again.stdout)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: out + "/" + names[1]))
+        #expect(written == Data(whole), "the user's file kept, not trusted as the skip nor made again")
+        // A written output the user replaced, and one cut short, in a job whose journal is kept by its failure.
+        try FileManager.default.removeItem(atPath: out)
+        #expect(try kiln(export).status == 1)
+        try Data(whole).write(to: URL(fileURLWithPath: out + "/" + names[0]))
+        let made = try Data(contentsOf: URL(fileURLWithPath: out + "/" + names[2]))
+        try made.prefix(made.count / 2).write(to: URL(fileURLWithPath: out + "/" + names[2]))
+        let resumed = try kiln(["resume", out, "--progress", "json"])
+        #expect(resumed.status == 1, "\(resumed.stderr)")
+        let conflicts = Events(resumed.stdoutLines).files("conflict").compactMap { $0["error"] as? String }
+        #expect(conflicts.contains { $0.contains(names[0]) && $0.contains("changed after kiln wrote it") }, "\(resumed.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + names[0])) == Data(whole), "the edit kept")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + names[2])) == made, "the write cut short made again")
+    }
+
     /// Before: `--level 1` into a folder a clean `--level 9` run had made (its journal removed)
     /// said "skipped", exit 0, and kept the level-9 files: the comparison found the same pixels.
     /// The user's cache record of that very file says what made it, so it is a conflict; with
