@@ -150,6 +150,16 @@ struct JobRunner {
             // --keep-journal) is over: forgetting it is what its end would have done. One that ended with failures
             // is not: its command again retries them and skips the rest.
             let ended = journal.status()
+            // An in-place run keeps its journal in the folder it starts from, which may hold an unfinished export
+            // into that folder: the run would take that journal as its own and remove it at its end (before, `kiln
+            // resume` of the export then said the folder held no job). Refused before anything is written.
+            if !resuming, record.options.inPlace, let earlier = try? journal.job(), !earlier.options.inPlace,
+               !(ended?.state == .finished && ended?.exitCode == 0) {
+                throw reporter.refusal("\(directory)/.kiln holds the journal of an unfinished export into this folder, which "
+                                       + "an --in-place run started here would take the place of; nothing was written. "
+                                       + "`kiln resume \(directory)` finishes that export; or start the in-place run from "
+                                       + "another folder", KilnExitCode.usage)
+            }
             if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
                 let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
                                                               inPlace: record.options.inPlace, earlier: earlier,

@@ -139,6 +139,28 @@ import Testing
         #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
     }
 
+    /// Before: an in-place run started in the output folder of an unfinished export (one that ended with a
+    /// failure, its journal kept for `kiln resume`) took that journal as its own and removed it at its clean end:
+    /// `kiln resume` of the export then said the folder held no job. Refused, naming the export's journal.
+    @Test func anInPlaceRunDoesNotTakeAnUnfinishedExportsJournal() throws {
+        let dir = try TemporaryDirectory()
+        for folder in ["s", "t"] { try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("s/a.png"))
+        #expect(FileManager.default.createFile(atPath: dir.join("s/bad.png"), contents: Data("not a png".utf8)))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("t/c.png"))
+        let export = try startKiln(["export", "s", "-o", "o", "--progress", "none"], directory: dir.path).wait()
+        #expect(export.status == 1, "\(export.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir.join("t/c.png")))
+        let inPlace = try startKiln(["export", "--in-place", "../t/c.png", "--brightness", "0.1", "--progress", "json"],
+                                   directory: dir.join("o")).wait()
+        #expect(inPlace.status == 64, "\(inPlace.stderr)")
+        #expect(Events(inPlace.stdoutLines).named("error").first?[string: "message"]
+                    .contains("holds the journal of an unfinished export into this folder") == true, "\(inPlace.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("t/c.png"))) == before, "nothing written")
+        let status = try kiln(["status", dir.join("o"), "--json"])
+        #expect(status.status == 0 && status.stdout.contains("\"total\":2"), "the export's journal is still its own: \(status.stdout)")
+    }
+
     /// A resume found a replaced input that something else had changed since (another run, from another folder,
     /// processed it) "lost" and processed it again, on top. It is kept as it is now, with a warning; only an input
     /// still as it was read (the rename had not happened) is made again.
