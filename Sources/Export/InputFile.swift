@@ -28,6 +28,8 @@ struct InputFile {
     let path: String
     /// Its version when it was opened, before anything was read.
     let version: FileVersion
+    /// Its hard links then.
+    private let links: Int
     /// The whole file when it is a non-empty regular file of at most
     /// ``wholeReadLimit`` bytes; nil otherwise (the decoder then opens it
     /// itself and reports any error).
@@ -43,6 +45,7 @@ struct InputFile {
         guard fstat(fd, &info) == 0 else { return nil }
         self.path = path
         version = FileVersion(info)
+        links = Int(info.st_nlink)
         let size = version.size
         guard (info.st_mode & S_IFMT) == S_IFREG, size > 0, size <= Self.wholeReadLimit else {
             bytes = nil
@@ -64,8 +67,16 @@ struct InputFile {
     }
 
     /// Whether the file at ``path`` is still the version read (by `stat`, following symlinks as the read did).
+    /// A change of its change time that came with a change of its link count, its contents' size and time as they
+    /// were, is another name of it made or taken away, not a write: in place, each hard link of a file is replaced on
+    /// its own, and the rename over one took a link from the file the others were being read from (half of eight
+    /// links failed as "changed while being read").
     func isUnchanged() -> Bool {
-        FileVersion(path: path) == version
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let now = FileVersion(info)
+        return now == version || (now.identity == version.identity && now.size == version.size
+                                  && now.modified == version.modified && Int(info.st_nlink) != links)
     }
 }
 
