@@ -490,6 +490,9 @@ public final class ExportJob: Sendable {
                     return reader
                 }
                 let reader = try open()
+                // In place the file is the only copy: writing its default image over it would lose its frames (an
+                // animated WebP is refused by its reader; an APNG lost its animation with a warning, exit 0).
+                if options.inPlace && reader.leadingMetadata.dropsAnimation { throw InPlaceAnimation() }
                 if let pause = hooks.decodePause { pauseDecoding(until: pause) }
                 // The EXIF orientation is applied first (SPEC §4.1) when the file states it before
                 // its pixels (PNG: an eXIf before IDAT, where the specification puts it).

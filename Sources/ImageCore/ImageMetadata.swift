@@ -41,6 +41,8 @@ public struct ImageMetadata: Sendable, Equatable {
     public var hasTime: Bool
     /// Blocks left out while reading, one sentence each ("iCCP: the compressed profile is damaged; …").
     public var warnings: [String]
+    /// Whether the file holds an animation of which only the default image is read (an APNG's frames).
+    public var dropsAnimation = false
     /// The source's blocks as its format stores them; nil when there are none to carry.
     public var carried: CarriedMetadata?
 

@@ -9,5 +9,6 @@ extension PNGMetadata {
         let frames = control.data.count == 8 ? control.data[0..<4].reduce(0) { $0 << 8 | Int($1) } : nil
         let animation = frames.map { "the animation (APNG, \($0) frames)" } ?? "the animation (APNG)"
         warnings.append("acTL: \(animation) is dropped; the default image is exported")
+        dropsAnimation = true
     }
 }

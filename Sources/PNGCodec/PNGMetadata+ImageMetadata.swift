@@ -31,6 +31,7 @@ extension PNGMetadata {
     /// The format-neutral form: each field read from its chunk, every chunk carried.
     public var imageMetadata: ImageMetadata {
         var metadata = ImageMetadata(warnings: warnings)
+        metadata.dropsAnimation = dropsAnimation
         metadata.carried = CarriedMetadata(
             format: .png,
             blocks: chunks.map { MetadataBlock(kind: MetadataSelection.kind(of: $0), type: $0.type, data: $0.data,

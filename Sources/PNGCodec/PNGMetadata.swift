@@ -23,6 +23,8 @@ public struct PNGMetadata: Sendable, Equatable {
     /// Ancillary chunks that were left out while reading, one sentence each
     /// ("iCCP: the compressed profile is damaged").
     public var warnings: [String]
+    /// Whether an APNG's animation was left out (``dropAnimation()``).
+    public var dropsAnimation = false
 
     /// Metadata.
     public init(chunks: [PNGChunk], sourceColorType: PNGColorType, sourceBitDepth: Int, warnings: [String] = []) {

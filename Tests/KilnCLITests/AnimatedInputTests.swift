@@ -53,4 +53,21 @@ import Testing
         let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
         #expect(warnings.count == 1 && warnings[0].contains("moving.png") && warnings[0].contains("animation"), "\(warnings)")
     }
+
+    /// Before: `--in-place` wrote an APNG's default image over it, its frames lost for good, with a warning and exit
+    /// 0 (an animated WebP is refused). In place the file is the only copy: it fails, left as it is.
+    @Test func anAPNGInPlaceFailsLeftAsItIs() throws {
+        let dir = try TemporaryDirectory()
+        let moving = animation()
+        try Data(moving).write(to: URL(fileURLWithPath: dir.join("moving.png")))
+        try Data(PNGBytes.stored(width: 8, colorType: 2, rows: rows(negative: false)))
+            .write(to: URL(fileURLWithPath: dir.join("still.png")))
+        let r = try startKiln(["export", "--in-place", "moving.png", "still.png", "--brightness", "0.1", "--device", "cpu",
+                               "--progress", "json"], directory: dir.path).wait()
+        #expect(r.status == 1, "\(r.stderr)")
+        let failed = Events(r.stdoutLines).files("failed").compactMap { $0["error"] as? String }
+        #expect(failed.count == 1 && failed[0].contains("an animated PNG (APNG)") && failed[0].contains("lose its frames"), "\(failed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("moving.png"))) == Data(moving), "left as it is")
+        #expect(Events(r.stdoutLines).files("written").count == 1, "the still image is done")
+    }
 }

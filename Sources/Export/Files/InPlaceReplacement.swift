@@ -95,3 +95,12 @@ public enum InPlaceReplacement {
         return (String(middle[..<marker.lowerBound]), pid)
     }
 }
+
+/// An animation whose frames kiln does not read (an APNG), given in place: its default image written over the
+/// only copy would lose them. The image fails; nothing is written.
+struct InPlaceAnimation: Error, CustomStringConvertible {
+    var description: String {
+        "an animated PNG (APNG): kiln exports its default image only, and in place that would lose its frames; "
+            + "the file is left as it is — export it into another folder (-o) to have its default image"
+    }
+}
