@@ -2,13 +2,16 @@
 /// tag, or element `<tiff:Orientation>6</tiff:Orientation>`), made 1 once the pixels were turned upright.
 /// Before, an output whose EXIF said 1 kept XMP saying 6, and a reader that trusts XMP turned it again.
 /// Bytes, not a parsed document: nothing else of the packet changes, a packet that is not valid UTF-8 is
-/// still patched, and the same words in text (a description that quotes them) or under another prefix
-/// (`mytiff:Orientation`) are left alone.
+/// still patched, and the same words in text (a description that quotes them) are left alone. The prefix is
+/// the one the packet binds to the TIFF namespace (`xmlns:t="http://ns.adobe.com/tiff/1.0/"`: an XMP
+/// prefix is the writer's choice, and `t:Orientation="6"` was left saying 6), else `tiff`; a prefix bound to
+/// another namespace is left alone.
 enum XMPOrientation {
-    private static let name = Array("tiff:Orientation".utf8)
+    private static let namespace = Array("http://ns.adobe.com/tiff/1.0/".utf8)
 
-    /// `packet` with every number stated as `tiff:Orientation` made 1.
+    /// `packet` with every number stated as the TIFF namespace's `Orientation` made 1.
     static func upright(_ packet: [UInt8]) -> [UInt8] {
+        let names = prefixes(in: packet).map { Array("\($0):Orientation".utf8) }
         var result: [UInt8] = []
         result.reserveCapacity(packet.count)
         var inTag = false
@@ -20,7 +23,7 @@ enum XMPOrientation {
             // An attribute: inside a tag, after white space. An element: right after its "<".
             let attribute = inTag && [0x20, 0x09, 0x0A, 0x0D].contains(before)
             let element = before == UInt8(ascii: "<")
-            guard byte == UInt8(ascii: "t"), attribute || element, packet[index...].starts(with: name),
+            guard attribute || element, let name = names.first(where: { packet[index...].starts(with: $0) }),
                   let value = valueRange(in: packet, after: index + name.count, element: element) else {
                 result.append(byte)
                 index += 1
@@ -33,6 +36,30 @@ enum XMPOrientation {
             index = value.upperBound
         }
         return result
+    }
+
+    /// The prefixes `packet` binds to the TIFF namespace (`xmlns:PREFIX="…"`), or `tiff` where it binds none.
+    private static func prefixes(in packet: [UInt8]) -> [String] {
+        let binding = Array("xmlns:".utf8)
+        var found: [String] = []
+        var index = 0
+        while index + binding.count < packet.count {
+            defer { index += 1 }
+            guard packet[index] == binding[0], packet[index...].starts(with: binding) else { continue }
+            var at = index + binding.count
+            let name = packet[at...].prefix { !"= \t\r\n".utf8.contains($0) }
+            at += name.count
+            while at < packet.count, " \t\r\n".utf8.contains(packet[at]) { at += 1 }
+            guard at < packet.count, packet[at] == UInt8(ascii: "=") else { continue }
+            at += 1
+            while at < packet.count, " \t\r\n".utf8.contains(packet[at]) { at += 1 }
+            guard at < packet.count, packet[at] == UInt8(ascii: "\"") || packet[at] == UInt8(ascii: "'") else { continue }
+            if !name.isEmpty, packet[(at + 1)...].starts(with: namespace + [packet[at]]),
+               let text = String(validating: name, as: UTF8.self) {
+                found.append(text)
+            }
+        }
+        return found.isEmpty ? ["tiff"] : found
     }
 
     /// Where the number stands after the name that ends at `start`: `="6"`, `= '6'` for an attribute,

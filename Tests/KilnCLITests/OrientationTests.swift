@@ -271,7 +271,17 @@ import Testing
                 #expect(text.first?.count == itxt.count - 12, "nothing else of the packet changed")
             }
         }
-        // The same words in text, under another prefix, or with no EXIF orientation (kiln turned nothing): left alone.
+        // Under the prefix the packet binds to the TIFF namespace, whatever it is: before, `t:Orientation` stayed 6.
+        let prefixed = attribute.replacingOccurrences(of: "xmlns:tiff=", with: "xmlns:t=")
+            .replacingOccurrences(of: "tiff:Orientation", with: "t:Orientation")
+        let itxt = PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(prefixed.utf8))
+        let sub = try TemporaryDirectory()
+        let (r, output) = try Self.export(PNGBytes.insertBeforeImageData(itxt, into: OrientedImages.png(
+            exif: OrientedImages.exif(orientation: 6, littleEndian: true))), in: sub)
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = PNGBytes.data(of: "iTXt", in: try Self.read(output)).map { String(decoding: $0.dropFirst(22), as: UTF8.self) }
+        #expect(text == [prefixed.replacingOccurrences(of: #"t:Orientation="6""#, with: #"t:Orientation="1""#)], "\(text)")
+        // The same words in text, under a prefix not bound to it, or with no EXIF orientation (kiln turned nothing): left alone.
         let quoted = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
             + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7">"#
             + #"<dc:description> tiff:Orientation="3" </dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
