@@ -202,6 +202,27 @@ import Testing
         #expect(shards(after).first?["imagesPerSecond"] as? Double == shards(before).first?["imagesPerSecond"] as? Double)
     }
 
+    /// Before: shards given the same files in another order (`find`'s order differs between hosts) disagreed on
+    /// the plan's digest, and `kiln status` warned that they planned different inputs; a retry given the list in
+    /// another order started afresh. The plan is the same set of files in any order.
+    @Test func theSameFilesListedInAnotherOrderAreTheSamePlan() throws {
+        let out = try TemporaryDirectory()
+        let files = (FileManager.default.enumerator(atPath: Self.inputs)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".png") }.map { Self.inputs + "/" + $0 }.sorted()
+        try #require(files.count == Self.count)
+        func shard(_ spec: String, _ list: [String]) throws -> ChildProcess.Outcome {
+            try kiln(["export", "-", "--output", out.path, "--level", "1", "--progress", "json", "--shard", spec],
+                     stdin: list.joined(separator: "\n") + "\n")
+        }
+        #expect(try shard("0/2", files).status == 0)
+        #expect(try shard("1/2", files.reversed()).status == 0)
+        #expect((status(out.path)["warnings"] as? [String]) == [], "\(status(out.path))")
+        let retry = try shard("0/2", files.reversed())
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(Events(retry.stdoutLines).files("written").isEmpty && Events(retry.stdoutLines).files("skipped").isEmpty,
+                "the retry continues the shard, which is done: \(retry.stdout)")
+    }
+
     @Test func aSecondProcessOnTheSameShardExits69OrWaitsWhenAsked() throws {
         let out = try TemporaryDirectory()
         let first = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])

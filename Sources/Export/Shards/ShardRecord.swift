@@ -23,8 +23,11 @@ public struct ShardRecord: Codable, Sendable, Equatable {
     /// The record of shard `spec` of the plan `keys` (output paths) weighted by `weights`, split as `plan`.
     public init(spec: ShardSpec, keys: [String], weights: [Int64], plan: ShardPlan) {
         self.spec = spec
+        // In the outputs' order, not the inputs': the same files listed in another order (`find` gives them in the
+        // directory's order, which differs between hosts) are the same plan (before, `kiln status` warned that the
+        // shards planned different inputs, and a retry fed the list in another order started afresh).
         var text = "\(spec.count)\n"
-        for (key, weight) in zip(keys, weights) { text += "\(key)\t\(weight)\n" }
+        for (key, weight) in zip(keys, weights).sorted(by: { $0.0 < $1.0 }) { text += "\(key)\t\(weight)\n" }
         planDigest = String(CRC32.checksum(Array(text.utf8)), radix: 16)
         shares = zip(plan.items, plan.pixels).map { Share(items: $0, pixels: $1) }
     }
@@ -50,7 +53,9 @@ extension JobRecord {
         theirs.plan.files = []
         // Where the shared folder is mounted may differ between the hosts that run a shard.
         theirs.outputDirectory = mine.outputDirectory
+        // The same items in any order: the inputs as listed (see ``ShardRecord/init(spec:keys:weights:plan:)``).
+        let order = { (a: ExportItem, b: ExportItem) in (a.output, a.input) < (b.output, b.input) }
         return shard != nil && shard == earlier.shard && mine == theirs && device == earlier.device
-            && items == earlier.items
+            && items.sorted(by: order) == earlier.items.sorted(by: order)
     }
 }
