@@ -54,6 +54,30 @@ extension Recipe {
         return scanner.value(at: "")
     }
 
+    /// The first value of `data` (valid JSON) that is `null`, by its path ("output.fit"), or nil. The decoder takes a
+    /// null as an omitted key: `{"operations": null}` ran no operations without a word, and `"fit": null` took the
+    /// default, where `"sigma": null` was refused.
+    package static func nullValue(in data: Data) -> String? {
+        func find(_ value: Any, at path: String) -> String? {
+            switch value {
+            case is NSNull:
+                return path
+            case let object as [String: Any]:
+                for key in object.keys.sorted() {
+                    if let found = find(object[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
+                }
+            case let array as [Any]:
+                for (index, element) in array.enumerated() {
+                    if let found = find(element, at: path + "[\(index)]") { return found }
+                }
+            default:
+                break
+            }
+            return nil
+        }
+        return (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)).flatMap { find($0, at: "") }
+    }
+
     /// `data` (JSON the decoder read) as UTF-8 without a byte-order mark: the decoder also takes UTF-16 and UTF-32,
     /// and a leading mark (Windows Notepad writes one), which the scanner would read as a word and stop at.
     private static func utf8(_ data: Data) -> Data {

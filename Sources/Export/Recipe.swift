@@ -117,6 +117,9 @@ public struct Recipe: Sendable, Equatable, Codable {
         if let key = duplicateKey(in: data) {
             throw .invalidRecipe(path: path, problem: "\(key): given twice")
         }
+        if let key = nullValue(in: data) {
+            throw .invalidRecipe(path: path, problem: "\(key): null is no value (leave the key out for its default)")
+        }
         if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
             throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")
         }

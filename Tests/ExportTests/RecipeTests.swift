@@ -32,6 +32,10 @@ import Testing
          #"operations[0].filter: "cubic" is not one of lanczos3, bilinear, nearest"#),
         (#"{"output":{"subsample":"422"}}"#, #"output.subsample: "422" is not one of 420, 444"#),
         (#"{"operations":[{"op":"resize","fit":"a\"b","width":5}]}"#, #"operations[0].fit: "a\"b" is not one of inside, cover, fill"#),
+        // A null was taken as an omitted key: `"operations": null` ran none without a word.
+        (#"{"operations":null}"#, "operations: null is no value (leave the key out for its default)"),
+        (#"{"operations":[{"op":"resize","width":5,"fit":null}]}"#, "operations[0].fit: null is no value (leave the key out for its default)"),
+        (#"{"output":{"format":"png","level":null}}"#, "output.level: null is no value (leave the key out for its default)"),
         // Two bad numbers: one is named (the other once it is mended), not the message that names none.
         (#"{"operations":[{"op":"resize","width":100.5,"height":3.5}]}"#, "operations[0].width: must be a whole number, not 100.5"),
     ])
