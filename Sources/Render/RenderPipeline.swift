@@ -147,7 +147,7 @@ public final class RenderPipeline: Sendable {
     /// `decodesWhole` says its rows exist only once it is decoded whole.
     /// `chunking` decides the strips' height (the output does not depend on
     /// it); `mode` forces whole or strips (nil: the schedule decides); `progress`
-    /// hears the fraction of output rows done.
+    /// hears the fraction of the work done (``StripExecutor/render(into:progress:)``).
     /// Throws `RenderError`s (the image or the job), the backend's `ComputeError`s
     /// (the caller may retry on the CPU), the source's and the sink's errors.
     package func render(_ source: any RowSource, decodesWhole: Bool = false, shrunkFrom: ShrinkOnLoad? = nil,

@@ -340,4 +340,33 @@ struct StripTests {
         #expect(Double(taller) < 1.5 * Double(tall), "20000×20000: \(tall) bytes, 20000×80000: \(taller) bytes")
         #expect(tall < 128 << 20, "a 400 MPix shrink should stream in well under 128 MiB of floats, not \(tall) bytes")
     }
+
+    @Test("Vulkan: a strip whose passes carry more work than one submission should is submitted in parts, each waited for, the progress moving between them: the same bytes as in one part, the stored rows counted once; a graph past the bound never runs whole",
+          .requiresVulkan)
+    func costlyStripsAreSubmittedInParts() throws {
+        var generator = SeededGenerator(seed: TestSeed().value)
+        let image = TestImages.image(width: 300, height: 200, depth: .eight, alpha: true, using: &generator)
+        // Radius 90 (past the shaders' shared-memory apron): 181 taps a pixel each way, 2.2 × 10⁷ taps in all.
+        let pipeline = try RenderPipeline(operations: [.blur(Blur(sigma: 30))])
+        var outputs: [PixelBuffer] = [], traffic: [DeviceTraffic] = []
+        for bound in [nil, 1 << 20] {  // nil: the default, 2^28
+            try withVulkan(copiesThroughStaging: true, submissionTaps: bound) { vulkan in
+                let source = RenderSchedule.Source(width: image.width, height: image.height, depth: image.depth)
+                #expect(try pipeline.schedule(for: source, on: vulkan).mode == (bound == nil ? .whole : .strips),
+                        "whole is one submission: only within the bound")
+                let before = vulkan.traffic
+                let sink = PixelBufferSink(width: image.width, height: image.height, depth: image.depth)
+                var heard: [Double] = []
+                try pipeline.render(image, on: vulkan, mode: .strips, into: sink) { heard.append($0) }
+                traffic.append(vulkan.traffic.since(before))
+                outputs.append(sink.image())
+                #expect(zip(heard, heard.dropFirst()).allSatisfy { $0 <= $1 } && heard.last == 1, "\(heard)")
+                #expect(heard.count >= traffic.last!.submissions, "the progress moves between the parts: \(heard)")
+            }
+        }
+        #expect(traffic[0].submissions == 1, "one strip, one submission: \(traffic[0])")
+        #expect(traffic[1].submissions >= 10, "parts of at most 2^20 taps: \(traffic[1])")
+        #expect(traffic[1].bytesUp == traffic[0].bytesUp && traffic[0].bytesUp == image.bytes.count, "stored rows counted once: \(traffic)")
+        #expect(outputs[1] == outputs[0], "the parts gave other bytes")
+    }
 }

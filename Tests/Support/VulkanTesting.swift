@@ -15,7 +15,8 @@ public enum VulkanTesting {
     /// the other arguments are `VulkanOptions`' test hooks.
     package static func backend(recorder: ValidationRecorder, deviceLostAt: Int? = nil,
                                maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true,
-                               copiesThroughStaging: Bool = false, shortRuns: Bool = true) throws -> VulkanBackend {
+                               copiesThroughStaging: Bool = false, shortRuns: Bool = true,
+                               submissionTaps: Int? = nil) throws -> VulkanBackend {
         var options = VulkanOptions()
         options.validation = recorder
         options.deviceLostAtSubmission = deviceLostAt
@@ -23,6 +24,7 @@ public enum VulkanTesting {
         options.stripsOnDevice = stripsOnDevice
         options.copiesThroughStaging = copiesThroughStaging
         options.shortRuns = shortRuns
+        if let submissionTaps { options.submissionTaps = submissionTaps }
         return try VulkanBackend(device: vulkanDevice(), options: options)
     }
 
@@ -40,13 +42,13 @@ public enum VulkanTesting {
 /// validation layer on, then fails the test on any validation message. For
 /// `.requiresVulkan` tests.
 public func withVulkan(maxPixelsPerDispatch: Int? = nil, stripsOnDevice: Bool = true, copiesThroughStaging: Bool = false,
-                       shortRuns: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
+                       shortRuns: Bool = true, submissionTaps: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation,
                        _ body: (VulkanBackend) throws -> Void) throws {
     let recorder = ValidationRecorder()
     do {
         try body(try VulkanTesting.backend(recorder: recorder, maxPixelsPerDispatch: maxPixelsPerDispatch,
                                            stripsOnDevice: stripsOnDevice, copiesThroughStaging: copiesThroughStaging,
-                                           shortRuns: shortRuns))
+                                           shortRuns: shortRuns, submissionTaps: submissionTaps))
     }
     VulkanTesting.expectNoValidationMessages(recorder, sourceLocation: sourceLocation)
 }

@@ -90,6 +90,11 @@ package protocol PassBackend: RenderBackend {
     /// The graph this backend runs in place of `graph`, computing the same
     /// pixels (the CPU leaves out the passes it would only copy).
     func prepared(_ graph: PassGraph) -> PassGraph
+    /// The most work one submission to the device should carry, in taps (output pixels × ``RenderPass/tapsPerPixel``),
+    /// or nil for no bound (the CPU, which reports its progress as it goes). A submission is waited for whole, and
+    /// nothing is known of its progress meanwhile: unbounded, one strip of a blur σ 200 on lavapipe took 40–80 s,
+    /// and the stall watchdog stopped a job that worked.
+    var submissionTaps: Int? { get }
 }
 
 extension PassBackend {
@@ -98,4 +103,7 @@ extension PassBackend {
 
     /// Strips in host memory.
     package func deviceStrips(depth: PixelBuffer.Depth, sourceHeld: Bool) -> DeviceStripLayout? { nil }
+
+    /// No bound.
+    package var submissionTaps: Int? { nil }
 }

@@ -83,6 +83,17 @@ package struct RenderPass: Sendable {
         self.cpu = cpu
     }
 
+    /// Input pixels one output pixel reads, over its inputs (at least 1): the footprint of the middle pixel, before
+    /// clipping (a blur's shader reads 2·radius + 1 taps at an edge too). What a pixel of the pass costs, by which
+    /// a device bounds the work of one submission (``PassBackend/submissionTaps``).
+    package var tapsPerPixel: Int {
+        let middle = PixelRect(x: width / 2, y: height / 2, width: 1, height: 1)
+        return max(1, inputs.reduce(0) { total, input in
+            let footprint = input.footprint(middle)
+            return total + max(0, footprint.width) * max(0, footprint.height)
+        })
+    }
+
     /// The CPU kernel for a new run (see ``cpuRun``).
     package func cpuKernelForRun() -> CPUKernel {
         cpuRun?() ?? cpu

@@ -66,7 +66,10 @@ package struct RenderSchedule: Sendable {
         self.chunking = chunking
         let stored = source.width * source.height * 4 * source.depth.bytesPerSample
         let floats = Self.floatBytes(graph, source)
+        // Whole is one submission: within the backend's bound on one submission's work too.
+        let taps = Self.taps(graph)
         let fits = floats.map { $0 <= backend.wholeGraphBytes } ?? false
+            && backend.submissionTaps.map { bound in taps.map { $0 <= bound } ?? false } ?? true
         if let floats, (mode ?? (fits ? .whole : .strips)) == .whole {
             self.mode = .whole
             readsSourceWhole = true
@@ -82,6 +85,7 @@ package struct RenderSchedule: Sendable {
                 ? backend.deviceStrips(depth: source.depth, sourceHeld: readsSourceWhole) : nil
             var stripChunking = chunking
             if let device, chunking.rows == nil { stripChunking.bytes = device.chunkBytes }
+            stripChunking.taps = backend.submissionTaps
             estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: stripChunking, device: device)
                 + (device?.stagingBytes ?? 0)
@@ -109,7 +113,7 @@ package struct RenderSchedule: Sendable {
 
     /// Runs the graph over `source` (of the size the schedule was made for),
     /// handing the packed output rows to `sink`; `progress` hears the fraction
-    /// of output rows done as strips finish.
+    /// of the work done as chunks are computed (``StripExecutor/render(into:progress:)``).
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
         guard readsSourceWhole else {
@@ -137,6 +141,19 @@ package struct RenderSchedule: Sendable {
             try StripExecutor(graph: graph, source: image, backend: backend, chunking: chunking)
                 .render(into: sink, progress: progress)
         }
+    }
+
+    /// The work of every pass of the graph, in taps (``RenderPass/tapsPerPixel``; nil on overflow).
+    static func taps(_ graph: PassGraph) -> Int? {
+        var total = 0
+        for pass in graph.passes {
+            let (pixels, over) = pass.width.multipliedReportingOverflow(by: pass.height)
+            let (taps, overTaps) = pixels.multipliedReportingOverflow(by: pass.tapsPerPixel)
+            let (sum, overSum) = total.addingReportingOverflow(taps)
+            guard !over, !overTaps, !overSum else { return nil }
+            total = sum
+        }
+        return total
     }
 
     /// The float bytes of every image of the graph at once (nil on overflow).

@@ -20,6 +20,9 @@ package final class StripExecutor {
         package var bytes: Int
         /// A fixed number of rows per chunk instead (tests: 1, 7, 64, …).
         package var rows: Int?
+        /// The most taps a chunk of a pass carries (``PassBackend/submissionTaps``), or nil: a chunk of a costly
+        /// pass is then lower than its bytes would make it (down to a row).
+        package var taps: Int?
 
         /// The default: 4 MiB. On W1 fit to 1920 with 2 jobs (2026-11-27, the kernels' loops in
         /// CKernels) as fast as 8 MiB or faster (2.81–2.89 s against 3.01–3.06) with a peak RSS
@@ -29,6 +32,13 @@ package final class StripExecutor {
         package static let standard = Chunking(bytes: 4 << 20, rows: nil)
         /// Chunks of exactly `rows` rows.
         package static func rows(_ rows: Int) -> Chunking { Chunking(bytes: standard.bytes, rows: max(1, rows)) }
+
+        /// Chunks of `bytes`, or of `rows`, and at most `taps` a chunk of a pass.
+        package init(bytes: Int, rows: Int?, taps: Int? = nil) {
+            self.bytes = bytes
+            self.rows = rows
+            self.taps = taps
+        }
     }
 
     private let graph: PassGraph
@@ -49,6 +59,11 @@ package final class StripExecutor {
     /// The source when a pass reads it backwards: then it is read through footprint
     /// rectangles (random access), not stored.
     private let rectangleSource: (any RandomAccessRowSource)?
+    /// The work of every pass in taps (``RenderPass/tapsPerPixel``), and the part done: the progress.
+    private let totalTaps: Double
+    private var doneTaps = 0.0
+    /// Hears the progress as chunks are computed (``render(into:progress:)``'s).
+    private var heard: (Double) -> Void = { _ in }
 
     /// Whether the graph reads its source backwards (rotate, flip v first):
     /// then the source must be random-access (a decoded buffer, SPEC §8's
@@ -111,7 +126,10 @@ package final class StripExecutor {
         let place = device ?? HostStrips(backend: backend, depth: source.depth)
         self.place = place
         if let bytes = place.chunkBytes, chunking.rows == nil { chunking.bytes = bytes }
+        chunking.taps = place.submissionTaps
         self.chunking = chunking
+        // The work of every pass, for the progress (``render(into:progress:)``).
+        totalTaps = graph.passes.reduce(0.0) { $0 + Double($1.width) * Double($1.height) * Double($1.tapsPerPixel) }
         stores = sizes.map { place.window(width: $0.width) }
         constants = graph.constants.map { place.constant($0) }
     }
@@ -125,10 +143,24 @@ package final class StripExecutor {
     }
 
     /// Renders the whole image, packs it at the source's depth and hands the
-    /// rows to `sink` strip by strip; `progress` hears the fraction of output
-    /// rows the sink has had after each strip.
+    /// rows to `sink` strip by strip; `progress` hears the fraction of the graph's
+    /// work done (every pass's pixels by their taps) as each chunk of a pass is
+    /// computed (on a device, recorded: at most the strips in flight ahead), or,
+    /// with no pass, of the output rows the sink has had. A chunk, not a strip: a
+    /// strip's first rows of a strong blur read a radius of rows above and below,
+    /// which took the first strip of a blur σ 1000 tens of seconds before its
+    /// progress said anything.
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func render(into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+        try withoutActuallyEscaping(progress) { progress in
+            heard = progress
+            defer { heard = { _ in } }
+            try renderStrips(into: sink)
+        }
+        progress(1)
+    }
+
+    private func renderStrips(into sink: any RowSink) throws {
         let result = Self.node(of: graph.result)!
         let (width, height) = sizes[result]
         precondition(sink.width == width && sink.height == height && sink.depth == source.depth, "sink does not match the graph")
@@ -141,20 +173,17 @@ package final class StripExecutor {
         }
         for top in stride(from: 0, to: height, by: chunk) {
             let strip = top..<min(top + chunk, height)
-            let delivered: Int
             if graph.passes.isEmpty {
                 // No passes: pack(unpack(x)) is x exactly (the kernels' contract), so rows go straight through.
                 try sink.write(strip) { try source.read(strip, into: $0) }
-                delivered = strip.upperBound
+                heard(Double(strip.upperBound) / Double(height))
             } else {
                 lowWater[result][lowWater[result].count - 1] = strip.lowerBound
                 try hold(result, strip)
-                delivered = try place.emit(strip, of: stores[result], into: sink)
+                _ = try place.emit(strip, of: stores[result], into: sink)
             }
-            progress(Double(delivered) / Double(height))
         }
         try place.finish(into: sink)
-        progress(1)
     }
 
     private func chunkRows(_ node: Int) -> Int {
@@ -178,6 +207,11 @@ package final class StripExecutor {
                 .map { $0.rows * sizes[$0.node].width * MemoryLayout<SIMD4<Float>>.stride }.max() ?? 0
         }
         while rows > least, inputBytes(rows) > 2 * chunking.bytes { rows = max(least, rows / 2) }
+        // At most the taps one submission carries (a device's bound), whatever the pass asked for.
+        if let taps = chunking.taps {
+            let pass = graph.passes[node - 1]
+            rows = min(rows, max(1, taps / max(1, pass.width * pass.tapsPerPixel)))
+        }
         return rows
     }
 
@@ -314,5 +348,7 @@ package final class StripExecutor {
         }
         try place.run(pass, rows: part, inputs: inputs, footprints: footprints, sizes: inputSizes, output: stores[node])
         withExtendedLifetime(rectangles) {}
+        doneTaps += Double(part.count) * Double(pass.width) * Double(pass.tapsPerPixel)
+        heard(min(1, doneTaps / totalTaps))
     }
 }

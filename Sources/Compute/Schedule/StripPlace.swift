@@ -47,6 +47,8 @@ package protocol StripPlace: AnyObject {
     /// Float bytes a chunk aims at on this place, in place of the schedule's
     /// standard chunking (nil: the standard).
     var chunkBytes: Int? { get }
+    /// The most taps a chunk of a pass carries here (``PassBackend/submissionTaps``), nil for no bound.
+    var submissionTaps: Int? { get }
     /// An empty window for an image `width` pixels wide.
     func window(width: Int) -> any RowWindow
     /// A window holding every row of `image` (a constant input, e.g. a watermark).
@@ -93,6 +95,8 @@ package final class HostStrips: StripPlace {
     /// Source rows are read a chunk at a time into one reused buffer: no bound needed.
     package var storedBytesPerStrip: Int? { nil }
     package var chunkBytes: Int? { nil }
+    /// The backend's: on a device, a pass at a time through host memory is a submission a chunk.
+    package var submissionTaps: Int? { backend.submissionTaps }
 
     package func window(width: Int) -> any RowWindow {
         RowStore(width: width, depth: depth)

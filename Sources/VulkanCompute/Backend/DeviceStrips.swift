@@ -122,6 +122,10 @@ final class DeviceStrips: StripPlace {
         sourceHeld && !sharedMemory ? 32 << 20 : 8 << 20
     }
 
+    /// The backend's bound on one submission's work: a strip whose passes carry more is submitted in parts, each
+    /// waited for before the next is recorded (``flush(_:)``), so the job's progress moves between them.
+    var submissionTaps: Int? { backend.submissionTaps }
+
     /// The host memory device strips of rows at `depth` hold besides their windows: two
     /// frames' staging, each of ``stagingBytes(sharedMemory:sourceHeld:depth:)`` and grown once
     /// by half where a strip needs more (the first strip's rows above for a filter, a blur
@@ -268,6 +272,23 @@ final class DeviceStrips: StripPlace {
                           inputSizes: sizes, inputs: placedInputs, output: (output.buffer!, output.base), into: &work)
         frame.ops.append(contentsOf: work.steps.map { .step($0) })
         frame.ops.append(.barrier)
+        frame.taps += rows.count * pass.width * pass.tapsPerPixel
+        if let bound = backend.submissionTaps, frame.taps >= bound { try flush(frame) }
+    }
+
+    /// Submits what `frame` recorded so far and waits for it: a part of a strip whose passes carry more work than
+    /// one submission should (``submissionTaps``). Its stored rows stay staged for the steps still to come, and
+    /// its windows hold what the part computed; the strip's packed rows go with its last part (``emit(_:of:into:)``).
+    private func flush(_ frame: Frame) throws {
+        try submit(frame)
+        do {
+            try frame.slot.sequence.wait()
+        } catch {
+            failed = true
+            throw error
+        }
+        frame.inFlight = false
+        frame.submittedPart()
     }
 
     func emit(_ strip: Range<Int>, of window: any RowWindow, into sink: any RowSink) throws -> Int {
@@ -346,7 +367,9 @@ final class DeviceStrips: StripPlace {
             try slot.sequence.record { commands in
                 // The upload touches only this frame's buffers: recorded before the barrier, it may
                 // run while the strip before still computes.
-                if !shared && frame.uploadBytes > 0 {
+                // Again in each part of a strip submitted in parts whose steps read staged rows: cheap beside
+                // the work that made it part, and the sample buffer may have grown since.
+                if !shared && frame.uploadBytes > 0 && frame.readsStaging {
                     commands.copy(from: staging, to: samples, size: frame.uploadBytes)
                 }
                 // After the strip before on the queue, whose windows this one reads and overwrites
@@ -387,7 +410,8 @@ final class DeviceStrips: StripPlace {
             }
             try slot.sequence.submit()
             frame.inFlight = true
-            backend.count(up: frame.uploadBytes, down: frame.downloads.reduce(0) { $0 + $1.bytes })
+            backend.count(up: frame.stagedBytes - frame.countedUp, down: frame.downloads.reduce(0) { $0 + $1.bytes })
+            frame.countedUp = frame.stagedBytes
         } catch {
             failed = true
             throw error
@@ -501,6 +525,28 @@ private final class Frame {
     private(set) var downloadBytes = 0
     var keepAlive: [VulkanBuffer] = []
     var inFlight = false
+    /// Taps of the steps recorded since the strip (or its last part) was submitted (``DeviceStrips/flush(_:)``).
+    var taps = 0
+    /// Bytes staged for the device (the rows' own, without the alignment between pieces), and those already
+    /// counted as handed to it (a strip submitted in parts hands them once).
+    private(set) var stagedBytes = 0
+    var countedUp = 0
+
+    /// Whether a step recorded reads the staged stored rows (an unpack, a constant's pixels).
+    var readsStaging: Bool {
+        ops.contains { op in
+            switch op {
+            case .unpack, .constant: true
+            default: false
+            }
+        }
+    }
+
+    /// Forgets the steps of a part submitted and done, keeping the strip's staged rows and buffers.
+    func submittedPart() {
+        ops.removeAll(keepingCapacity: true)
+        taps = 0
+    }
     /// The staging made at the first use of a slot without enough.
     private let stagingBytes: Int
 
@@ -529,6 +575,7 @@ private final class Frame {
         guard let mapped = slot.staging?.mapped else { throw .setupFailed("staging buffer missing") }
         fill(mapped + offset)
         uploadBytes = offset + bytes
+        stagedBytes += bytes
         return offset
     }
 
@@ -543,6 +590,9 @@ private final class Frame {
     /// Forgets the strip once it is delivered.
     func reset() {
         ops.removeAll(keepingCapacity: true)
+        taps = 0
+        countedUp = 0
+        stagedBytes = 0
         uploadBytes = 0
         downloads.removeAll(keepingCapacity: true)
         downloadBytes = 0

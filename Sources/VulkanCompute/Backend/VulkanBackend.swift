@@ -44,6 +44,10 @@ public final class VulkanBackend: PassBackend {
     /// Float bytes of a graph at most that run whole on the device (one upload, one download).
     package var wholeGraphBytes: Int { 64 << 20 }
 
+    /// ``VulkanOptions/submissionTaps``.
+    package var submissionTaps: Int? { submissionBound }
+    private let submissionBound: Int
+
     /// Sets up `device` (an entry of a `DeviceReport`) for rendering.
     public init(device: DeviceInfo, options: VulkanOptions = .fromEnvironment()) throws {
         let instance: VulkanInstance
@@ -85,6 +89,7 @@ public final class VulkanBackend: PassBackend {
         sharedMemory = !options.copiesThroughStaging && Self.hasSharedMemory(physical.memoryProperties)
         stripsOnDevice = options.stripsOnDevice
         shortRuns = options.shortRuns
+        submissionBound = max(1, options.submissionTaps)
         context.onOutOfMemory { [weak self] in self?.releaseKeptWindows() ?? false }
     }
 

@@ -25,6 +25,13 @@ public struct VulkanOptions: Sendable {
     /// (``ComputeKernel/program(for:)``); false runs every tile in the kernel's own long runs
     /// (`KILN_VULKAN_RUNS=long`, for comparing the two on a GPU: `Scripts/gpu-check`).
     package var shortRuns: Bool
+    /// The most work one submission carries, in taps (``VulkanBackend/submissionTaps``): 2^28 (about 268 million).
+    /// Measured on lavapipe on a loaded 2-core machine (2026-11-28): a blur σ 200 (radius 600, past the shader's
+    /// shared-memory apron: every tap a load of device memory) of 2600×300, 1.87 × 10⁹ taps, took 31 s in one
+    /// submission, about 6 × 10⁷ taps a second: the bound is 4–5 s of such work there, a small part of the 60 s
+    /// stall watchdog even with two images sharing the cores. On a GPU it is a millisecond or so, and it binds
+    /// only such blurs (a blur σ 8 strip of 8 MiB is about 5 × 10⁷ taps). Tests lower it to part small strips.
+    package var submissionTaps: Int
     /// The environment the loader path (`KILN_VULKAN_LIBRARY`) is read from.
     public var environment: [String: String]
 
@@ -36,6 +43,7 @@ public struct VulkanOptions: Sendable {
         stripsOnDevice = true
         copiesThroughStaging = false
         shortRuns = true
+        submissionTaps = 1 << 28
         environment = ProcessInfo.processInfo.environment
     }
 
