@@ -110,9 +110,13 @@ struct CancelCommand: ParsableCommand {
         let running = (ShardedStatus.read(directory)?.shards ?? []).filter { $0.pid != nil }
         let here = running.filter { $0.host == host }
         var message = "kiln: marked the job in \(directory) cancelled; "
-        message += running.isEmpty ? "no shard is running"
-            : running.count == 1 ? "1 running shard stops at its next image" : "\(running.count) running shards stop at their next image"
-            + (here.isEmpty ? "" : " (here: " + here.map { "\($0.shard) pid \($0.pid ?? 0)" }.joined(separator: ", ") + ")")
+        if running.isEmpty {
+            message += "no shard is running"
+        } else {
+            message += running.count == 1 ? "1 running shard stops at its next image"
+                : "\(running.count) running shards stop at their next image"
+            message += here.isEmpty ? "" : " (here: " + here.map { "\($0.shard) pid \($0.pid ?? 0)" }.joined(separator: ", ") + ")"
+        }
         print(message + "; `kiln resume \(directory) --shard K/N` continues a shard")
     }
 }

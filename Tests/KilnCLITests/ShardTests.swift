@@ -278,6 +278,17 @@ import Testing
         #expect(status(out.path)["cancelled"] == nil)
     }
 
+    /// One running shard is named with its pid where it runs here, as several are.
+    @Test func cancellingOneRunningShardNamesIt() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(export(out.path, "0/2"), environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(child.waitUntil { status(out.path)["completed"] as? Int ?? 0 >= 2 })
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("1 running shard stops at its next image (here: 0/2 pid \(child.pid))"), "\(cancel.stdout)")
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+    }
+
     /// The command a refused retry names, `kiln resume DIR --shard K/N`, for a shard that never started: before,
     /// it said the folder "holds no kiln job" and left the mark, so the shard could never run. Now it lifts the
     /// mark, says there was nothing to resume, and the shard's export then runs. `--shard` on a job that is not

@@ -51,7 +51,7 @@ final class TextReporter: ExportReporter {
             $0.status = nil
             $0.lastPlain = .now
         }
-        if !quiet && !showBar { err.write("kiln: \(title) — \(subtitle)\n") }
+        if !quiet && !showBar { err.write("kiln: " + Self.visible("\(title) — \(subtitle)") + "\n") }
         // Once per job, above the bar where there is one; not a warning, so --quiet leaves it out.
         if !quiet, let summary = ignored.summary { printLine("kiln: " + summary) }
     }
@@ -59,7 +59,7 @@ final class TextReporter: ExportReporter {
     func queued(position: Int, waitingFor: [MachineSlots.Holder]) {
         let behind = MachineSlots.Holder.describe(waitingFor)
         state.withLock { $0.status = "queued: position \(position), waiting for \(behind) to finish" }
-        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: queued at position \(position), waiting for \(behind)\n") }
+        if showBar { redraw(force: true) } else if !quiet { err.write("kiln: " + Self.visible("queued at position \(position), waiting for \(behind)") + "\n") }
     }
 
     func file(_ result: FileResult) {
@@ -189,7 +189,7 @@ final class TextReporter: ExportReporter {
 
     private func headline(_ s: State, width: Int) -> String {
         let text = s.status.map { "\(s.title) — \($0)" } ?? "\(s.title) — \(s.subtitle)"
-        return styled(Self.fitWhole(text, width), bold: true)
+        return styled(Self.fitWhole(Self.visible(text), width), bold: true)
     }
 
     private func barLine(_ s: State, width: Int) -> String {
@@ -229,7 +229,7 @@ final class TextReporter: ExportReporter {
         // While stopping the work left is not what the job will do: no ETA at all.
         if !snap.stopping { fields.append((3, "ETA " + (snap.remaining?.clock ?? "–:––"))) }
         fields.append((4, snap.elapsed.clock))
-        if let current = snap.current { fields.append((7, (current as NSString).lastPathComponent)) }
+        if let current = snap.current { fields.append((7, Self.visible((current as NSString).lastPathComponent))) }
         return fields
     }
 
