@@ -89,12 +89,16 @@ struct cjpeg_decoder {
     /* The kept APPn and COM segments, in file order (keep_segment); each one's data is malloc'd. */
     cjpeg_marker *kept;
     size_t kept_count, kept_capacity, kept_bytes;
-    /* Whether segments past the limit were left out. */
-    int left_out;
+    /* Segments kept of each marker (APP0-APP15, COM), so that a flood of one does not push out another. */
+    size_t kept_of[17];
+    /* Whether segments past a limit were left out, and whether the bytes' limit was met (every later one too). */
+    int left_out, bytes_spent;
 };
 
-/* At most this many segments and bytes of them are kept, as a PNG's ancillary chunks (CPNG's decoder.h); later
- * ones are skipped and cjpeg_decoder_markers_left_out says so. */
+/* At most this many segments of each marker, and bytes of them all, are kept (a PNG's ancillary chunks are held
+ * to 1000 and 64 MiB: CPNG's decoder.h); later ones are skipped and cjpeg_decoder_markers_left_out says so. Per
+ * marker: 3000 comments before the frame left out the EXIF (the orientation) and the ICC profile after them. Once
+ * the bytes are spent, every later segment is left out, so no ICC profile is kept in part. */
 #define MAX_KEPT_SEGMENTS 1000
 #define MAX_KEPT_SEGMENT_BYTES ((size_t)64 << 20)
 
@@ -111,7 +115,8 @@ static int source_byte(j_decompress_ptr cinfo) {
  * to its list by walking the list from its head, so a header of n segments took n²/2 steps (100000 three-byte
  * comments, a 700 KB file, 26 s; a million ran past the stall watchdog while the job was planned, before any image,
  * and every resume did the same), and it kept all of them. Here an array that doubles, up to the limits. An APP0
- * that is JFIF is also read as libjpeg reads it (examine_app0): its colour-space guess follows saw_JFIF_marker. */
+ * that is JFIF sets what libjpeg's examine_app0 sets (its colour-space guess follows saw_JFIF_marker), without its
+ * warning for a JFIF major version other than 1, which failed such files (kiln takes a warning as damage). */
 static boolean keep_segment(j_decompress_ptr cinfo) {
     cjpeg_decoder *decoder = (cjpeg_decoder *)cinfo; /* cinfo is the decoder's first member */
     int marker = cinfo->unread_marker;
@@ -119,11 +124,14 @@ static boolean keep_segment(j_decompress_ptr cinfo) {
     long length = (high << 8 | source_byte(cinfo)) - 2;
     if (length < 0) ERREXIT(cinfo, JERR_BAD_LENGTH);
     size_t size = (size_t)length;
-    if (decoder->kept_count >= MAX_KEPT_SEGMENTS || decoder->kept_bytes + size > MAX_KEPT_SEGMENT_BYTES) {
+    size_t *of = &decoder->kept_of[marker == JPEG_COM ? 16 : (marker - JPEG_APP0) & 15];
+    if (decoder->bytes_spent || decoder->kept_bytes + size > MAX_KEPT_SEGMENT_BYTES) decoder->bytes_spent = 1;
+    if (decoder->bytes_spent || *of >= MAX_KEPT_SEGMENTS) {
         decoder->left_out = 1;
         if (length > 0) (*cinfo->src->skip_input_data)(cinfo, length);
         return TRUE;
     }
+    (*of)++;
     if (decoder->kept_count == decoder->kept_capacity) {
         size_t capacity = decoder->kept_capacity > 0 ? decoder->kept_capacity * 2 : 16;
         cjpeg_marker *kept = realloc(decoder->kept, capacity * sizeof *kept);

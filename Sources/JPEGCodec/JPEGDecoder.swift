@@ -59,7 +59,7 @@ struct JPEGDecoder: ~Copyable {
         guard cjpeg_decoder_finish(handle, &status) == CJPEG_OK else { throw JPEGError(status) }
     }
 
-    /// Whether APP or COM segments past the limit (1000 of them, 64 MiB of their data) were left out of ``segments()``.
+    /// Whether APP or COM segments past the limits (1000 of one marker, 64 MiB of their data) were left out of ``segments()``.
     var segmentsLeftOut: Bool { cjpeg_decoder_markers_left_out(handle) != 0 }
 
     /// The APP0, APP1, APP2, APP13 and COM segments of the header, in file order.

@@ -43,7 +43,7 @@ public final class JPEGRowReader: ImageReader {
         }
         var metadata = JPEGSegment.metadata(of: decoder.segments())
         if decoder.segmentsLeftOut {
-            metadata.warnings.append("APP and COM segments past the limit of 1000 segments and 64 MiB of metadata are left out")
+            metadata.warnings.append("APP and COM segments past the limits of 1000 of one marker and 64 MiB of metadata are left out")
         }
         cmykProfile = decoder.info.rows == CJPEG_ROWS_CMYK ? metadata.colorProfile : nil
         if decoder.info.rows == CJPEG_ROWS_CMYK {

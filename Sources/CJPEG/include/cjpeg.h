@@ -76,7 +76,7 @@ int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32
 int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status);
 /* The kept segments, in file order: with `out` NULL, returns how many; else fills up to `capacity`. */
 size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t capacity);
-/* Non-zero when segments past the limit (1000 segments, 64 MiB of their data) were read and left out. */
+/* Non-zero when segments past the limits (1000 of one marker, 64 MiB of their data) were read and left out. */
 int cjpeg_decoder_markers_left_out(cjpeg_decoder *decoder);
 void cjpeg_decoder_close(cjpeg_decoder *decoder);
 
