@@ -84,8 +84,9 @@ struct JournalTests {
         try output.write([1], to: "kept.png", replace: false)
         try journal.recordFinished(FinishedRecord(output: "kept.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
         try journal.recordFinished(FinishedRecord(output: "gone.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
-        // A skip's file replaced since: not trusted by its name (before, kept, and the resume ended clean over it).
-        try output.write([2], to: "replaced.png", replace: false)
+        // A skip's file replaced since (told by its size): not trusted by its name (before, kept, and the resume ended
+        // clean over it).
+        try output.write([2, 2], to: "replaced.png", replace: false)
         try journal.recordFinished(FinishedRecord(output: "replaced.png", status: .skipped, size: 1, crc32: CRC32.checksum([1]), error: nil))
         #expect(journal.verifiedFinished(in: output).keys.sorted() == ["good.png", "kept.png"])
     }

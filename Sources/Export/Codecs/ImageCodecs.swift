@@ -96,19 +96,12 @@ enum ImageCodecs {
         return try codec.header(contentsOf: path)
     }
 
-    /// Whether `bytes` are a whole file of a format Kiln writes, by its ends: a PNG's signature and IEND, a JPEG's SOI
-    /// and EOI, a WebP's RIFF header and the size it says. What a user's editor saves passes; a write the disk lost
-    /// (no bytes, zeros, a file cut short) does not.
-    static func isWholeFile(_ bytes: [UInt8]) -> Bool {
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
-        if bytes.starts(with: png) { return bytes.count >= png.count + iend.count && bytes.suffix(iend.count).elementsEqual(iend) }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return bytes.count >= 5 && bytes.suffix(2).elementsEqual([0xFF, 0xD9]) }
-        guard bytes.count >= 12, bytes.prefix(4).elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) else {
-            return false
-        }
-        let riff = bytes[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
-        return riff + 8 == bytes.count || riff + 9 == bytes.count  // an odd size padded to even
+    /// Whether `bytes` are an image file that decodes to its end (read through by its reader, its rows not held
+    /// where the format streams): what a user's editor saves is; a write the disk lost (no bytes, zeros, a file cut
+    /// short) is not. (Rejected: its ends alone, a PNG's IEND or a JPEG's EOI last: an edit saved with a JPEG
+    /// trailer after its EOI was taken for a lost write, and written over.)
+    static func decodesWhole(_ bytes: [UInt8]) -> Bool {
+        (try? reader(path: "", bytes: bytes, limits: DecodingLimits(maxPixels: .max)).finish()) != nil
     }
 
     /// The format of the file at `path` by its content, or nil (unreadable, or no format Kiln reads).

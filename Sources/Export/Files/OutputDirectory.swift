@@ -153,6 +153,13 @@ public final class OutputDirectory: Sendable {
         return info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// The size of the output `relative` when it is a regular file (a symlink is never followed), else nil.
+    public func regularFileSize(_ relative: String) -> Int? {
+        guard let (parent, name) = try? parent(of: relative, create: false), let info = parent.status(of: name),
+              (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
         guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }

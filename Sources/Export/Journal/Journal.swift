@@ -175,7 +175,7 @@ extension Journal {
     /// disk lost (a power cut before they were flushed, a truncation). The job
     /// wrote those, so its resume writes them again.
     ///
-    /// Not in place, a whole image file (``ImageCodecs/isWholeFile(_:)``) that is not what the job recorded was
+    /// Not in place, a whole image file (``ImageCodecs/decodesWhole(_:)``) that is not what the job recorded was
     /// changed by someone since: neither kept nor lost, it is met as the export meets it, a conflict that keeps it.
     ///
     /// With the job's `items` (not in place, where the input is what the job wrote), an output whose input
@@ -208,12 +208,11 @@ extension Journal {
             case .skipped where inPlace:
                 if output.exists(relative) { kept[relative] = record }
             case .skipped:
-                // A skip's record holds the bytes of the output it found identical: kept while they are still there.
-                // Another file is someone's since (kiln wrote none there): neither kept nor redone, the job meets it
-                // as the export does. Before, a skipped output replaced since was trusted by its name, and the
-                // resume ended clean over it.
-                let bytes = output.regularFileContents(relative)
-                if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 { kept[relative] = record }
+                // A skip's record holds the size of the output it found identical: kept while a file of that size is
+                // there (by its size alone: a resume of a batch of skips reads none of them). Another file is
+                // someone's since (kiln wrote none there): neither kept nor redone, the job meets it as the export
+                // does. Before, a skipped output replaced since was trusted by its name, and the resume ended clean.
+                if output.regularFileSize(relative) == record.size { kept[relative] = record }
             case .written:
                 let bytes = output.regularFileContents(relative)
                 if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 {
@@ -222,7 +221,7 @@ extension Journal {
                           now.size != made.inputSize || now.modified != made.inputModified {
                     kept[relative] = record
                     changed.append(relative)
-                } else if !inPlace, let bytes, ImageCodecs.isWholeFile(bytes) {
+                } else if !inPlace, let bytes, ImageCodecs.decodesWhole(bytes) {
                     // A whole image where this job wrote another: someone changed it after kiln wrote it (a write the
                     // disk lost leaves no such file). Neither kept nor redone: the job meets it as the export does, a
                     // conflict that keeps it (`--overwrite` replaces it). Before, the resume overwrote the user's edit.
