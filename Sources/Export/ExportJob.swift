@@ -46,7 +46,7 @@ public final class ExportJob: Sendable {
     private let earlierRecords: [String: FinishedRecord]
     /// The output folder as the user named it (see ``init``); nil: the path the job opens.
     private let shownOutputDirectory: String?
-    /// What the user's cache kept of this folder's last clean run (``MadeCache``): hints, never conflicts.
+    /// What the user's cache kept of this folder's last clean run (``MadeCache``): hints (one of other options is a conflict).
     private let madeHints: [String: FinishedRecord]
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>

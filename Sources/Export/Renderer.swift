@@ -17,7 +17,9 @@ public final class Renderer: Sendable {
     /// The pipeline with each EXIF orientation's operations first (2–8), made when first needed.
     private let oriented = Locked<[Int: RenderPipeline]>([:])
     /// The job's operations, bound again for images of other colours than sRGB's (by their profile's bytes),
-    /// their watermarks converted into those colours; nil when no operation draws a watermark.
+    /// their watermarks converted into those colours; nil when no operation draws a watermark. At most 4 kept: each
+    /// holds its marks as floats, beside the budget's measure of what kiln holds at the start (a batch has a few
+    /// profiles; past 4, a mark is decoded again for an image of a profile not kept).
     private let marked: (operations: [Operation], maxPixels: Int, pipelines: BoundedCache<[UInt8], Result<RenderPipeline, RenderError>>)?
     private let current: Locked<any PassBackend>
     /// The backend the job started on: its traffic stays counted after a fallback.
@@ -38,7 +40,7 @@ public final class Renderer: Sendable {
             }
         }
         let drawsMark = operations.contains { if case .watermark = $0 { true } else { false } }
-        marked = drawsMark ? (operations, maxPixels, BoundedCache(capacity: 16)) : nil
+        marked = drawsMark ? (operations, maxPixels, BoundedCache(capacity: 4)) : nil
         // Both of Kiln's backends run passes; anything else renders on the CPU.
         current = Locked(backend as? any PassBackend ?? CPUBackend())
         started = backend

@@ -4,8 +4,8 @@
 /// Bytes, not a parsed document: nothing else of the packet changes, a packet that is not valid UTF-8 is
 /// still patched, and the same words in text (a description that quotes them) are left alone. The prefix is
 /// the one the packet binds to the TIFF namespace (`xmlns:t="http://ns.adobe.com/tiff/1.0/"`: an XMP
-/// prefix is the writer's choice, and `t:Orientation="6"` was left saying 6), else `tiff`; a prefix bound to
-/// another namespace is left alone.
+/// prefix is the writer's choice, and `t:Orientation="6"` was left saying 6), else `tiff` unless the packet
+/// binds `tiff` to another namespace; a prefix bound to another namespace is left alone.
 enum XMPOrientation {
     private static let namespace = Array("http://ns.adobe.com/tiff/1.0/".utf8)
 
@@ -38,10 +38,11 @@ enum XMPOrientation {
         return result
     }
 
-    /// The prefixes `packet` binds to the TIFF namespace (`xmlns:PREFIX="…"`), or `tiff` where it binds none.
+    /// The prefixes `packet` binds to the TIFF namespace (`xmlns:PREFIX="…"`), or `tiff` where it binds none and
+    /// does not bind `tiff` to another (bindings are taken for the whole packet, not per element).
     private static func prefixes(in packet: [UInt8]) -> [String] {
         let binding = Array("xmlns:".utf8)
-        var found: [String] = []
+        var found: [String] = [], elsewhere = false
         var index = 0
         while index + binding.count < packet.count {
             defer { index += 1 }
@@ -54,12 +55,14 @@ enum XMPOrientation {
             at += 1
             while at < packet.count, " \t\r\n".utf8.contains(packet[at]) { at += 1 }
             guard at < packet.count, packet[at] == UInt8(ascii: "\"") || packet[at] == UInt8(ascii: "'") else { continue }
-            if !name.isEmpty, packet[(at + 1)...].starts(with: namespace + [packet[at]]),
-               let text = String(validating: name, as: UTF8.self) {
+            guard !name.isEmpty, let text = String(validating: name, as: UTF8.self) else { continue }
+            if packet[(at + 1)...].starts(with: namespace + [packet[at]]) {
                 found.append(text)
+            } else if text == "tiff" {
+                elsewhere = true
             }
         }
-        return found.isEmpty ? ["tiff"] : found
+        return found.isEmpty && !elsewhere ? ["tiff"] : found
     }
 
     /// Where the number stands after the name that ends at `start`: `="6"`, `= '6'` for an attribute,

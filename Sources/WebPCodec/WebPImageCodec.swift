@@ -81,7 +81,7 @@ public struct WebPImageCodec: ImageCodec {
 
     /// From the file's first 64 KiB where the header is in them (it was read whole: 40 WebPs of 13 MB took 3.2 s
     /// to plan, every input's header being read before the first image); else, or when they do not make a
-    /// header, from the whole file, which says what is wrong.
+    /// header, from the whole container (``contents(of:)``), which says what is wrong.
     public func header(contentsOf path: String) throws -> ImageHeader {
         if let handle = FileHandle(forReadingAtPath: path) {
             defer { try? handle.close() }
@@ -164,7 +164,7 @@ public final class WebPReader: ImageReader {
     private var image: PixelBuffer?
     private var nextRow = 0
 
-    /// The header `info` describes, of a file of `fileSize` bytes.
+    /// The header `info` describes, of a RIFF container of `fileSize` bytes (the file's bytes kiln reads).
     static func header(_ info: cwebp_info, fileSize: Int) -> ImageHeader {
         let width = Int(info.width), height = Int(info.height)
         var header = ImageHeader(format: .webp, width: width, height: height, depth: .eight, hasAlpha: info.has_alpha != 0,

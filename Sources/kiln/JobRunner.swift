@@ -235,7 +235,8 @@ struct JobRunner {
                             progressBefore: before.map { $0.finishedFraction ?? $0.fraction },
                             shownOutputDirectory: shownDirectory)
         let (title, subtitle) = displayTitles(record, device: device)
-        let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle)
+        let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle,
+                                     continuing: resuming)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)

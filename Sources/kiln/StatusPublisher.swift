@@ -20,9 +20,10 @@ final class StatusPublisher: Sendable {
     /// What the run before published: a run that writes nothing keeps its timing and rates.
     private let previous: LiveStatus?
 
-    init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String) {
+    /// `continuing`: this run continues the job the journal holds (a resume, a shard's retry), whose status it may keep.
+    init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String, continuing: Bool) {
         self.journal = journal
-        previous = journal.status()
+        previous = continuing ? journal.status() : nil
         startFraction = job.snapshot.fraction
         self.job = job
         self.device = device
@@ -56,11 +57,11 @@ final class StatusPublisher: Sendable {
             // From the fraction, as the bar's rate: every stage of the images in flight counts (the pixels of
             // finished images said 0 until the first one finished, then moved only as images finished).
             status.pixelsPerSecond = max(0, fraction - startFraction) * job.pixelsPerFraction / seconds
-            // A run that ended having written nothing (a retry of a finished shard ends at once) keeps the timing and
+            // A run that finished having written nothing (a retry of a finished shard ends at once) keeps the timing and
             // rates of the run before, which did the work: `kiln status` divided every finished image by the retry's
             // milliseconds (9157 images/s where the shard had done 15), or by the span from the first run to a retry
             // a quarter of an hour later (3.42 → 0.07 images/s).
-            if state == .finished || state == .stopped, counts.since(job.earlier).written == 0, let previous,
+            if state == .finished, counts.since(job.earlier).written == 0, let previous,
                let before = previous.started {
                 status.started = before
                 status.updated = previous.updated

@@ -285,7 +285,9 @@ import Testing
         let quoted = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
             + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7">"#
             + #"<dc:description> tiff:Orientation="3" </dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
-        for (xmp, exif) in [(quoted, OrientedImages.exif(orientation: 6, littleEndian: true)), (attribute, nil)] {
+        let otherTiff = attribute.replacingOccurrences(of: "http://ns.adobe.com/tiff/1.0/", with: "urn:other")
+        for (xmp, exif) in [(quoted, OrientedImages.exif(orientation: 6, littleEndian: true)), (attribute, nil),
+                            (otherTiff, OrientedImages.exif(orientation: 6, littleEndian: true))] {
             let itxt = PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(xmp.utf8))
             let sub = try TemporaryDirectory()
             let (r, output) = try Self.export(PNGBytes.insertBeforeImageData(itxt, into: OrientedImages.png(exif: exif)), in: sub)

@@ -157,9 +157,9 @@ public final class HeldDirectory: @unchecked Sendable {
         return identity.st_nlink > 0 && here.st_dev == identity.st_dev && here.st_ino == identity.st_ino
     }
 
-    /// Removes everything in this directory but the entry `kept`, subdirectories included, without following symlinks.
-    func removeContents(except kept: String? = nil) {
-        for name in names() where name != kept {
+    /// Removes everything in this directory but the entries `kept`, subdirectories included, without following symlinks.
+    func removeContents(except kept: Set<String> = []) {
+        for name in names() where !kept.contains(name) {
             guard let info = status(of: name) else { continue }
             if (info.st_mode & S_IFMT) == S_IFDIR, let sub = try? HeldDirectory(name, in: self, create: false) {
                 sub.removeContents()

@@ -115,12 +115,13 @@ public final class OutputDirectory: Sendable {
     /// Removes `.kiln` and everything in it (after a clean run), through the held
     /// folder: never a `.kiln` put in its place, never through a symlink. Where shards
     /// share the folder (`.kiln/shards`), only this job's own files: the shards' journals
-    /// are other jobs'. (Before, a plain export that ended in a folder shards shared
-    /// removed them all, a running shard's journal and lock too: `kiln status` and
-    /// `kiln cancel` then said the folder held no job.)
+    /// and their cancel mark (`cancelled`) are theirs. (Before, a plain export that ended
+    /// in a folder shards shared removed them all, a running shard's journal and lock too:
+    /// `kiln status` and `kiln cancel` then said the folder held no job.) A shard that
+    /// starts in the moment between the look and the removal may still lose its folder.
     public func removeJournal() {
         if let shards = state.status(of: "shards"), shards.st_mode & S_IFMT == S_IFDIR {
-            state.removeContents(except: "shards")
+            state.removeContents(except: ["shards", "cancelled"])
         } else {
             root.removeTree(".kiln", expected: state)
         }
