@@ -14,7 +14,7 @@ import Testing
         try Data([1, 2, 3, 4]).write(to: URL(fileURLWithPath: path))
         #expect(link(path, other) == 0)
         let file = try #require(InputFile(path: path))
-        usleep(20_000)  // a later change time, on file systems of coarse time stamps too
+        usleep(20_000)  // a later change time (a file system keeping nanoseconds, as /tmp here; of coarser ones it would not tell)
         #expect(unlink(other) == 0)
         #expect(file.isUnchanged(), "a link taken away")
         #expect(link(path, other) == 0 && link(path, dir + "/c.png") == 0)
