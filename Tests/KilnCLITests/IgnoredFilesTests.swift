@@ -75,14 +75,7 @@ import Testing
     /// 10 seconds: a long job written to a log said nothing between its header and its summary.
     @Test func plainLinesShowTheProgressEveryTenSeconds() throws {
         let dir = try makeFolder()
-        let release = dir.join("release")
-        // Held after one image (the stall hook) until the first progress line is seen.
-        let child = try startKiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "plain",
-                                   "--jobs", "1", "--stall-timeout", "600"],
-                                  environment: ["KILN_TEST_STALL_AFTER": "1", "KILN_TEST_STALL_RELEASE": release])
-        let shown = child.waitUntil(timeout: .seconds(120)) { child.stderrSoFar.contains("% · ") }
-        _ = FileManager.default.createFile(atPath: release, contents: Data())
-        let r = try child.wait()
+        let (shown, r) = try exportShowingAProgressLine(dir.join("in"), to: dir.join("out"), release: dir.join("release"))
         #expect(shown, "no progress line: \(r.stderr)")
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n").map(String.init)

@@ -281,6 +281,12 @@ final class DeviceStrips: StripPlace {
     /// its windows hold what the part computed; the strip's packed rows go with its last part (``emit(_:of:into:)``).
     private func flush(_ frame: Frame) throws {
         try submit(frame)
+        try awaitDone(frame)
+        frame.submittedPart()
+    }
+
+    /// Waits for `frame`'s submission; a failure leaves nothing to reuse.
+    private func awaitDone(_ frame: Frame) throws {
         do {
             try frame.slot.sequence.wait()
         } catch {
@@ -288,7 +294,6 @@ final class DeviceStrips: StripPlace {
             throw error
         }
         frame.inFlight = false
-        frame.submittedPart()
     }
 
     func emit(_ strip: Range<Int>, of window: any RowWindow, into sink: any RowSink) throws -> Int {
@@ -421,13 +426,7 @@ final class DeviceStrips: StripPlace {
     /// Waits for `frame` if it is in flight and hands its rows to `sink`; the frame is then free.
     private func deliver(_ frame: Frame, into sink: any RowSink) throws {
         guard frame.inFlight else { return }
-        do {
-            try frame.slot.sequence.wait()
-        } catch {
-            failed = true
-            throw error
-        }
-        frame.inFlight = false
+        try awaitDone(frame)
         let uploadBytes = Frame.aligned(frame.uploadBytes)
         let mapped = frame.slot.staging!.mapped!
         for download in frame.downloads {
