@@ -230,6 +230,27 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + names[2])) == made, "the write cut short made again")
     }
 
+    /// Before: each clean run replaced what the user's cache kept of its output folder: a folder two exports filled
+    /// in turn lost the first's records, and the first again with another `--level` took its outputs for the same
+    /// work ("skipped", exit 0: the level is not in the pixels compared). The records are merged.
+    @Test func theCacheKeepsTheRecordsOfEveryExportIntoAFolder() throws {
+        let dir = try TemporaryDirectory()
+        let names = Array(Paths.pngs(in: Paths.sampleData).prefix(3))
+        for (folder, files) in [("s1", Array(names.prefix(2))), ("s2", [names[2]])] {
+            try FileManager.default.createDirectory(atPath: dir.join(folder), withIntermediateDirectories: true)
+            for name in files { try FileManager.default.copyItem(atPath: Paths.sampleData + "/" + name, toPath: dir.join(folder + "/" + name)) }
+        }
+        let cache = ["XDG_CACHE_HOME": dir.join("cache")]
+        for folder in ["s1", "s2"] {
+            let r = try kiln(["export", dir.join(folder), "-o", dir.join("o"), "--level", "1", "--progress", "none"], environment: cache)
+            #expect(r.status == 0, "\(folder): \(r.stderr)")
+        }
+        let again = try kiln(["export", dir.join("s1"), "-o", dir.join("o"), "--level", "9", "--progress", "json"], environment: cache)
+        #expect(again.status == 1, "\(again.stderr)")
+        let conflicts = Events(again.stdoutLines).files("conflict").compactMap { $0["error"] as? String }
+        #expect(conflicts.count == 2 && conflicts.allSatisfy { $0.contains("level") }, "\(again.stdout)")
+    }
+
     /// Before: `--level 1` into a folder a clean `--level 9` run had made (its journal removed)
     /// said "skipped", exit 0, and kept the level-9 files: the comparison found the same pixels.
     /// The user's cache record of that very file says what made it, so it is a conflict; with

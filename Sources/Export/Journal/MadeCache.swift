@@ -84,12 +84,20 @@ public enum MadeCache {
     }
 
     /// Keeps the records of `records` that describe an output on disk (written or skipped, with
-    /// what made it) for the output folder `directory`, replacing what was kept for it.
+    /// what made it) for the output folder `directory`, with those kept for it before whose outputs
+    /// `records` does not name and that are still there. Before, each clean run replaced what was kept: a
+    /// folder that two exports filled in turn (`export s1 -o o`, `export s2 -o o`) lost the first's
+    /// records, and `export s1 -o o --level 9` then took its level-1 outputs for the same work (the level
+    /// is not in the pixels compared).
     public static func keep(_ records: [String: FinishedRecord], for directory: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let folder = folder(environment), let name = name(for: directory) else { return }
         let path = folder + "/" + name
-        let kept = records.values.filter(isKept).sorted { $0.output < $1.output }
+        var merged = hints(for: directory, environment: environment).filter { output, _ in
+            records[output] == nil && FileManager.default.fileExists(atPath: directory + "/" + output)
+        }
+        merged.merge(records) { _, new in new }
+        let kept = merged.values.filter(isKept).sorted { $0.output < $1.output }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var data = Data()
