@@ -132,10 +132,16 @@ import Testing
         #expect(runningShard[string: "host"] == hostname())
         #expect(shards(during).last?[string: "state"] == "notStarted")
         #expect((shards(during).last?["total"] as? Int ?? 0) > 0, "a shard not started still has its size")
+        // When it started, what it does, and, while it runs, no exit code (before, only a whole job said these).
+        #expect(during[string: "subtitle"].contains("PNG level 1"), "\(during)")
+        let started = during["started"] as? Double ?? 0
+        #expect(abs(started - Date().timeIntervalSince1970) < 600 && (during["updated"] as? Double ?? 0) >= started, "\(during)")
+        #expect(runningShard["started"] as? Double == started && runningShard["exitCode"] == nil)
 
         child.send(SIGKILL)
         #expect(try child.wait().signal == SIGKILL)
         let stopped = status(out.path)
+        #expect(shards(stopped).first?["exitCode"] == nil, "killed: no run ended with a code")
         #expect(shards(stopped).first?[string: "state"] == "stopped")
         #expect(stopped["state"] as? String == "incomplete")
 
@@ -160,6 +166,7 @@ import Testing
         #expect(after["state"] as? String == "finished")
         #expect(after["fraction"] as? Double == 1)
         #expect(shards(after).allSatisfy { $0[string: "state"] == "finished" && $0["pid"] == nil })
+        #expect(shards(after).allSatisfy { $0["exitCode"] as? Int == 0 }, "\(after)")
     }
 
     /// Before: a plain export (or `kiln resume` without `--shard`) that ended cleanly in a folder shards share

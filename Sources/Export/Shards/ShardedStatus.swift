@@ -50,6 +50,11 @@ public struct ShardedStatus: Codable, Sendable {
         public var imagesPerSecond: Double?
         /// Pixels per second of its current (or last) run.
         public var pixelsPerSecond: Double?
+        /// When its current (or last) run started, and when its status was last written (seconds since 1970).
+        public var started: Double?
+        public var updated: Double?
+        /// How its last run ended (its `end` event's code), once it has.
+        public var exitCode: Int32?
     }
 
     /// Always `status`, as the whole-job status line.
@@ -81,6 +86,11 @@ public struct ShardedStatus: Codable, Sendable {
     public var warnings: [String]
     /// Every shard, by index.
     public var shards: [Shard]
+    /// The job's subtitle (its operations, format and device, or `--subtitle`), as a shard's run said it.
+    public var subtitle: String?
+    /// When the first shard's run started and when a shard's status was last written (seconds since 1970).
+    public var started: Double?
+    public var updated: Double?
 
     /// The status of the sharded job in `outputDirectory`, or nil when it holds none.
     /// Several splits (e.g. 4 then 8 shards) are told apart by N: the one started last is shown.
@@ -157,6 +167,10 @@ public struct ShardedStatus: Codable, Sendable {
         }
         line.imagesPerSecond = live?.imagesPerSecond
         line.pixelsPerSecond = live?.pixelsPerSecond
+        line.started = live?.started
+        line.updated = live?.updated
+        // Only once the run ended: a running one's status says none.
+        line.exitCode = line.state == .finished || line.state == .stopped ? live?.exitCode : nil
         return line
     }
 
@@ -175,6 +189,10 @@ public struct ShardedStatus: Codable, Sendable {
                                    completed: shards.map(\.completed).reduce(0, +), written: shards.map(\.written).reduce(0, +),
                                    skipped: shards.map(\.skipped).reduce(0, +), failed: shards.map(\.failed).reduce(0, +),
                                    fraction: min(1, fraction), cancelled: cancelled, warnings: warnings, shards: shards)
+        // Before, only a whole job's status said these: scripts watching a sharded job had no start or last word.
+        status.subtitle = journals.lazy.compactMap { $0.status()?.subtitle }.first
+        status.started = shards.compactMap(\.started).min()
+        status.updated = shards.compactMap(\.updated).max()
         let running = shards.filter { live.contains($0.state) }
         if !running.isEmpty {
             status.imagesPerSecond = running.compactMap(\.imagesPerSecond).reduce(0, +)
