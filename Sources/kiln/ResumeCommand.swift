@@ -81,6 +81,13 @@ struct ResumeCommand: AsyncParsableCommand {
             return reporter.refusal("\(directory) holds a job that is not split into shards: `kiln resume \(directory)` "
                                     + "continues it", KilnExitCode.usage)
         }
+        // Shards of another split only (`--shard 2/4` where the job was split into 3): said so, not "not started".
+        let counts = Set(ShardLayout.shards(in: directory).map(\.count))
+        if !counts.isEmpty, !counts.contains(spec.count) {
+            let splits = counts.sorted().map(String.init).joined(separator: " and ")
+            return reporter.refusal("the job in \(directory) is split into \(splits) shards, not \(spec.count): "
+                                    + "`kiln resume \(directory) --shard K/\(counts.sorted().last!)` continues one", KilnExitCode.usage)
+        }
         guard let mark = ShardLayout.cancelMark(directory) else {
             return reporter.refusal("shard \(spec) of the job in \(directory) has not started, so there is nothing to "
                                     + "resume: the job's `kiln export … --shard \(spec)` starts it", KilnExitCode.someFailed)

@@ -315,6 +315,10 @@ import Testing
         #expect(try kiln(export(out.path, "1/2")).status == 0)
         #expect(differences(out.path) == [])
 
+        // Another split named: said so (before, "shard 2/4 … has not started").
+        let otherSplit = try kiln(["resume", out.path, "--shard", "2/4"])
+        #expect(otherSplit.status == 64 && otherSplit.stderr.contains("is split into 2 shards, not 4"), "\(otherSplit.stderr)")
+
         let plain = try TemporaryDirectory()
         let stopped = try kiln(["export", Paths.sampleData, "-o", plain.path, "--jobs", "1", "--stall-timeout", "1",
                                 "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": "1"])
