@@ -46,6 +46,12 @@ extension ImageCodec {
         !prefix.isEmpty && prefix.count < signature.count && matchesSignature(prefix)
     }
 
+    /// Whether `prefix` begins as the signature does, its first two bytes at least: a file of this format whose
+    /// start is damaged after them (a JPEG's SOI, then no marker).
+    public func beginsSignature(_ prefix: ArraySlice<UInt8>) -> Bool {
+        prefix.count >= 2 && matchesSignature(prefix.prefix(2))
+    }
+
     private func matchesSignature(_ prefix: ArraySlice<UInt8>) -> Bool {
         zip(prefix, signature).allSatisfy { byte, expected in expected.map { $0 == byte } ?? true }
     }

@@ -84,6 +84,21 @@ import Testing
         #expect(written == 1)
     }
 
+    /// A start damaged after a format's first bytes is that format's, said in its reader's words alone: before, a
+    /// JPEG's SOI followed by junk got every reader's reason ("not a PNG file (bad signature) …; truncated JPEG …;
+    /// not a WebP file"), and so did a PNG whose signature's line endings were converted.
+    @Test func aDamagedStartIsItsFormatsAlone() throws {
+        let dir = try TemporaryDirectory()
+        let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Paths.sampleData + "/rgb8.png")))
+        try Data([0xFF, 0xD8] + [UInt8](repeating: 0, count: 4096)).write(to: URL(fileURLWithPath: dir.join("soi.jpg")))
+        try Data(png.prefix(4) + [0x0A, 0x1A, 0x0A] + png.dropFirst(8)).write(to: URL(fileURLWithPath: dir.join("unix.png")))
+        let r = try kiln(["export", dir.join("soi.jpg"), dir.join("unix.png"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 1)
+        let errors = Events(r.stdoutLines).files("failed").map { $0["error"] as? String ?? "" }
+        #expect(errors.count == 2 && errors.allSatisfy { !$0.contains(";") }, "one reason each: \(errors)")
+        #expect(errors.first?.contains("JPEG") == true && errors.last?.contains("PNG") == true, "\(errors)")
+    }
+
     /// An empty file says so once: before, "not a PNG file: the input is empty; not a JPEG file: Empty input
     /// file; not a WebP file (no RIFF/WEBP header)", each reader's reason in turn.
     @Test func anEmptyFileSaysItIsEmpty() throws {

@@ -77,6 +77,9 @@ enum ImageCodecs {
         if let codec = all.first(where: { $0.isCutInsideSignature(start) }) {
             throw CutInsideSignature(format: codec.format.title, bytes: start.count)
         }
+        // A start damaged after a format's first signature bytes (a JPEG's SOI, then junk): that format's reason
+        // alone. Before, every reader's in turn ("not a PNG file (bad signature) …; truncated JPEG …; not a WebP").
+        if let codec = all.first(where: { $0.beginsSignature(start) }) { return try open(codec) }
         var reasons: [any Error] = []
         for codec in all {
             do { return try open(codec) } catch { reasons.append(error) }
