@@ -63,5 +63,13 @@ extension PNGMetadata {
         warnings += duplicated.map {
             "\($0): more than one \($0) chunk, which the PNG specification allows once; the first is kept, the others left out"
         }
+        // One of iCCP and sRGB (PNG specification §11.3.3.4): kiln reads the colours from the profile, which comes
+        // first, so the sRGB chunk goes. Before, both were copied, and the output was invalid (pngcheck: "iCCP not
+        // allowed with sRGB"); libpng's readers (vips) took the sRGB chunk and showed other colours than kiln.
+        if chunks.contains(where: { $0.type == "iCCP" }), chunks.contains(where: { $0.type == "sRGB" }) {
+            chunks.removeAll { $0.type == "sRGB" }
+            warnings.append("sRGB: an iCCP beside it says the colours, and the PNG specification allows one of the two; "
+                            + "the profile is read and kept, the sRGB chunk left out")
+        }
     }
 }

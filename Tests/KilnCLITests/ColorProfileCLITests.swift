@@ -103,6 +103,24 @@ struct ColorProfileCLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
     }
 
+    /// Before: a PNG with both iCCP and sRGB (which the specification allows one of) was copied with both: an invalid
+    /// output (pngcheck: "iCCP not allowed with sRGB"), whose libpng readers took the sRGB chunk where kiln read the
+    /// profile. The profile is kept, the sRGB chunk left out, with a warning.
+    @Test func aProfileBesideAnSRGBChunkIsKeptAlone() throws {
+        let dir = try TemporaryDirectory()
+        _ = try displayP3Profile(dir)
+        let tagged = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("p3/rgb8.png"))))
+        let both = PNGBytes.insertBeforeImageData(PNGBytes.chunk("sRGB", [0]), into: tagged)
+        try Data(both).write(to: URL(fileURLWithPath: dir.join("both.png")))
+        let r = try kiln(["export", dir.join("both.png"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("out/both.png"))))
+        #expect(PNGBytes.data(of: "sRGB", in: output).isEmpty && PNGBytes.data(of: "iCCP", in: output) == PNGBytes.data(of: "iCCP", in: tagged))
+        #expect(try pngcheckFailures([dir.join("out/both.png")]) == [])
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("both.png") && $0.contains("sRGB chunk left out") }, "\(warnings)")
+    }
+
     /// Before: a watermark's values were drawn as they were on an image of other colours: an sRGB logo of
     /// (200, 30, 30) on a Display P3 photo kept those values under the P3 tag, shown about (218, 0, 9). Its colours
     /// are converted into the image's; on an untagged (sRGB) image an untagged mark is drawn as it is.
