@@ -228,6 +228,15 @@ import Testing
         #expect(retry.status == 0, "\(retry.stderr)")
         #expect(Events(retry.stdoutLines).files("written").isEmpty && Events(retry.stdoutLines).files("skipped").isEmpty,
                 "the retry continues the shard, which is done: \(retry.stdout)")
+        // So do the inputs named on the command line in another order.
+        let elsewhere = try TemporaryDirectory()
+        func named(_ list: [String]) throws -> ChildProcess.Outcome {
+            try kiln(["export"] + list + ["--output", elsewhere.path, "--level", "1", "--progress", "json", "--shard", "1/2"])
+        }
+        #expect(try named(files).status == 0)
+        let again = try named(files.reversed())
+        #expect(again.status == 0 && Events(again.stdoutLines).files("written").isEmpty
+                    && Events(again.stdoutLines).files("skipped").isEmpty, "\(again.stdout)")
     }
 
     @Test func aSecondProcessOnTheSameShardExits69OrWaitsWhenAsked() throws {

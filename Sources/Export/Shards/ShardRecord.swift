@@ -53,6 +53,8 @@ extension JobRecord {
         theirs.plan.files = []
         // Where the shared folder is mounted may differ between the hosts that run a shard.
         theirs.outputDirectory = mine.outputDirectory
+        // The inputs named in another order (a shell's glob or `find` on another host): the same plan.
+        if mine.inputs.sorted() == theirs.inputs.sorted() { theirs.inputs = mine.inputs }
         // The same items in any order: the inputs as listed (see ``ShardRecord/init(spec:keys:weights:plan:)``).
         let order = { (a: ExportItem, b: ExportItem) in (a.output, a.input) < (b.output, b.input) }
         return shard != nil && shard == earlier.shard && mine == theirs && device == earlier.device
