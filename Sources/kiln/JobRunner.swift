@@ -153,12 +153,14 @@ struct JobRunner {
             // An in-place run keeps its journal in the folder it starts from, which may hold an unfinished export
             // into that folder: the run would take that journal as its own and remove it at its end (before, `kiln
             // resume` of the export then said the folder held no job). Refused before anything is written.
-            if !resuming, record.options.inPlace, let earlier = try? journal.job(), !earlier.options.inPlace,
-               !(ended?.state == .finished && ended?.exitCode == 0) {
-                throw reporter.refusal("\(directory)/.kiln holds the journal of an unfinished export into this folder, which "
-                                       + "an --in-place run started here would take the place of; nothing was written. "
-                                       + "`kiln resume \(directory)` finishes that export; or start the in-place run from "
-                                       + "another folder", KilnExitCode.usage)
+            // So is a finished one's kept with --keep-journal: the run took it for its own and met false conflicts.
+            if !resuming, record.options.inPlace, let earlier = try? journal.job(), !earlier.options.inPlace {
+                let done = ended?.state == .finished && ended?.exitCode == 0
+                throw reporter.refusal("\(directory)/.kiln holds the journal of " + (done ? "an export into this folder, kept, "
+                                       : "an unfinished export into this folder, ") + "which an --in-place run started here "
+                                       + "would take the place of; nothing was written. " + (done ? "" : "`kiln resume \(directory)` "
+                                       + "finishes that export; or ") + "start the in-place run from another folder",
+                                       KilnExitCode.usage)
             }
             if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
                 let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,

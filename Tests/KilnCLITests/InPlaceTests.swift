@@ -159,6 +159,16 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("t/c.png"))) == before, "nothing written")
         let status = try kiln(["status", dir.join("o"), "--json"])
         #expect(status.status == 0 && status.stdout.contains("\"total\":2"), "the export's journal is still its own: \(status.stdout)")
+
+        // A finished export's journal kept with --keep-journal is its own too (before, taken over, with false conflicts).
+        try FileManager.default.removeItem(atPath: dir.join("s/bad.png"))
+        let kept = try startKiln(["export", "s", "-o", "k", "--keep-journal", "--progress", "none"], directory: dir.path).wait()
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let overKept = try startKiln(["export", "--in-place", "../t/c.png", "--brightness", "0.1", "--progress", "none"],
+                                     directory: dir.join("k")).wait()
+        #expect(overKept.status == 64 && overKept.stderr.contains("holds the journal of an export into this folder, kept"),
+                "\(overKept.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("t/c.png"))) == before, "nothing written")
     }
 
     /// A resume found a replaced input that something else had changed since (another run, from another folder,
