@@ -36,10 +36,12 @@ public final class ColorConverter: @unchecked Sendable {
     public init(_ conversion: ColorConversion) throws(ColorError) {
         self.conversion = conversion
         let (target, file) = try Self.open(conversion.target, role: "--profile")
-        guard let input = try? Self.open(conversion.inputProfile, role: "--input-profile").handle else {
+        let input: ccolor_profile
+        do {
+            input = try Self.open(conversion.inputProfile, role: "--input-profile").handle
+        } catch {
             ccolor_profile_close(target)
-            throw ColorError.unusableProfile(role: "--input-profile", name: conversion.inputProfile.description,
-                                             reason: "lcms2 cannot read it as an RGB profile")
+            throw error
         }
         self.target = target
         self.fallbackInput = input
@@ -197,17 +199,16 @@ public final class ColorConverter: @unchecked Sendable {
             case .success(let bytes): data = bytes
             case .failure(let error): throw .unusableProfile(role: role, name: path, reason: "cannot read the file (\(error))")
             }
-            // ICC.1 §7.2: a header of 128 bytes, "acsp" at 36 (lcms2 reads nothing else), the profile's size,
-            // big-endian, in the first four.
-            let declared = data.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            guard data.count >= 128, data.dropFirst(36).prefix(4).elementsEqual("acsp".utf8), declared >= 128 else {
-                throw .unusableProfile(role: role, name: path, reason: "lcms2 cannot read it as an ICC profile")
+            // The header, the size it says (more than the file holds: cut short) and the tag table (a tag past the
+            // end: libpng's readers drop such a profile, and the output reads as untagged), as embedded profiles are
+            // checked; lcms2 opens some of these, and fails only on a tag a transform needs, or not at all.
+            let bytes = [UInt8](data)
+            if let damage = ColorProfile.damage(bytes[...], size: bytes.count) {
+                throw .unusableProfile(role: role, name: path, reason: damage == "not an ICC profile"
+                                       ? "lcms2 cannot read it as an ICC profile" : "the profile is damaged (\(damage))")
             }
-            guard declared <= data.count else {
-                throw .unusableProfile(role: role, name: path,
-                                       reason: "the file is cut short (\(data.count) bytes of the \(declared) its header says)")
-            }
-            file = [UInt8](data.prefix(declared))
+            // ICC.1 §7.2.2: its size, big-endian, in the first four bytes; what follows is not the profile's.
+            file = Array(bytes.prefix(bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }))
             handle = file!.withUnsafeBytes { ccolor_profile_open($0.baseAddress, $0.count) }
         }
         guard let handle else {

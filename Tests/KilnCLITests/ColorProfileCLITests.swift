@@ -88,14 +88,19 @@ struct ColorProfileCLITests {
         let dir = try TemporaryDirectory()
         let profile = try displayP3Profile(dir)
         try Data(profile.prefix(300)).write(to: URL(fileURLWithPath: dir.join("cut.icc")))
-        // Cut, and its header made to say so: lcms2 reads it, and cannot convert with it.
+        // Cut, and its header made to say so: its tags lie past its end (lcms2 reads it, and cannot convert with it).
         var short = Array(profile.prefix(300))
         short.replaceSubrange(0..<4, with: [0, 0, 1, 44])
         try Data(short).write(to: URL(fileURLWithPath: dir.join("short.icc")))
-        for (arguments, said) in [(["--profile", dir.join("cut.icc")], "--profile \(dir.join("cut.icc")): the file is cut short"),
-                                  (["--profile", dir.join("short.icc")], "--profile \(dir.join("short.icc")): lcms2 cannot convert into it"),
+        // A tag placed past the end (libpng's readers drop such a profile: the output read as untagged).
+        var tagPast = profile
+        tagPast.replaceSubrange(136..<140, with: [0, 0, 0x13, 0x88])  // the first tag's offset: 5000
+        try Data(tagPast).write(to: URL(fileURLWithPath: dir.join("tagpast.icc")))
+        for (arguments, said) in [(["--profile", dir.join("cut.icc")], "--profile \(dir.join("cut.icc")): the profile is damaged (cut short"),
+                                  (["--profile", dir.join("tagpast.icc")], "--profile \(dir.join("tagpast.icc")): the profile is damaged (its tag"),
+                                  (["--profile", dir.join("short.icc")], "--profile \(dir.join("short.icc")): the profile is damaged (its tag"),
                                   (["--profile", "srgb", "--input-profile", dir.join("short.icc")],
-                                   "--input-profile \(dir.join("short.icc")): lcms2 cannot convert from it")] {
+                                   "--input-profile \(dir.join("short.icc")): the profile is damaged (its tag")] {
             let r = try kiln(["export", Paths.sampleData, "-o", dir.join("out"), "--progress", "none"] + arguments)
             #expect(r.status == 64, "\(arguments): \(r.stderr)")
             #expect(r.stderr.contains(said), "\(r.stderr)")
