@@ -58,7 +58,7 @@ struct CancelCommand: ParsableCommand {
         // Ctrl-C, which abandons the images in flight. Before, a cancel repeated by a script or an impatient person
         // turned the graceful stop into a hard one.
         if status.state == .stopping {
-            print("kiln: job \(pid) is already stopping (the images in flight finish within its --grace); "
+            say("kiln: job \(pid) is already stopping (the images in flight finish within its --grace); "
                   + "`kiln resume \(directory)` continues it")
             return
         }
@@ -67,7 +67,7 @@ struct CancelCommand: ParsableCommand {
             if errno == ESRCH { throw notRunning(journal) }
             throw KilnExitCode.failure("cannot signal pid \(pid): \(String(cString: strerror(errno)))", KilnExitCode.unavailable)
         }
-        print("kiln: asked job \(pid) to stop; `kiln resume \(directory)` continues it")
+        say("kiln: asked job \(pid) to stop; `kiln resume \(directory)` continues it")
     }
 
     /// The job runs on another host (a shared output folder): no signal can reach it
@@ -82,7 +82,7 @@ struct CancelCommand: ParsableCommand {
         } catch {
             throw KilnExitCode.failure("cannot mark the job in \(directory) cancelled: \(error)", KilnExitCode.unavailable)
         }
-        print("kiln: asked job \(status.pid) on \(host) to stop (it checks \(directory)/.kiln/cancelled every "
+        say("kiln: asked job \(status.pid) on \(host) to stop (it checks \(directory)/.kiln/cancelled every "
               + "\(Double(CancelWatch.interval) / 1e6) s; no signal goes to another host); "
               + "`kiln resume \(directory)` continues it")
     }
@@ -117,6 +117,6 @@ struct CancelCommand: ParsableCommand {
                 : "\(running.count) running shards stop at their next image"
             message += here.isEmpty ? "" : " (here: " + here.map { "\($0.shard) pid \($0.pid ?? 0)" }.joined(separator: ", ") + ")"
         }
-        print(message + "; `kiln resume \(directory) --shard K/N` continues a shard")
+        say(message + "; `kiln resume \(directory) --shard K/N` continues a shard")
     }
 }

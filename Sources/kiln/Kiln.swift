@@ -42,6 +42,9 @@ struct Kiln: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as ValidationError {
+            // A usage error quotes what was given (a path, a title): control characters in it shown as `\xHH`.
+            exit(withError: ValidationError(TextReporter.visible(error.message)))
         } catch {
             exit(withError: error)
         }

@@ -15,7 +15,7 @@ enum KilnExitCode {
 
     /// Prints `kiln: message` on standard error (no usage text: the command line was fine) and returns `code` to throw.
     static func failure(_ message: String, _ code: ExitCode) -> ExitCode {
-        OutputStream.standardError.write("kiln: \(message)\n")
+        OutputStream.standardError.write("kiln: \(TextReporter.visible(message))\n")
         return code
     }
 }

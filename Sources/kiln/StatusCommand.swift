@@ -29,7 +29,7 @@ struct StatusCommand: ParsableCommand {
             if json {
                 print(ShardedStatusView.json(sharded))
             } else {
-                ShardedStatusView.text(sharded, directory: directory).forEach { print($0) }
+                ShardedStatusView.text(sharded, directory: directory).forEach { say($0) }
             }
             return
         }
@@ -112,7 +112,7 @@ struct StatusCommand: ParsableCommand {
             line.add("stalledTwice", live?.stalledTwice.map { .strings($0) } ?? .null)
             print(line.rendered)
         } else {
-            if let live { print("\(live.title) — \(live.subtitle)") }
+            if let live { say("\(live.title) — \(live.subtitle)") }
             var detail = "\(state.rawValue): \(completed)/\(total) done (\(Int(fraction * 100))%), "
                 + "\(written) written, \(skipped) skipped, \(failed) failed"
             if let conflicts, conflicts > 0 { detail += " (\(conflicts) conflict\(conflicts == 1 ? "" : "s"))" }
@@ -120,13 +120,13 @@ struct StatusCommand: ParsableCommand {
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
             if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
             if running, let live { detail += ShardedStatusView.rate(live.imagesPerSecond, live.pixelsPerSecond) }
-            print(detail)
+            say(detail)
             if state == .queued, let live {
-                print("queued at position \(live.queuePosition ?? 1), waiting for "
+                say("queued at position \(live.queuePosition ?? 1), waiting for "
                       + MachineSlots.Holder.describe(live.waitingFor ?? []))
             }
-            if state == .stopped, let reason = live?.reason { print(reason) }
-            if state == .stopped { print("run `kiln resume \(directory)` to finish it") }
+            if state == .stopped, let reason = live?.reason { say(reason) }
+            if state == .stopped { say("run `kiln resume \(directory)` to finish it") }
         }
     }
 }

@@ -97,5 +97,14 @@ import Testing
         #expect(shown && plain.status == 0, "\(plain.stderr)")
         #expect(plain.stderr.contains("esc\\x1B[31mred\\xC2\\x9B0m.png"), "the name in hand: \(plain.stderr)")
         #expect(!plain.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" }, "no control character reaches the terminal")
+
+        // A title in `kiln status`, and a path in a usage error: the user's text, quoted.
+        let kept = try kiln(["export", dir.join("good"), "-o", dir.join("kept"), "--keep-journal", "--title", "T\u{1B}[31m\nkiln: x",
+                             "--progress", "none"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let status = try kiln(["status", dir.join("kept")])
+        #expect(status.stdout.contains("T\\x1B[31m\\x0Akiln: x") && !status.stdout.contains("\u{1B}"), "\(status.stdout)")
+        let mark = try kiln(["export", dir.join("good"), "-o", dir.join("marked"), "--watermark", dir.join("no\u{1B}[5m\nmark.png")])
+        #expect(mark.status == 64 && mark.stderr.contains("no\\x1B[5m\\x0Amark.png") && !mark.stderr.contains("\u{1B}"), "\(mark.stderr)")
     }
 }

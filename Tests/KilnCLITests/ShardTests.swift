@@ -133,7 +133,7 @@ import Testing
         #expect(shards(during).last?[string: "state"] == "notStarted")
         #expect((shards(during).last?["total"] as? Int ?? 0) > 0, "a shard not started still has its size")
         // When it started, what it does, and, while it runs, no exit code (before, only a whole job said these).
-        #expect(during[string: "subtitle"].contains("PNG level 1"), "\(during)")
+        #expect(during[string: "subtitle"].contains("PNG level 1") && during[string: "title"].hasPrefix("Exporting"), "\(during)")
         let started = during["started"] as? Double ?? 0
         #expect(abs(started - Date().timeIntervalSince1970) < 600 && (during["updated"] as? Double ?? 0) >= started, "\(during)")
         #expect(runningShard["started"] as? Double == started && runningShard["exitCode"] == nil)

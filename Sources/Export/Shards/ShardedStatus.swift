@@ -86,7 +86,8 @@ public struct ShardedStatus: Codable, Sendable {
     public var warnings: [String]
     /// Every shard, by index.
     public var shards: [Shard]
-    /// The job's subtitle (its operations, format and device, or `--subtitle`), as a shard's run said it.
+    /// The job's title and subtitle (its operations, format and device, or `--title`, `--subtitle`), as a shard's run said them.
+    public var title: String?
     public var subtitle: String?
     /// When the first shard's run started and when a shard's status was last written (seconds since 1970).
     public var started: Double?
@@ -190,7 +191,9 @@ public struct ShardedStatus: Codable, Sendable {
                                    skipped: shards.map(\.skipped).reduce(0, +), failed: shards.map(\.failed).reduce(0, +),
                                    fraction: min(1, fraction), cancelled: cancelled, warnings: warnings, shards: shards)
         // Before, only a whole job's status said these: scripts watching a sharded job had no start or last word.
-        status.subtitle = journals.lazy.compactMap { $0.status()?.subtitle }.first
+        let said = journals.lazy.compactMap { $0.status() }.first
+        status.title = said?.title
+        status.subtitle = said?.subtitle
         status.started = shards.compactMap(\.started).min()
         status.updated = shards.compactMap(\.updated).max()
         let running = shards.filter { live.contains($0.state) }

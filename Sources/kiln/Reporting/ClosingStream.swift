@@ -34,7 +34,7 @@ final class ClosingStream: Sendable {
             if !closed { reporter.warning(message) }
             return closed
         }
-        if late { OutputStream.standardError.write("kiln: warning: \(message)\n") }
+        if late { OutputStream.standardError.write("kiln: warning: \(TextReporter.visible(message))\n") }
     }
 
     /// Reports `error` (if any) and `end` with `code`, once, then shows the end outside the terminal

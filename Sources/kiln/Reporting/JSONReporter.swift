@@ -112,7 +112,7 @@ final class JSONReporter: ExportReporter {
 
     func error(_ message: String) {
         // People read standard error even when a script reads the stream.
-        OutputStream.standardError.write("kiln: \(message)\n")
+        OutputStream.standardError.write("kiln: \(TextReporter.visible(message))\n")
         var line = JSONLine(event: "error")
         line.add("message", .string(message))
         emit(line)

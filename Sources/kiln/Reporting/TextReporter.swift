@@ -258,3 +258,9 @@ final class TextReporter: ExportReporter {
         return (bold ? "\u{1B}[1m" : "\u{1B}[36m") + text + "\u{1B}[0m"
     }
 }
+
+/// Prints `line` on standard output for a person, control characters shown as `\xHH` (``TextReporter/visible(_:)``):
+/// `kiln status` and `kiln cancel` quote titles and paths a user chose.
+func say(_ line: String) {
+    print(TextReporter.visible(line))
+}
