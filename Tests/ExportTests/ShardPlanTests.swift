@@ -58,6 +58,10 @@ import Testing
         }
         #expect(try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "5",
                                                          "SLURM_ARRAY_TASK_MAX": "8", "SLURM_ARRAY_TASK_STEP": "1"]) == ShardSpec(index: 3, count: 4))
+        // A step or bound set to no number is said, not taken as unset.
+        #expect(throws: ShardSpecError.self) {
+            try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "2x"])
+        }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: ["JOB_COMPLETION_INDEX": "1"]) }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: [:]) }
     }

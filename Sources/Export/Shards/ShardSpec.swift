@@ -53,6 +53,10 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
     public static func fromEnvironment(_ environment: [String: String]) throws(ShardSpecError) -> ShardSpec {
         if let id = environment["SLURM_ARRAY_TASK_ID"], let count = environment["SLURM_ARRAY_TASK_COUNT"] {
             guard let id = Int(id), let count = Int(count) else { throw .environment("SLURM_ARRAY_TASK_ID/COUNT are not numbers") }
+            // Said when set but no number (before, taken as unset: a step of "2x" ran as no step).
+            for name in ["SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP"] {
+                if let value = environment[name], Int(value) == nil { throw .environment("\(name)=\(value) is not a number") }
+            }
             let first = environment["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0
             // Slurm says the step and the last index: an array whose indices are not `first`…`first + count - 1`
             // (`--array=1-7:2`, `--array=0,3,5`) would run some shards twice and others never (tasks 1 and 3 of
@@ -68,8 +72,7 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
             do {
                 return try parse(spec, environment: [:])
             } catch {
-                throw .environment("Slurm gives task \(id) (array from \(first)) of \(count), shard \(spec): \(error.reason)"
-                                   + " — an array with a step is not a contiguous range of shards")
+                throw .environment("Slurm gives task \(id) (array from \(first)) of \(count), shard \(spec): \(error.reason)")
             }
         }
         if let index = environment["JOB_COMPLETION_INDEX"] {
