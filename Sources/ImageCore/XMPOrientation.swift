@@ -9,6 +9,9 @@
 enum XMPOrientation {
     private static let namespace = Array("http://ns.adobe.com/tiff/1.0/".utf8)
 
+    /// XML's white space: space, tab, line feed, carriage return.
+    private static func isSpace(_ byte: UInt8) -> Bool { [0x20, 0x09, 0x0A, 0x0D].contains(byte) }
+
     /// `packet` with every number stated as the TIFF namespace's `Orientation` made 1.
     static func upright(_ packet: [UInt8]) -> [UInt8] {
         let names = prefixes(in: packet).map { Array("\($0):Orientation".utf8) }
@@ -21,7 +24,7 @@ enum XMPOrientation {
             if byte == UInt8(ascii: "<") { inTag = true } else if byte == UInt8(ascii: ">") { inTag = false }
             let before = index > 0 ? packet[index - 1] : 0
             // An attribute: inside a tag, after white space. An element: right after its "<".
-            let attribute = inTag && [0x20, 0x09, 0x0A, 0x0D].contains(before)
+            let attribute = inTag && isSpace(before)
             let element = before == UInt8(ascii: "<")
             guard attribute || element, let name = names.first(where: { packet[index...].starts(with: $0) }),
                   let value = valueRange(in: packet, after: index + name.count, element: element) else {
@@ -48,12 +51,12 @@ enum XMPOrientation {
             defer { index += 1 }
             guard packet[index] == binding[0], packet[index...].starts(with: binding) else { continue }
             var at = index + binding.count
-            let name = packet[at...].prefix { !"= \t\r\n".utf8.contains($0) }
+            let name = packet[at...].prefix { $0 != UInt8(ascii: "=") && !isSpace($0) }
             at += name.count
-            while at < packet.count, " \t\r\n".utf8.contains(packet[at]) { at += 1 }
+            while at < packet.count, isSpace(packet[at]) { at += 1 }
             guard at < packet.count, packet[at] == UInt8(ascii: "=") else { continue }
             at += 1
-            while at < packet.count, " \t\r\n".utf8.contains(packet[at]) { at += 1 }
+            while at < packet.count, isSpace(packet[at]) { at += 1 }
             guard at < packet.count, packet[at] == UInt8(ascii: "\"") || packet[at] == UInt8(ascii: "'") else { continue }
             guard !name.isEmpty, let text = String(validating: name, as: UTF8.self) else { continue }
             if packet[(at + 1)...].starts(with: namespace + [packet[at]]) {
@@ -69,7 +72,7 @@ enum XMPOrientation {
     /// `>6` for an element; nil when no number does.
     private static func valueRange(in packet: [UInt8], after start: Int, element: Bool) -> Range<Int>? {
         var at = start
-        func skipSpaces() { while at < packet.count, [0x20, 0x09, 0x0A, 0x0D].contains(packet[at]) { at += 1 } }
+        func skipSpaces() { while at < packet.count, isSpace(packet[at]) { at += 1 } }
         skipSpaces()
         guard at < packet.count else { return nil }
         if element {

@@ -144,11 +144,7 @@ public struct WebPImageCodec: ImageCodec {
     private static func containerBytes(of handle: FileHandle) -> Int {
         let fileSize = (try? handle.seekToEnd()).map(Int.init) ?? 0
         try? handle.seek(toOffset: 0)
-        let start = [UInt8]((try? handle.read(upToCount: 12)) ?? Data())
-        guard start.count == 12, start.prefix(4).elementsEqual("RIFF".utf8), start.suffix(4).elementsEqual("WEBP".utf8) else {
-            return min(fileSize, 12)
-        }
-        let riff = start[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+        guard let riff = WebPLayout.riffSize((try? handle.read(upToCount: 12)) ?? Data()) else { return min(fileSize, 12) }
         return min(fileSize, 8 + riff)
     }
 }

@@ -8,14 +8,12 @@ enum WebPLayout {
     /// neither; the other backend's alpha one level off may). Nil when the
     /// file does not parse as chunks.
     static func chunks(_ webp: [UInt8]) -> [ArraySlice<UInt8>]? {
-        guard webp.count >= 12, webp[0..<4].elementsEqual("RIFF".utf8), webp[8..<12].elementsEqual("WEBP".utf8) else {
-            return nil
-        }
+        guard riffSize(webp) != nil else { return nil }
         var chunks: [ArraySlice<UInt8>] = []
         var offset = 12
         while offset < webp.count {
             guard offset + 8 <= webp.count else { return nil }
-            let size = webp[(offset + 4)..<(offset + 8)].reversed().reduce(0) { $0 << 8 | Int($1) }
+            let size = littleEndian(webp[(offset + 4)..<(offset + 8)])
             let end = offset + 8 + size
             guard end <= webp.count else { return nil }
             let code = webp[offset..<(offset + 4)]
@@ -28,5 +26,20 @@ enum WebPLayout {
             offset = end + (size & 1)
         }
         return chunks
+    }
+
+    /// The RIFF size the 12-byte header at the start of `bytes` states ("RIFF", the size, "WEBP"), or nil where
+    /// they are no RIFF WebP header.
+    static func riffSize(_ bytes: some Collection<UInt8>) -> Int? {
+        let start = Array(bytes.prefix(12))
+        guard start.count == 12, start[0..<4].elementsEqual("RIFF".utf8), start[8..<12].elementsEqual("WEBP".utf8) else {
+            return nil
+        }
+        return littleEndian(start[4..<8])
+    }
+
+    /// Four bytes as a little-endian number (RIFF's sizes).
+    private static func littleEndian(_ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 }
