@@ -3,8 +3,9 @@ extension Exif {
     /// tag is present) and PixelXDimension/PixelYDimension, and IFD0's
     /// ImageWidth/ImageLength (which TIFF-born EXIF has), set to
     /// `width × height` (each where present), patched in place: the same
-    /// layout and length, every other byte as it was. A tag that is absent is
-    /// not added (that would move every offset after it).
+    /// layout and length, every other byte as it was (but for a thumbnail
+    /// dropped, below). A tag that is absent is not added (that would move
+    /// every offset after it).
     ///
     /// A value keeps the type it was found with; only a dimension above
     /// 65535 in a SHORT entry turns the entry into a LONG, which still fits
@@ -12,12 +13,25 @@ extension Exif {
     ///
     /// `droppingThumbnail`: IFD1, the thumbnail's directory, is unlinked (IFD0's link to the next
     /// directory set to 0): a thumbnail of the picture before it was turned, cropped or resized
-    /// showed it sideways once the orientation said 1, and uncropped. Its bytes stay, unreferenced.
+    /// showed it sideways once the orientation said 1, and uncropped. Its bytes go too
+    /// (``thumbnailRanges(at:)``): the directory, its values and the thumbnail are zeroed, and cut
+    /// off where they end the stream. Unreferenced but kept, a crop's thumbnail still held the
+    /// whole picture for anyone to carve out (13 KB of a 31 KB output). The stream is then
+    /// shorter, or as long with those bytes zero.
     public func rewritten(orientation: Int?, width: Int, height: Int, droppingThumbnail: Bool = false) -> [UInt8] {
         var patched = bytes
+        var end = bytes.count
         if droppingThumbnail, let first = read(at: 4, size: 4), let count = read(at: first, size: 2),
            let next = read(at: first + 2 + 12 * count, size: 4), next != 0 {
             write(0, size: 4, at: first + 2 + 12 * count, into: &patched)
+            let ranges = thumbnailRanges(at: next)
+            for range in ranges { patched.replaceSubrange(range, with: repeatElement(0, count: range.count)) }
+            // Cut what the ranges cover at the end (a TIFF writer's pad byte to an even offset included).
+            while let last = ranges.first(where: { range in
+                range.lowerBound < end && (range.upperBound >= end || range.upperBound == end - 1 && patched[end - 1] == 0)
+            }) {
+                end = last.lowerBound
+            }
         }
         for entry in entries {
             let wanted: Int
@@ -39,8 +53,51 @@ extension Exif {
                 write(clamped, size: 4, at: entry.position + 8, into: &patched)
             }
         }
-        return patched
+        return Array(patched.prefix(end))
     }
+
+    /// The bytes of the thumbnail's IFD at `offset`: the directory itself, the values of its entries
+    /// stored outside it (a resolution's RATIONAL), and the pictures its JPEGInterchangeFormat and
+    /// StripOffsets entries point to; none when the directory runs past the stream (damaged). A range
+    /// that reaches into the header, into IFD0 or the Exif sub-IFD's entries, or past the stream's
+    /// end is not the thumbnail's and is left out.
+    private func thumbnailRanges(at offset: Int) -> [Range<Int>] {
+        guard offset >= 8, let count = read(at: offset, size: 2), offset + 2 + 12 * count + 4 <= bytes.count else { return [] }
+        // IFD0's and the Exif sub-IFD's entries, each directory whole.
+        let directories = [read(at: 4, size: 4), read(at: 4, size: 4).flatMap(pointerToExifDirectory(at:))]
+        let kept = directories.compactMap { start in
+            start.flatMap { start in read(at: start, size: 2).map { start..<(start + 2 + 12 * $0 + 4) } }
+        }
+        var ranges = [offset..<(offset + 2 + 12 * count + 4)]
+        func add(_ start: Int?, _ length: Int?) {
+            guard let start, let length, start >= 8, length > 0, start <= bytes.count - length else { return }
+            ranges.append(start..<(start + length))
+        }
+        var fields: [Int: (type: Int, count: Int, position: Int)] = [:]
+        for index in 0..<count {
+            let position = offset + 2 + 12 * index
+            guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
+                  let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { continue }
+            fields[tag] = (type, values, position)
+            if size * values > 4 { add(read(at: position + 8, size: 4), size * values) }
+        }
+        /// The `index`th value of the entry for `tag` (a SHORT or LONG), inline or at its offset.
+        func value(_ tag: Int, _ index: Int) -> Int? {
+            guard let field = fields[tag], field.type == FieldType.short || field.type == FieldType.long,
+                  index < field.count else { return nil }
+            let size = field.type == FieldType.short ? 2 : 4
+            let base = size * field.count > 4 ? read(at: field.position + 8, size: 4) : field.position + 8
+            return base.flatMap { read(at: $0 + size * index, size: size) }
+        }
+        add(value(Tag.thumbnailOffset, 0), value(Tag.thumbnailLength, 0))
+        for strip in 0..<min(fields[Tag.stripOffsets]?.count ?? 0, 1024) {
+            add(value(Tag.stripOffsets, strip), value(Tag.stripByteCounts, strip))
+        }
+        return ranges.filter { range in !kept.contains { $0.overlaps(range) } }
+    }
+
+    /// Bytes per value of each TIFF field type (BYTE … IFD).
+    private static let fieldSizes = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
 
     /// Writes the low `size` bytes of `value` at `offset`, in the stream's byte order
     /// (the parser only records entries whose fields lie inside the stream).

@@ -46,6 +46,11 @@ public struct Exif: Sendable, Equatable {
         static let exifDirectory = 0x8769
         static let pixelXDimension = 0xA002
         static let pixelYDimension = 0xA003
+        /// The thumbnail's directory (IFD1): its JPEG (offset, length) or its strips.
+        static let thumbnailOffset = 0x0201
+        static let thumbnailLength = 0x0202
+        static let stripOffsets = 0x0111
+        static let stripByteCounts = 0x0117
     }
 
     /// TIFF field types Kiln reads.
@@ -118,7 +123,7 @@ public struct Exif: Sendable, Equatable {
     }
 
     /// The Exif sub-IFD's offset (tag 0x8769 of the IFD at `first`), when it lies inside the stream.
-    private func pointerToExifDirectory(at first: Int) -> Int? {
+    func pointerToExifDirectory(at first: Int) -> Int? {
         let entry = directory(at: first, .primary).first { $0.tag == Tag.exifDirectory && $0.type == FieldType.long }
         guard let offset = entry.flatMap(value(of:)), offset >= 8, offset < bytes.count else { return nil }
         return offset

@@ -48,6 +48,51 @@ import Testing
         #expect(Array(kept[46..<50]) == le32(50), "kept unless asked")
     }
 
+    /// A thumbnail left out goes whole: its directory, its values and its picture are zeroed, and cut where they
+    /// end the stream. Unlinked only, a crop's thumbnail still held the uncropped picture for anyone to carve out.
+    @Test func aDroppedThumbnailsBytesGo() throws {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] {
+            le16(tag) + le16(type) + le32(count) + (type == 3 ? le16(value) + [0, 0] : le32(value))
+        }
+        let picture = [UInt8](repeating: 0xAB, count: 21)
+        // IFD0 at 8 (2 entries: orientation, the Exif sub-IFD's offset; next IFD at 38). IFD1 at 38 (3 entries:
+        // XResolution, a RATIONAL stored at 80; the thumbnail at 88, 21 bytes), 42 bytes; 8 bytes of resolution.
+        func stream(exifAt exif: Int?) -> [UInt8] {
+            let ifd0 = le16(2) + entry(0x0112, 3, 1, 6) + entry(0x8769, 4, 1, exif ?? 0) + le32(38)
+            let ifd1 = le16(3) + entry(0x011A, 5, 1, 80) + entry(0x0201, 4, 1, 88) + entry(0x0202, 4, 1, 21) + le32(0)
+            var bytes = Array("II".utf8) + le16(42) + le32(8) + ifd0 + ifd1 + le32(72) + le32(1) + picture
+            if exif != nil { bytes += [0] + le16(1) + entry(0xA002, 4, 1, 400) + le32(0) }  // pad byte, then the sub-IFD
+            return bytes
+        }
+        // At the end of the stream (with its pad byte): cut off where IFD1 began.
+        var ending = stream(exifAt: nil)
+        ending += [0]
+        let cut = try #require(Exif(ending)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
+        #expect(cut.count == 38, "\(cut.count)")
+        #expect(try #require(Exif(cut)).orientation == 1)
+        // Followed by the Exif sub-IFD: zeroed where it lies, the sub-IFD kept and patched.
+        let inside = stream(exifAt: 110)
+        let zeroed = try #require(Exif(inside)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
+        #expect(zeroed.count == inside.count)
+        #expect(zeroed[38..<109].allSatisfy { $0 == 0 }, "IFD1, its resolution and the thumbnail zeroed")
+        #expect(try #require(Exif(zeroed)).pixelDimensions.width == 3)
+        // Not asked: every byte stays.
+        #expect(try #require(Exif(inside)).rewritten(orientation: nil, width: 400, height: 2) == inside)
+        // Damaged (every prefix, every byte changed): never traps, never longer.
+        for index in 0..<inside.count {
+            for value: UInt8 in [0, 0x7F, 0xFF] {
+                var damaged = Array(inside.prefix(index + 1))
+                damaged[index] = value
+                for stream in [damaged, Array(inside.prefix(index)) + [value] + inside.dropFirst(index + 1)] {
+                    guard let exif = Exif(stream) else { continue }
+                    #expect(exif.rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true).count <= stream.count)
+                }
+            }
+        }
+    }
+
     /// Every prefix of a valid stream, and every single-byte change of it,
     /// parses and rewrites without trapping, keeping the stream's length.
     @Test func damagedStreamsNeverTrap() {
@@ -64,6 +109,7 @@ import Testing
             guard let exif = Exif(damaged) else { continue }
             #expect(exif.orientation.map { (1...8).contains($0) } ?? true)
             #expect(exif.rewritten(orientation: 1, width: 4, height: 6).count == damaged.count)
+            #expect(exif.rewritten(orientation: 1, width: 4, height: 6, droppingThumbnail: true).count <= damaged.count)
         }
         #expect(ImageMetadata(exif: Array(stream.prefix(20))).orientation == 1)
     }

@@ -593,15 +593,21 @@ struct JPEGHeaderTests {
             try ImageTools.run("exiftool", ["-overwrite_original", "-Orientation#=" + orientation,
                                             "-ThumbnailImage<=" + dir.join("thumb.jpg"), dir.join(name)])
         }
-        // Turned (orientation 6), or cropped: the thumbnail shows another picture.
+        // Turned (orientation 6), or cropped: the thumbnail shows another picture. Its bytes go too: unlinked only,
+        // a cropped output still held the whole picture's thumbnail (JPEG and WebP alike).
+        let thumbnailBytes = try Data(contentsOf: URL(fileURLWithPath: dir.join("thumb.jpg")))
         for (input, options, kept) in [("t.jpg", [String](), false), ("plain.jpg", ["--crop", "0,0,100,100"], false),
+                                       ("plain.jpg", ["--crop", "0,0,100,100", "--format", "webp"], false),
                                        ("plain.jpg", [], true)] {
             let out = dir.join("out-\(UUID().uuidString)")
             let r = try kiln(["export", dir.join(input), "-o", out, "--progress", "none"] + options)
             #expect(r.status == 0, "\(r.stderr)")
-            let thumbnail = try tag("ThumbnailLength", of: out + "/" + input)
+            let output = out + "/" + (options.contains("webp") ? "plain.webp" : input)
+            let thumbnail = try tag("ThumbnailLength", of: output)
             #expect(thumbnail.isEmpty != kept, "\(input) \(options): ThumbnailLength \(thumbnail)")
-            #expect(try tag("Orientation", of: out + "/" + input, options: ["-n"]) == "1", "\(input)")
+            #expect(try tag("Orientation", of: output, options: ["-n"]) == "1", "\(input)")
+            let written = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect((written.range(of: thumbnailBytes) != nil) == kept, "\(input) \(options): the thumbnail's bytes")
         }
     }
 
