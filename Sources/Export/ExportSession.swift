@@ -81,10 +81,12 @@ extension ExportSession {
     /// (discrete, integrated or virtual; a software device such as lavapipe is
     /// not a GPU). Discovery runs once per process. For `--device cpu` nothing
     /// is probed: that job never loads Vulkan, and its request needs no GPU.
-    public static func resourceProbe(for preference: DevicePreference)
+    /// `report`: discovery made already (in a child process, for `--device auto`), used instead.
+    public static func resourceProbe(for preference: DevicePreference, report: DeviceReport? = nil)
         -> @Sendable () -> ContinuedProcessingTaskRequest.Resources
     {
         guard preference != .cpu else { return { [] } }
+        if let report { return { report.supportsGPU ? .gpu : [] } }
         return { DeviceDiscovery.current.supportsGPU ? .gpu : [] }
     }
 }

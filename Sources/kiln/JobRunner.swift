@@ -31,8 +31,11 @@ struct JobRunner {
         // The device first: a missing required GPU must stop the job before anything is written.
         let preference = DevicePreference(rawValue: record.device) ?? .auto
         let choice: BackendChoice
+        // `auto` decides by a child process's discovery where it finds no hardware GPU (DeviceProbe): this process
+        // then never maps a Vulkan driver.
+        let report = preference == .auto ? DeviceProbe.reportForAuto() : nil
         do {
-            choice = try BackendSelector.choose(preference)
+            choice = try BackendSelector.choose(preference, report: report ?? DeviceDiscovery.current)
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.unavailable)
         }
@@ -251,7 +254,7 @@ struct JobRunner {
 
         var configuration = settings.schedulerConfiguration
         configuration.log = { _ in }
-        configuration.resourceProbe = ExportSession.resourceProbe(for: preference)
+        configuration.resourceProbe = ExportSession.resourceProbe(for: preference, report: report)
         let scheduler = TaskScheduler(permittedIdentifiers: [ExportSession.permittedIdentifier],
                                       configuration: configuration)
         let session = ExportSession(job: job, jobID: record.id, scheduler: scheduler)

@@ -217,4 +217,43 @@ import Testing
         #expect(try pngcheckFailures(written) == [])
         #expect(events.files("failed").isEmpty, "the unfinished images are left for resume, not failed")
     }
+
+    /// `--device auto` discovers in a child process: where it finds only a software device (lavapipe), the job never
+    /// maps the driver (LLVM: about 57 MB), so a budget a CPU job fits in is not refused. Before, the job's own
+    /// discovery loaded lavapipe and `--memory 40M` was refused ("less than kiln itself holds (83 MB …)").
+    @Test(.enabled(if: { if case .softwareOnly = VulkanAvailability.current { true } else { false } }(),
+                   "only where the one Vulkan device is a software one (lavapipe), whose loading this is about"))
+    func autoOnASoftwareOnlyMachineNeverLoadsTheDriver() throws {
+        let out = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("o"), "--memory", "40M",
+                          "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let device = Events(r.stdoutLines).named("start").first?["device"] as? String
+        #expect(device == "CPU (no GPU, only software Vulkan)", "\(r.stdout)")
+        #expect(Paths.pngs(in: out.join("o")) == ["rgb8.png"])
+    }
+
+    /// A Vulkan loader that crashes while discovery runs (a broken driver) takes only the child process with it:
+    /// `--device auto` renders on the CPU and says why. Before, the crash was the job's (a write through a null
+    /// pointer: a `raise(SIGSEGV)` returns once Swift's backtracer has printed, and discovery went on).
+    @Test func aDriverCrashingInDiscoveryCostsOnlyTheGPU() throws {
+        let compilers = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .flatMap { ["\($0)/clang", "\($0)/cc"] }
+        guard let compiler = compilers.first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            Issue.record("no C compiler (clang or cc) on PATH to make the crashing loader with")
+            return
+        }
+        let dir = try TemporaryDirectory()
+        try """
+            void *vkGetInstanceProcAddr(void *instance, const char *name) { *(volatile int *)0 = 1; return 0; }
+            """.write(toFile: dir.join("crash.c"), atomically: true, encoding: .utf8)
+        let built = try ProcessRunner.run(compiler, ["-shared", "-fPIC", "-o", dir.join("libcrash.so"), dir.join("crash.c")])
+        try #require(built.status == 0, "\(built.stderr)")
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "json"],
+                         environment: ["KILN_VULKAN_LIBRARY": dir.join("libcrash.so")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let device = Events(r.stdoutLines).named("start").first?["device"] as? String
+        #expect(device == "CPU (Vulkan instance creation failed)", "\(r.stdout)")
+        #expect(Paths.pngs(in: dir.join("o")) == ["rgb8.png"])
+    }
 }
