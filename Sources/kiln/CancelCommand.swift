@@ -37,7 +37,7 @@ struct CancelCommand: ParsableCommand {
             _ = try journal.job()
         } catch let error as JournalError {
             // Not a usage error: the command line was right, there is just nothing to stop. Said as `kiln status`
-            // says it ("holds no kiln job …; a job that finished without failures removes it", or no such folder).
+            // says it ("holds no kiln job …; a job that finished without failures or conflicts removes it", or no such folder).
             guard case .noJob = error else { throw KilnExitCode.failure("\(error)", KilnExitCode.someFailed) }
             throw KilnExitCode.failure("nothing to cancel: \(error)", KilnExitCode.someFailed)
         } catch {

@@ -29,8 +29,8 @@ struct ExportCommand: AsyncParsableCommand {
         fails alone, shown escaped (\\xFF). An existing output made \
         by this same work is skipped; one made otherwise (other options, a changed \
         input, not by kiln) is kept and reported as a conflict (exit 1) unless \
-        --overwrite. OUTPUT/.kiln (the journal) is removed after a run without \
-        failures unless --keep-journal or --shard (a shard's stays, for kiln status); what made the outputs is kept in \
+        --overwrite. OUTPUT/.kiln (the journal) is removed after a run that exits 0 (no failure, no conflict) \
+        unless --keep-journal or --shard (a shard's stays, for kiln status); what made the outputs is kept in \
         $XDG_CACHE_HOME/kiln/made (else ~/.cache/kiln/made), so the same export \
         again skips them without reading their inputs.
 
@@ -116,7 +116,7 @@ struct ExportCommand: AsyncParsableCommand {
     var recursive = false
 
     @Flag(name: .customLong("keep-journal"),
-          help: "Keep OUTPUT/.kiln (the job's journal) after a run without failures; by default it is removed.")
+          help: "Keep OUTPUT/.kiln (the job's journal) after a run that exits 0; by default it is removed.")
     var keepJournal = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Export only shard K of N (K from 0, e.g. 2/4): every shard plans the same inputs and takes a deterministic share, balanced by pixels; shards share --output, each with its own journal. auto takes it from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/KILN_SHARD_COUNT. The same command again continues the shard.", valueName: "K/N|auto"))

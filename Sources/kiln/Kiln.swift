@@ -12,8 +12,9 @@ struct Kiln: AsyncParsableCommand {
           0   every output written (or already there)
           1   some inputs failed or conflict with existing outputs; the rest were
               written (also status/cancel with no job to act on)
-          64  usage error (bad flag, bad value, unusable output directory, an
-              input named on the command line missing or unreadable)
+          64  usage error (bad flag, bad value, bad recipe, unusable output
+              directory, an input named on the command line missing or
+              unreadable, a bad - list, no images found)
           69  a required resource is unavailable (e.g. --device gpu without a GPU),
               the job could not start at once under --strategy fail, another
               process runs the same job or shard, the slot folder is not yours
