@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jpeglib.h>
 #include <jerror.h>
@@ -80,8 +81,19 @@ struct cjpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct cjpeg_error error;
     FILE *file;
+    /* The input's size in bytes (the file's, or the memory's), for the progress of a multi-scan read. */
+    size_t input_size;
+    /* Whether the output's scale is fixed (cjpeg_decoder_scale), and whether decompression started. */
+    int scaled;
     int started;
     int failed;
+    /* What libjpeg holds of a multi-scan file: every coefficient (cjpeg_info.held_bytes). */
+    size_t held_bytes;
+    /* Hears how much of the file a multi-scan read has consumed before the first row (cjpeg_decoder_on_progress). */
+    void (*on_progress)(void *context, double fraction);
+    void *progress_context;
+    double reported;
+    struct jpeg_progress_mgr progress;
     /* Whether CMYK samples are stored inverted (Adobe APP14, as Photoshop writes them). */
     int inverted;
     /* One row, for rows read and dropped. */
@@ -172,6 +184,7 @@ static void describe(cjpeg_decoder *decoder, cjpeg_info *info) {
     info->image_height = cinfo->image_height;
     info->components = cinfo->num_components;
     info->progressive = cinfo->progressive_mode;
+    info->held_bytes = decoder->held_bytes;
     info->rows = cinfo->out_color_space == JCS_CMYK ? CJPEG_ROWS_CMYK : CJPEG_ROWS_RGBA;
 }
 
@@ -189,6 +202,18 @@ static cjpeg_decoder *read_header(cjpeg_decoder *decoder, cjpeg_info *info, cjpe
     jpeg_set_marker_processor(cinfo, JPEG_APP0 + 13, keep_segment);  /* Photoshop resources: IPTC */
     jpeg_set_marker_processor(cinfo, JPEG_COM, keep_segment);        /* comments */
     jpeg_read_header(cinfo, TRUE);
+    /* A progressive or non-interleaved file is read whole by jpeg_start_decompress, every component's coefficients
+     * held (jdcoefct.c's whole-image arrays, each side rounded up to its sampling factor, a JBLOCK for each block). */
+    if (jpeg_has_multiple_scans(cinfo)) {
+        for (int ci = 0; ci < cinfo->num_components; ci++) {
+            jpeg_component_info *component = &cinfo->comp_info[ci];
+            size_t across = (component->width_in_blocks + component->h_samp_factor - 1) / component->h_samp_factor
+                * component->h_samp_factor;
+            size_t down = (component->height_in_blocks + component->v_samp_factor - 1) / component->v_samp_factor
+                * component->v_samp_factor;
+            decoder->held_bytes += across * down * sizeof(JBLOCK);
+        }
+    }
     switch (cinfo->jpeg_color_space) {
     case JCS_GRAYSCALE:
     case JCS_YCbCr:
@@ -231,11 +256,13 @@ cjpeg_decoder *cjpeg_decoder_open_file(const char *path, cjpeg_info *info, cjpeg
     cjpeg_decoder *decoder = new_decoder(status);
     if (!decoder) return NULL;
     decoder->file = fopen(path, "rbe");
-    if (!decoder->file) {
+    struct stat file_status;
+    if (!decoder->file || fstat(fileno(decoder->file), &file_status) != 0) {
         status_fail(status, CJPEG_IO, "cannot open the file: %s", strerror(errno));
         cjpeg_decoder_close(decoder);
         return NULL;
     }
+    decoder->input_size = file_status.st_size > 0 ? (size_t)file_status.st_size : 0;
     jpeg_stdio_src(&decoder->cinfo, decoder->file);
     return read_header(decoder, info, status);
 }
@@ -249,13 +276,14 @@ cjpeg_decoder *cjpeg_decoder_open_memory(const uint8_t *data, size_t size, cjpeg
         return NULL;
     }
     jpeg_mem_src(&decoder->cinfo, data, (unsigned long)size);
+    decoder->input_size = size;
     return read_header(decoder, info, status);
 }
 
-int cjpeg_decoder_start(cjpeg_decoder *decoder, int scale_denominator, cjpeg_info *info, cjpeg_status *status) {
+int cjpeg_decoder_scale(cjpeg_decoder *decoder, int scale_denominator, cjpeg_info *info, cjpeg_status *status) {
     status_clear(status);
-    if (decoder->failed || decoder->started) {
-        status_fail(status, CJPEG_UNSUPPORTED, "the decoder cannot start again");
+    if (decoder->failed || decoder->scaled) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the decoder's scale is fixed already");
         return status->code;
     }
     struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
@@ -267,9 +295,53 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, int scale_denominator, cjpeg_inf
     cinfo->scale_num = 1;
     cinfo->scale_denom = scale_denominator == 2 || scale_denominator == 4 || scale_denominator == 8
         ? (unsigned int)scale_denominator : 1;
-    jpeg_start_decompress(cinfo);
-    decoder->started = 1;
+    jpeg_calc_output_dimensions(cinfo);
+    decoder->scaled = 1;
     describe(decoder, info);
+    return CJPEG_OK;
+}
+
+void cjpeg_decoder_on_progress(cjpeg_decoder *decoder, void (*callback)(void *context, double fraction), void *context) {
+    decoder->on_progress = callback;
+    decoder->progress_context = context;
+}
+
+/* libjpeg's progress monitor while jpeg_start_decompress reads a multi-scan file: the part of the input consumed,
+ * said at every half percent. cinfo is the decoder's first member. */
+static void report_progress(j_common_ptr common) {
+    cjpeg_decoder *decoder = (cjpeg_decoder *)common;
+    struct jpeg_source_mgr *source = decoder->cinfo.src;
+    if (!decoder->on_progress || decoder->input_size == 0 || !source) return;
+    long position = decoder->file ? ftell(decoder->file) : (long)decoder->input_size;
+    double consumed = position < 0 ? 0 : (double)position - (double)source->bytes_in_buffer;
+    double fraction = consumed / (double)decoder->input_size;
+    fraction = fraction < 0 ? 0 : fraction > 1 ? 1 : fraction;
+    if (fraction >= decoder->reported + 0.005) {
+        decoder->reported = fraction;
+        decoder->on_progress(decoder->progress_context, fraction);
+    }
+}
+
+/* Starts decompression at the scale fixed (1 when none was): a multi-scan file is read whole here, its progress
+ * said. Before the first row. */
+static int begin(cjpeg_decoder *decoder, cjpeg_status *status) {
+    if (decoder->failed) {
+        status_fail(status, CJPEG_UNSUPPORTED, "the decoder is not reading rows");
+        return status->code;
+    }
+    if (!decoder->scaled && cjpeg_decoder_scale(decoder, 1, &(cjpeg_info){0}, status) != CJPEG_OK) return status->code;
+    struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+    decoder->error.status = status;
+    if (setjmp(decoder->error.jump)) {
+        cinfo->progress = NULL;
+        decoder->failed = 1;
+        return status->code;
+    }
+    decoder->progress.progress_monitor = report_progress;
+    cinfo->progress = decoder->on_progress ? &decoder->progress : NULL;
+    jpeg_start_decompress(cinfo);
+    cinfo->progress = NULL;
+    decoder->started = 1;
     decoder->scratch = malloc((size_t)cinfo->output_width * 4);
     if (!decoder->scratch) {
         decoder->failed = 1;
@@ -280,7 +352,8 @@ int cjpeg_decoder_start(cjpeg_decoder *decoder, int scale_denominator, cjpeg_inf
 
 int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32_t count, cjpeg_status *status) {
     status_clear(status);
-    if (decoder->failed || !decoder->started) {
+    if (!decoder->started && begin(decoder, status) != CJPEG_OK) return status->code;
+    if (decoder->failed) {
         status_fail(status, CJPEG_UNSUPPORTED, "the decoder is not reading rows");
         return status->code;
     }
@@ -307,9 +380,7 @@ int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32
 
 int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status) {
     status_clear(status);
-    if (!decoder->started && !decoder->failed) {
-        if (cjpeg_decoder_start(decoder, 1, &(cjpeg_info){0}, status) != CJPEG_OK) return status->code;
-    }
+    if (!decoder->started && begin(decoder, status) != CJPEG_OK) return status->code;
     uint32_t left = decoder->cinfo.output_height - decoder->cinfo.output_scanline;
     if (cjpeg_decoder_read_rows(decoder, NULL, left, status) != CJPEG_OK) return status->code;
     decoder->error.status = status;

@@ -485,6 +485,9 @@ public final class ExportJob: Sendable {
                 let whole = source?.bytes
                 let open = {
                     let reader = try ImageCodecs.reader(path: item.input, bytes: whole, limits: limits)
+                    // A progressive JPEG is read whole before its first row: that is progress too (the watchdog
+                    // stopped a 300 MPix one that worked, 3.5 s with none, under --stall-timeout 2).
+                    reader.observeFirstRead { tracker.advance(progressItem, readingFirst: $0) }
                     // A CMYK JPEG under --profile: converted straight into the target as it is decoded.
                     if let converter = self.colorConverter { try ImageCodecs.convertCMYK(of: reader, into: converter) }
                     return reader

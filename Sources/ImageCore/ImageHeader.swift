@@ -24,6 +24,10 @@ public struct ImageHeader: Sendable, Equatable {
     /// decodes from memory; an interlaced palette PNG's indices), counted in the image's working set (an 8000×6000
     /// WebP's 13 MB were not).
     public var heldInputBytes = 0
+    /// Whether the reader reads the whole file before its first row: a progressive JPEG (or one of a scan per
+    /// component), whose every coefficient libjpeg holds (in ``heldInputBytes``). That reading is a part of the
+    /// decode with no row to show for it: its progress is heard through ``ImageReader/observeFirstRead(_:)``.
+    public var readsFileFirst = false
     /// Whether a format that codes lossy or lossless stores it lossless (a lossless WebP):
     /// an output in its own format (`--format same`) then stays lossless.
     public var isLossless = false

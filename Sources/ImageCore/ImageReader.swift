@@ -20,6 +20,9 @@ public protocol ImageReader: AnyObject, RowSource {
     /// (the codec may keep more, for quality). Before the first read; ``header`` then gives
     /// the reduced size. Returns whether it shrank.
     func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool
+    /// Has `progress` told the fraction (0…1) of the file read where the reader reads it whole before its first
+    /// row (``ImageHeader/readsFileFirst``), on the thread reading. Before the first read.
+    func observeFirstRead(_ progress: @escaping (Double) -> Void)
 }
 
 extension ImageReader {
@@ -27,6 +30,8 @@ extension ImageReader {
     public var leadingMetadata: ImageMetadata { ImageMetadata() }
     /// A format that cannot shrink on load decodes whole.
     public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool { false }
+    /// A reader whose first row comes without reading the file whole says nothing.
+    public func observeFirstRead(_ progress: @escaping (Double) -> Void) {}
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }

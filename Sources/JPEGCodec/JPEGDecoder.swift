@@ -8,6 +8,14 @@ struct JPEGDecoder: ~Copyable {
     private(set) var info: cjpeg_info
     /// A copy of in-memory bytes the decoder reads (freed after it closes).
     private let owned: UnsafeMutableRawBufferPointer?
+    /// What hears the progress of a multi-scan read (``onProgress(_:)``), retained until the decoder closes.
+    private var listener: Unmanaged<Listener>?
+
+    /// A closure the C decoder can call through a context pointer.
+    private final class Listener {
+        let hear: (Double) -> Void
+        init(_ hear: @escaping (Double) -> Void) { self.hear = hear }
+    }
 
     /// Opens the file at `path` and reads its header.
     init(path: String) throws(JPEGError) {
@@ -17,6 +25,7 @@ struct JPEGDecoder: ~Copyable {
         self.handle = handle
         self.info = info
         owned = nil
+        listener = nil
     }
 
     /// Opens a decoder over a copy of `bytes` and reads its header.
@@ -33,17 +42,32 @@ struct JPEGDecoder: ~Copyable {
         self.handle = handle
         self.info = info
         owned = copy
+        listener = nil
     }
 
     deinit {
         cjpeg_decoder_close(handle)
         owned?.deallocate()
+        listener?.release()
     }
 
-    /// Starts decoding rows scaled by 1/`scale` (1, 2, 4 or 8); ``info`` then gives their size.
-    mutating func start(scale: Int) throws(JPEGError) {
+    /// Fixes the rows' scale at 1/`scale` (1, 2, 4 or 8); ``info`` then gives their size. Nothing is decoded yet:
+    /// decompression starts with the first row (a multi-scan file, read whole then, after the memory budget let it in).
+    mutating func scale(by scale: Int) throws(JPEGError) {
         var status = cjpeg_status()
-        guard cjpeg_decoder_start(handle, Int32(scale), &info, &status) == CJPEG_OK else { throw JPEGError(status) }
+        guard cjpeg_decoder_scale(handle, Int32(scale), &info, &status) == CJPEG_OK else { throw JPEGError(status) }
+    }
+
+    /// Has `hear` told the fraction (0…1) of the file read while a file of several scans is read whole before its
+    /// first row (``cjpeg_info/held_bytes`` above 0), every half percent, on the reading thread. Before the first row.
+    mutating func onProgress(_ hear: @escaping (Double) -> Void) {
+        listener?.release()
+        let retained = Unmanaged.passRetained(Listener(hear))
+        listener = retained
+        cjpeg_decoder_on_progress(handle, { context, fraction in
+            guard let context else { return }
+            Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue().hear(fraction)
+        }, retained.toOpaque())
     }
 
     /// Decodes the next `count` rows (4 bytes a pixel) into `destination`, or drops them when it is nil.

@@ -29,6 +29,27 @@ import Testing
         #expect(encode(quality, header) == encode(same, lossy) && encode(same, lossy) < encode(same, header))
     }
 
+    /// A progressive JPEG's scans, read whole before its first row, are a part of its render of their own: weighed at
+    /// five times a baseline file's entropy decoding, heard as the file is read, the rows' progress after them.
+    @Test func aFileReadFirstIsAPartOfTheRender() {
+        var header = ImageHeader(format: .jpeg, width: 1000, height: 1000, depth: .eight, hasAlpha: false, decodesWhole: false)
+        let baseline = StageCost.estimate(header: header, fileBytes: 100_000, plan: ExportPlan(), output: .jpeg, outputPixels: 1_000_000)
+        header.readsFileFirst = true
+        let scans = StageCost.estimate(header: header, fileBytes: 100_000, plan: ExportPlan(), output: .jpeg, outputPixels: 1_000_000)
+        #expect(baseline.firstRead == 0 && scans.firstRead > 0 && scans.firstRead < scans.render)
+        #expect(abs(scans.render - baseline.render - 1_000_000 * (12.5 - 2.5)) < 1e-6)
+
+        let job = JobProgress(root: Progress(totalUnitCount: 1), costs: [StageCost(render: 10, encode: 0, firstRead: 4)],
+                              pixels: 1, base: 0, workers: 1, cores: 1)
+        let item = job.begin(0)
+        job.advance(item, rendering: 0)  // a writer begun: nothing read, nothing rendered
+        #expect(job.fraction == 0)
+        job.advance(item, readingFirst: 0.5)
+        #expect(abs(job.fraction - 0.2) < 1e-9)
+        job.advance(item, rendering: 0.5)
+        #expect(abs(job.fraction - 0.7) < 1e-9, "the file read, then half the rows: 4 + 6 / 2 of 10")
+    }
+
     @Test func theFractionFollowsEachStageAndNeverFalls() {
         let root = Progress(totalUnitCount: 1)
         let job = JobProgress(root: root, costs: costs, pixels: 3, base: 0, workers: 2, cores: 2)

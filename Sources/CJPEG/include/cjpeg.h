@@ -51,6 +51,9 @@ typedef struct {
     int components;
     /* Whether the file is progressive. */
     int progressive;
+    /* Bytes libjpeg holds while it reads the file: every coefficient of a file of several scans (progressive, or
+     * one component a scan), all read before the first row; 0 for one scan, which streams. */
+    size_t held_bytes;
 } cjpeg_info;
 
 /* One APPn or COM segment kept while reading the header. */
@@ -67,9 +70,12 @@ typedef struct cjpeg_decoder cjpeg_decoder;
 cjpeg_decoder *cjpeg_decoder_open_file(const char *path, cjpeg_info *info, cjpeg_status *status);
 /* As cjpeg_decoder_open_file, over `size` bytes at `data` that must stay valid while the decoder is open. */
 cjpeg_decoder *cjpeg_decoder_open_memory(const uint8_t *data, size_t size, cjpeg_info *info, cjpeg_status *status);
-/* Starts decompression with DCT scaling by 1/`scale_denominator` (1, 2, 4 or 8); `info` receives the
- * size of the rows. Once, before the first row. */
-int cjpeg_decoder_start(cjpeg_decoder *decoder, int scale_denominator, cjpeg_info *info, cjpeg_status *status);
+/* Fixes DCT scaling by 1/`scale_denominator` (1, 2, 4 or 8); `info` receives the size of the rows. Once,
+ * before the first row; nothing is decoded (decompression starts with the first row, or cjpeg_decoder_finish). */
+int cjpeg_decoder_scale(cjpeg_decoder *decoder, int scale_denominator, cjpeg_info *info, cjpeg_status *status);
+/* Has `callback` hear the fraction (0…1) of the file consumed while a file of several scans is read before its
+ * first row (every half percent); called on the thread reading, from inside libjpeg. Before the first row. */
+void cjpeg_decoder_on_progress(cjpeg_decoder *decoder, void (*callback)(void *context, double fraction), void *context);
 /* Decodes the next `count` rows into `destination` (width × 4 bytes each), or skips them when it is NULL. */
 int cjpeg_decoder_read_rows(cjpeg_decoder *decoder, uint8_t *destination, uint32_t count, cjpeg_status *status);
 /* Reads every row not read yet, then the rest of the stream to EOI. */

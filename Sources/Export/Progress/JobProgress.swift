@@ -164,10 +164,19 @@ public final class JobProgress: @unchecked Sendable {
         }
     }
 
-    /// Marks `fraction` (0…1) of `item`'s render stage done (strips packed so far).
+    /// Marks `fraction` (0…1) of `item`'s render stage done (strips packed so far), after the file read first
+    /// where there is one (``advance(_:readingFirst:)``).
     public func advance(_ item: Item, rendering fraction: Double) {
         let cost = costs[item.index]
-        move(item, to: cost.render * min(max(fraction, 0), 1))
+        // Nothing rendered yet (a writer begun) says nothing of the file read first either.
+        guard fraction > 0 else { return }
+        move(item, to: cost.firstRead + (cost.render - cost.firstRead) * min(fraction, 1))
+    }
+
+    /// Marks `fraction` (0…1) of the file read before `item`'s first row (``StageCost/firstRead``): the part of its
+    /// render a progressive JPEG does with no row to show (the rest follows from ``advance(_:rendering:)``).
+    public func advance(_ item: Item, readingFirst fraction: Double) {
+        move(item, to: costs[item.index].firstRead * min(max(fraction, 0), 1))
     }
 
     /// Marks `fraction` (0…1) of `item`'s encode stage done (its render stage is done).
