@@ -65,6 +65,10 @@ public final class ExportJob: Sendable {
     private let tracker = Locked<JobProgress?>(nil)
     /// The inputs of the images in the workers' hands.
     private let inHand = Locked<Set<String>>([])
+    /// The inputs of the images the memory budget let in, still rendering or encoding, in the order let in: the
+    /// last is ``Counts/current``. An image waiting for memory is not worked on (the bar named a small one waiting
+    /// for 4-7 s while a giant was the only one at work).
+    private let admitted = Locked<[String]>([])
     /// The fraction earlier runs reached: where this run's progress starts.
     private let progressBefore: Double
     /// The totals earlier runs left (a resume counts them as done, but did not do them).
@@ -92,7 +96,8 @@ public final class ExportJob: Sendable {
         /// their commit, each still to come as a result (the `stopping` event's `inFlight`: those waiting for their
         /// commit were left out, and more `file` events came than it said).
         public var inFlight = 0
-        /// The input being worked on most recently.
+        /// The input being worked on most recently: of those the memory budget let in, the last let in; else the
+        /// last taken.
         public var current: String?
 
         /// No item finished yet.
@@ -317,8 +322,9 @@ public final class ExportJob: Sendable {
                 }
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < work.count else { return }
+                let working = !admitted.withLock { $0.isEmpty }
                 state.withLock {
-                    $0.current = work[index].input
+                    if !working { $0.current = work[index].input }
                     $0.inFlight += 1
                 }
                 inHand.withLock { _ = $0.insert(work[index].input) }
@@ -573,6 +579,15 @@ public final class ExportJob: Sendable {
                                                          settings: settings) + Self.imageOverhead
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
+                admitted.withLock { $0.append(item.input) }
+                state.withLock { $0.current = item.input }
+                defer {
+                    let others = admitted.withLock { list in
+                        list.firstIndex(of: item.input).map { _ = list.remove(at: $0) }
+                        return list
+                    }
+                    state.withLock { if $0.current == item.input, let other = others.last { $0.current = other } }
+                }
                 // Where the encoder writes: straight into the staged output file; into memory when
                 // the file is checked (in place) or compared (an unrecorded existing output) first.
                 var unrecorded = false

@@ -11,7 +11,9 @@ struct ResumeCommand: AsyncParsableCommand {
         discussion: """
         Re-runs the job recorded in DIR/.kiln with its original options. Outputs the \
         journal records as finished are verified (size and CRC-32) and kept; everything \
-        else is done again, so the result is what an uninterrupted run would have made.
+        else is done again, so the result is what an uninterrupted run would have made. \
+        The Running options below are this run's own, not the export's (--memory, \
+        --stall-timeout, --grace, …): give them again, or their defaults apply.
         Exit codes as for export.
         """
     )
