@@ -95,7 +95,7 @@ struct ExportCommand: AsyncParsableCommand {
     var device: DevicePreference = .auto
 
     // Optional, so the help states the default in words once (ArgumentParser would append the number).
-    @Option(parsing: .unconditional, help: "Images processed at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Images processed at once, at least 1 (default: the number of cores).")
     var jobs: Int?
 
     // Unconditional: a text may start with a dash (`--title -x` said "Missing value").

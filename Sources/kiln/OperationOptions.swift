@@ -60,11 +60,11 @@ struct OperationOptions: ParsableArguments {
         valueName: "srgb|p3|file"))
     var profile: String?
 
-    @Option(help: "Rendering intent of --profile: perceptual, relative (default, with black-point compensation), saturation or absolute.")
+    @Option(help: "Rendering intent of --profile (only with it): perceptual, relative (default, with black-point compensation), saturation or absolute.")
     var intent: ColorConversion.Intent?
 
     @Option(name: .customLong("input-profile"), help: ArgumentHelp(
-        "The profile of inputs that say nothing of their colours (no ICC profile; a PNG's sRGB chunk says sRGB), for --profile: srgb (default), p3 or an ICC file.",
+        "The profile of inputs that say nothing of their colours (no ICC profile; a PNG's sRGB chunk says sRGB), for --profile (only with it): srgb (default), p3 or an ICC file.",
         valueName: "srgb|p3|file"))
     var inputProfile: String?
 
