@@ -160,8 +160,11 @@ struct JPEGSegment: Equatable {
                 }
             }
             if metadata.text.contains(where: { $0.keyword != commentKeyword }) {
-                dropped.append(DroppedMetadata(type: "text", reason: "JPEG output keeps XMP and comments, not other text entries",
-                                               isNotable: false))
+                // Said, once a job: what the author put in a PNG's Title, Author or Description goes (as with
+                // vips and ImageMagick), which a user must not learn from the file alone.
+                dropped.append(DroppedMetadata(type: "text", reason: "a JPEG output keeps XMP and comments (a PNG's Comment "
+                                               + "text), not a PNG's other text entries (Title, Author, Description, …)",
+                                               isNotable: true))
             }
         }
         return (segments, dropped)

@@ -311,7 +311,8 @@ public final class WebPWriter: ImageWriter {
         var dropped: [DroppedMetadata] = (grayDrop.map { [$0] } ?? []) + DroppedMetadata.jpegOnly(in: metadata, keep: settings.keep,
                                                                                              format: "WebP")
         if settings.keep.contains(.text), !metadata.text.isEmpty {
-            dropped.append(DroppedMetadata(type: "text", reason: "WebP output keeps XMP, not text entries", isNotable: false))
+            dropped.append(DroppedMetadata(type: "text", reason: "a WebP output keeps XMP, not a PNG's text entries (Title, "
+                                           + "Author, Description, Comment, …) nor a JPEG's comments", isNotable: true))
         }
         var status = cwebp_status()
         var output: UnsafeMutablePointer<UInt8>?

@@ -670,6 +670,26 @@ struct JPEGHeaderTests {
         #expect(try tag("Title", of: dir.join("webp/x.webp")) == "T1", "the first part is kept")
     }
 
+    /// A PNG's text entries a JPEG or WebP output has no place for are said once a job: the author's Title, Author or
+    /// Description went without a word (a JPEG keeps the Comment, as COM). A PNG output keeps them all, unsaid.
+    @Test func textAnOutputCannotHoldIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        let rows: [[UInt8]] = [[0, 0, 0, 255, 255, 255]]
+        let text = PNGBytes.chunk("tEXt", Array("Author".utf8) + [0] + Array("Ann".utf8))
+            + PNGBytes.chunk("tEXt", Array("Comment".utf8) + [0] + Array("dawn".utf8))
+        for name in ["a.png", "b.png"] {
+            try Data(PNGBytes.stored(width: 2, colorType: 2, rows: rows, before: text)).write(to: URL(fileURLWithPath: dir.join(name)))
+        }
+        for (format, said) in [("jpeg", true), ("webp", true), ("png", false)] {
+            let r = try kiln(["export", dir.join("a.png"), dir.join("b.png"), "-o", dir.join(format), "--format", format,
+                              "--progress", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }.filter { $0.contains("text left out") }
+            #expect(warnings.count == (said ? 1 : 0), "\(format): once a job: \(warnings)")
+        }
+        #expect(try tag("Comment", of: dir.join("jpeg/a.jpg")) == "dawn")
+    }
+
     /// A JPEG's comment (COM) was dropped without a word: it is kept in a JPEG output and written as a PNG's
     /// "Comment" text, which a JPEG output of that PNG writes back as COM (as exiftool and ImageMagick map them).
     @Test func aCommentComesThrough() throws {
