@@ -57,21 +57,20 @@ extension Exif {
     }
 
     /// The bytes of the thumbnail's IFD at `offset`: the directory itself, the values of its entries
-    /// stored outside it (a resolution's RATIONAL), and the pictures its JPEGInterchangeFormat and
-    /// StripOffsets entries point to; none when the directory runs past the stream (damaged). A range
-    /// that reaches into the header, into IFD0 or the Exif sub-IFD's entries, or past the stream's
-    /// end is not the thumbnail's and is left out.
+    /// stored outside it (a resolution's RATIONAL), and the pictures its JPEGInterchangeFormat (a JPEG:
+    /// it must start with SOI) and StripOffsets entries point to, clamped to the stream; none when the
+    /// directory runs past the stream (damaged) or lies in a kept one (a link back to IFD0 or into the Exif
+    /// sub-IFD: a damaged pointer, a loop). A range that reaches into what is kept (``keptRanges()``) is
+    /// left out: a stale offset zeroed a MakerNote or a date, which kiln keeps.
     private func thumbnailRanges(at offset: Int) -> [Range<Int>] {
         guard offset >= 8, let count = read(at: offset, size: 2), offset + 2 + 12 * count + 4 <= bytes.count else { return [] }
-        // IFD0's and the Exif sub-IFD's entries, each directory whole.
-        let directories = [read(at: 4, size: 4), read(at: 4, size: 4).flatMap(pointerToExifDirectory(at:))]
-        let kept = directories.compactMap { start in
-            start.flatMap { start in read(at: start, size: 2).map { start..<(start + 2 + 12 * $0 + 4) } }
-        }
-        var ranges = [offset..<(offset + 2 + 12 * count + 4)]
+        let kept = keptRanges()
+        let directory = offset..<(offset + 2 + 12 * count + 4)
+        guard !kept.contains(where: { $0.overlaps(directory) }) else { return [] }
+        var ranges = [directory]
         func add(_ start: Int?, _ length: Int?) {
-            guard let start, let length, start >= 8, length > 0, start <= bytes.count - length else { return }
-            ranges.append(start..<(start + length))
+            guard let start, let length, start >= 8, start < bytes.count, length > 0 else { return }
+            ranges.append(start..<(start + min(length, bytes.count - start)))
         }
         var fields: [Int: (type: Int, count: Int, position: Int)] = [:]
         for index in 0..<count {
@@ -79,7 +78,9 @@ extension Exif {
             guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
                   let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { continue }
             fields[tag] = (type, values, position)
-            if size * values > 4 { add(read(at: position + 8, size: 4), size * values) }
+            if size * values > 4, let at = read(at: position + 8, size: 4), at <= bytes.count - size * values {
+                add(at, size * values)
+            }
         }
         /// The `index`th value of the entry for `tag` (a SHORT or LONG), inline or at its offset.
         func value(_ tag: Int, _ index: Int) -> Int? {
@@ -89,11 +90,38 @@ extension Exif {
             let base = size * field.count > 4 ? read(at: field.position + 8, size: 4) : field.position + 8
             return base.flatMap { read(at: $0 + size * index, size: size) }
         }
-        add(value(Tag.thumbnailOffset, 0), value(Tag.thumbnailLength, 0))
+        if let start = value(Tag.thumbnailOffset, 0), read(at: start, size: 2) == (littleEndian ? 0xD8FF : 0xFFD8) {
+            add(start, value(Tag.thumbnailLength, 0))
+        }
         for strip in 0..<min(fields[Tag.stripOffsets]?.count ?? 0, 1024) {
             add(value(Tag.stripOffsets, strip), value(Tag.stripByteCounts, strip))
         }
         return ranges.filter { range in !kept.contains { $0.overlaps(range) } }
+    }
+
+    /// What the output keeps of the stream: the header, and IFD0 and the Exif, GPS and Interoperability
+    /// sub-IFDs, each directory with the values its entries store outside it (a MakerNote, a date).
+    private func keptRanges() -> [Range<Int>] {
+        var ranges = [0..<8]
+        var visited = Set<Int>()
+        func walk(_ start: Int?) {
+            guard let start, start >= 8, visited.insert(start).inserted, let count = read(at: start, size: 2),
+                  start + 2 + 12 * count <= bytes.count else { return }
+            ranges.append(start..<min(bytes.count, start + 2 + 12 * count + 4))
+            for index in 0..<count {
+                let position = start + 2 + 12 * index
+                guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
+                      let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { continue }
+                let at = read(at: position + 8, size: 4)
+                if size * values > 4, let at, at < bytes.count { ranges.append(at..<min(bytes.count, at + size * values)) }
+                if [Tag.exifDirectory, Tag.gpsDirectory, Tag.interoperabilityDirectory].contains(tag), values == 1,
+                   type == FieldType.long || type == FieldType.ifd {
+                    walk(at)
+                }
+            }
+        }
+        walk(read(at: 4, size: 4))
+        return ranges
     }
 
     /// Bytes per value of each TIFF field type (BYTE … IFD).

@@ -44,6 +44,8 @@ public struct Exif: Sendable, Equatable {
         static let imageWidth = 0x0100
         static let imageLength = 0x0101
         static let exifDirectory = 0x8769
+        static let gpsDirectory = 0x8825
+        static let interoperabilityDirectory = 0xA005
         static let pixelXDimension = 0xA002
         static let pixelYDimension = 0xA003
         /// The thumbnail's directory (IFD1): its JPEG (offset, length) or its strips.

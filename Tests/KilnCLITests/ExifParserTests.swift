@@ -56,7 +56,7 @@ import Testing
         func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] {
             le16(tag) + le16(type) + le32(count) + (type == 3 ? le16(value) + [0, 0] : le32(value))
         }
-        let picture = [UInt8](repeating: 0xAB, count: 21)
+        let picture = [0xFF, 0xD8] + [UInt8](repeating: 0xAB, count: 19)  // a JPEG's SOI first
         // IFD0 at 8 (2 entries: orientation, the Exif sub-IFD's offset; next IFD at 38). IFD1 at 38 (3 entries:
         // XResolution, a RATIONAL stored at 80; the thumbnail at 88, 21 bytes), 42 bytes; 8 bytes of resolution.
         func stream(exifAt exif: Int?) -> [UInt8] {
@@ -80,6 +80,16 @@ import Testing
         #expect(try #require(Exif(zeroed)).pixelDimensions.width == 3)
         // Not asked: every byte stays.
         #expect(try #require(Exif(inside)).rewritten(orientation: nil, width: 400, height: 2) == inside)
+        // A thumbnail offset that names no JPEG (stale: the picture moved) zeroes nothing there.
+        var stale = inside
+        stale[88] = 0x12
+        let unlinked = try #require(Exif(stale)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
+        #expect(Array(unlinked[88..<109]) == Array(stale[88..<109]), "not a JPEG: left as it was")
+        // A link that leads back to IFD0 (damaged, a loop) is unlinked only: IFD0's Make, stored after it, stays whole.
+        let make = Array("Canon".utf8) + [0, 0, 0]
+        let loop = Array("II".utf8) + le16(42) + le32(8) + le16(1) + le16(0x010F) + le16(2) + le32(8) + le32(26) + le32(8) + make
+        let kept = try #require(Exif(loop)).rewritten(orientation: nil, width: 3, height: 2, droppingThumbnail: true)
+        #expect(kept.count == loop.count && Array(kept[26...]) == make && Array(kept[22..<26]) == [0, 0, 0, 0], "\(kept)")
         // Damaged (every prefix, every byte changed): never traps, never longer.
         for index in 0..<inside.count {
             for value: UInt8 in [0, 0x7F, 0xFF] {
