@@ -23,15 +23,31 @@ import VulkanCompute
 /// known to be software before loading it, and environment changes in a
 /// running process).
 enum DeviceProbe {
-    /// The report for `--device auto`: the child's when it found no hardware GPU (or crashed), else this
-    /// process's own discovery. Where no child can be started (no `/proc`), this process's own.
+    /// How long the child may take: the default `--stall-timeout`, the longest a job's own work may stand still.
+    /// Past it the child is killed and the job renders on the CPU, saying why (in this process, a driver that
+    /// hung there hung the job before its watchdog existed).
+    static let timeout: Double = 60
+
+    /// The report for `--device auto`: the child's when it found no hardware GPU, or when it crashed or hung
+    /// (``failed``) with none said; else this process's own discovery (a GPU found; or a child that could not run
+    /// the command, such as a kiln started through `ld.so`, whose `/proc/self/exe` is the loader).
     static func reportForAuto() -> DeviceReport {
-        guard let child = childReport() else { return DeviceDiscovery.current }
-        return child.autoDevice == nil ? child : DeviceDiscovery.current
+        guard let child = childReport(), child.autoDevice == nil else { return DeviceDiscovery.current }
+        return child
     }
 
-    /// `kiln devices --json` in a child process, decoded; a report of failed discovery when the child died or said
-    /// nothing readable; nil when it could not be started.
+    /// Whether `report` is a child's that crashed or hung: said to the user as a warning, the start event's device
+    /// showing only "CPU (Vulkan instance creation failed)".
+    static func failed(_ report: DeviceReport) -> Bool {
+        report.reasonCode == .instanceFailed && report.reason.hasPrefix(childPrefix)
+    }
+
+    private static let childPrefix = "Vulkan discovery (kiln devices, in a child process)"
+
+    /// `kiln devices --json` in a child process: its report (the last line of its output that is one, whatever its
+    /// exit status: a layer may log to stdout, a driver crash at exit after the report); a report of failed
+    /// discovery when it died by a signal or did not answer in ``timeout`` seconds saying none; nil when it could
+    /// not be started or exited without one.
     static func childReport() -> DeviceReport? {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
               !executable.hasSuffix(" (deleted)") else { return nil }
@@ -39,37 +55,39 @@ enum DeviceProbe {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["devices", "--json"]
         let output = Pipe()
-        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = errors
+        process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
         do {
             try process.run()
         } catch {
             return nil
         }
-        // Both pipes read to their ends before waiting (a child that filled one would never exit), stderr on a
-        // thread of its own.
+        // Read on a thread of its own until the pipe closes (a child that filled it would never exit), so that a
+        // child that hangs is still timed.
         let said = Locked(Data())
         let read = DispatchSemaphore(value: 0)
         Thread {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            said.withLock { $0 = data }
+            let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
+            said.withLock { $0 = data ?? Data() }
             read.signal()
         }.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        read.wait()
-        process.waitUntilExit()
-        let message = said.withLock { String(decoding: $0, as: UTF8.self) }
-            .split(whereSeparator: \.isNewline).last.map(String.init)
-        if process.terminationReason == .exit, process.terminationStatus == 0,
-           let report = try? JSONDecoder().decode(DeviceReport.self, from: data) {
+        guard ended.wait(timeout: .now() + timeout) == .success else {
+            kill(process.processIdentifier, SIGKILL)
+            ended.wait()
+            return DeviceReport(devices: [], reasonCode: .instanceFailed,
+                                reason: "\(childPrefix) did not answer in \(Int(timeout)) s, and was killed")
+        }
+        // The pipe closes with the child; one a grandchild it left holds is not waited for.
+        _ = read.wait(timeout: .now() + 5)
+        let lines = said.withLock { $0 }.split(separator: UInt8(ascii: "\n"))
+        if let report = lines.reversed().lazy.compactMap({ try? JSONDecoder().decode(DeviceReport.self, from: Data($0)) }).first {
             return report
         }
-        // A crash's stderr is Swift's backtrace: only an exit's last line is a message.
-        let how = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)"
-            : "exited \(process.terminationStatus)" + (message.map { ": \($0)" } ?? "")
+        guard process.terminationReason == .uncaughtSignal else { return nil }
         return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                            reason: "Vulkan discovery (kiln devices, in a child process) \(how)")
+                            reason: "\(childPrefix) was killed by signal \(process.terminationStatus) before it reported")
     }
 }

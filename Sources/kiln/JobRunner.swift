@@ -246,6 +246,7 @@ struct JobRunner {
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
         for note in notes { reporter.warning(note) }
+        if let report, DeviceProbe.failed(report) { reporter.warning(report.reason + "; rendering on the CPU") }
         if let problem = MachineSlots.cpuSlotsProblem() { reporter.warning(problem) }
         for input in changedInPlace {
             reporter.warning("\(input): changed since this job replaced it (another run processed it?); kept as it is, "

@@ -218,6 +218,10 @@ import Testing
         #expect(events.files("failed").isEmpty, "the unfinished images are left for resume, not failed")
     }
 
+    /// A C compiler on PATH (the Swift toolchain's clang, else cc).
+    static let compiler = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        .flatMap { ["\($0)/clang", "\($0)/cc"] }.first(where: FileManager.default.isExecutableFile(atPath:))
+
     /// `--device auto` discovers in a child process: where it finds only a software device (lavapipe), the job never
     /// maps the driver (LLVM: about 57 MB), so a budget a CPU job fits in is not refused. Before, the job's own
     /// discovery loaded lavapipe and `--memory 40M` was refused ("less than kiln itself holds (83 MB …)").
@@ -236,13 +240,9 @@ import Testing
     /// A Vulkan loader that crashes while discovery runs (a broken driver) takes only the child process with it:
     /// `--device auto` renders on the CPU and says why. Before, the crash was the job's (a write through a null
     /// pointer: a `raise(SIGSEGV)` returns once Swift's backtracer has printed, and discovery went on).
-    @Test func aDriverCrashingInDiscoveryCostsOnlyTheGPU() throws {
-        let compilers = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            .flatMap { ["\($0)/clang", "\($0)/cc"] }
-        guard let compiler = compilers.first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            Issue.record("no C compiler (clang or cc) on PATH to make the crashing loader with")
-            return
-        }
+    @Test(.enabled(if: compiler != nil, "no C compiler (clang or cc) on PATH to make the crashing loader with"))
+    func aDriverCrashingInDiscoveryCostsOnlyTheGPU() throws {
+        let compiler = try #require(Self.compiler)
         let dir = try TemporaryDirectory()
         try """
             void *vkGetInstanceProcAddr(void *instance, const char *name) { *(volatile int *)0 = 1; return 0; }
@@ -254,6 +254,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let device = Events(r.stdoutLines).named("start").first?["device"] as? String
         #expect(device == "CPU (Vulkan instance creation failed)", "\(r.stdout)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("was killed by signal 11") && $0.hasSuffix("rendering on the CPU") }, "\(warnings)")
         #expect(Paths.pngs(in: dir.join("o")) == ["rgb8.png"])
     }
 }
