@@ -64,6 +64,12 @@ import Testing
         }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: ["JOB_COMPLETION_INDEX": "1"]) }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: [:]) }
+        // One task of a larger array submitted again (`sbatch --array=5`) cannot say its shard: it ran as 0/1, the
+        // whole job. A one-task array from 0 is the whole job, as it says.
+        let again = ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "1", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_MAX": "5"]
+        #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: again) }
+        #expect(try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "1",
+                                                         "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "0"]) == ShardSpec(index: 0, count: 1))
     }
 
     /// A catalogue-like plan: paths in folders, pixel counts spread over three orders of magnitude.

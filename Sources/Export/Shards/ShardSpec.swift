@@ -68,6 +68,13 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
                                    + (step == 1 ? "" : " in steps of \(step)")
                                    + ": an array that is not a contiguous range of indices (such as --array=0-\(count - 1)) cannot be split into shards")
             }
+            // A one-task array numbered other than 0 is what resubmitting one task of a larger array makes
+            // (`sbatch --array=5`): taken as shard 0/1, it exported the whole job as a split of its own.
+            guard count > 1 || first == 0 else {
+                throw .environment("Slurm gives an array of one task, numbered \(first): one task of a larger array "
+                                   + "submitted again cannot say its shard. Submit the whole range again (its finished "
+                                   + "shards end at once), or give --shard \(first)/N for that array's N")
+            }
             let spec = "\(id - first)/\(count)"
             do {
                 return try parse(spec, environment: [:])
