@@ -93,6 +93,8 @@ struct cjpeg_decoder {
     void (*on_progress)(void *context, double fraction);
     void *progress_context;
     double reported;
+    /* Bytes consumed when the scans began (the header and its segments before them). */
+    double progress_base;
     struct jpeg_progress_mgr progress;
     /* Whether CMYK samples are stored inverted (Adobe APP14, as Photoshop writes them). */
     int inverted;
@@ -306,15 +308,22 @@ void cjpeg_decoder_on_progress(cjpeg_decoder *decoder, void (*callback)(void *co
     decoder->progress_context = context;
 }
 
-/* libjpeg's progress monitor while jpeg_start_decompress reads a multi-scan file: the part of the input consumed,
- * said at every half percent. cinfo is the decoder's first member. */
+/* Bytes of the input libjpeg has consumed. */
+static double consumed(cjpeg_decoder *decoder) {
+    struct jpeg_source_mgr *source = decoder->cinfo.src;
+    long position = decoder->file ? ftell(decoder->file) : (long)decoder->input_size;
+    return position < 0 || !source ? 0 : (double)position - (double)source->bytes_in_buffer;
+}
+
+/* libjpeg's progress monitor while jpeg_start_decompress reads a multi-scan file: the part of the input from the
+ * scans' start consumed (a large ICC profile before them is no jump), said at every half percent. Data after EOI (a
+ * phone's Motion Photo video) is never read, and is the rest when the first row comes. cinfo is the decoder's first
+ * member. */
 static void report_progress(j_common_ptr common) {
     cjpeg_decoder *decoder = (cjpeg_decoder *)common;
-    struct jpeg_source_mgr *source = decoder->cinfo.src;
-    if (!decoder->on_progress || decoder->input_size == 0 || !source) return;
-    long position = decoder->file ? ftell(decoder->file) : (long)decoder->input_size;
-    double consumed = position < 0 ? 0 : (double)position - (double)source->bytes_in_buffer;
-    double fraction = consumed / (double)decoder->input_size;
+    double left = (double)decoder->input_size - decoder->progress_base;
+    if (!decoder->on_progress || left <= 0) return;
+    double fraction = (consumed(decoder) - decoder->progress_base) / left;
     fraction = fraction < 0 ? 0 : fraction > 1 ? 1 : fraction;
     if (fraction >= decoder->reported + 0.005) {
         decoder->reported = fraction;
@@ -338,6 +347,7 @@ static int begin(cjpeg_decoder *decoder, cjpeg_status *status) {
         return status->code;
     }
     decoder->progress.progress_monitor = report_progress;
+    decoder->progress_base = consumed(decoder);
     cinfo->progress = decoder->on_progress ? &decoder->progress : NULL;
     jpeg_start_decompress(cinfo);
     cinfo->progress = NULL;
@@ -400,6 +410,14 @@ size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t c
 }
 
 int cjpeg_decoder_markers_left_out(cjpeg_decoder *decoder) { return decoder->left_out; }
+
+void cjpeg_decoder_abandon(cjpeg_decoder *decoder) {
+    /* jpeg_abort_decompress frees every pool but the permanent one, and cannot fail. */
+    jpeg_abort_decompress(&decoder->cinfo);
+    free(decoder->scratch);
+    decoder->scratch = NULL;
+    decoder->failed = 1;
+}
 
 void cjpeg_decoder_close(cjpeg_decoder *decoder) {
     if (!decoder) return;

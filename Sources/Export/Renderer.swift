@@ -148,6 +148,9 @@ public final class Renderer: Sendable {
             if switched {
                 warn("the Vulkan path failed (\(error)); continuing on the CPU")
             }
+            // Read again from the start: what the first reader holds (a progressive JPEG's coefficients, admitted
+            // once by the budget) is given back first, not held beside the second's.
+            reader.abandon()
             return try attempt(reopen(), on: cpu)
         }
     }

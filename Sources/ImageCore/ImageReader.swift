@@ -23,6 +23,10 @@ public protocol ImageReader: AnyObject, RowSource {
     /// Has `progress` told the fraction (0…1) of the file read where the reader reads it whole before its first
     /// row (``ImageHeader/readsFileFirst``), on the thread reading. Before the first read.
     func observeFirstRead(_ progress: @escaping (Double) -> Void)
+    /// Gives back what decoding holds (a progressive JPEG's coefficients, a WebP's picture) where the image is
+    /// to be read again from a reader of its own (the CPU taking over from a failed device): no row comes after.
+    /// ``header`` and ``leadingMetadata`` stay.
+    func abandon()
 }
 
 extension ImageReader {
@@ -32,6 +36,8 @@ extension ImageReader {
     public func reduce(toAtLeast width: Int, _ height: Int) throws -> Bool { false }
     /// A reader whose first row comes without reading the file whole says nothing.
     public func observeFirstRead(_ progress: @escaping (Double) -> Void) {}
+    /// A reader that holds nothing image-sized has nothing to give back.
+    public func abandon() {}
     public var width: Int { header.width }
     public var height: Int { header.height }
     public var depth: PixelBuffer.Depth { header.depth }

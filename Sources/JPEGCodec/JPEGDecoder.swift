@@ -70,6 +70,11 @@ struct JPEGDecoder: ~Copyable {
         }, retained.toOpaque())
     }
 
+    /// Gives back what decompression holds (a multi-scan file's coefficients): no row comes after.
+    func abandon() {
+        cjpeg_decoder_abandon(handle)
+    }
+
     /// Decodes the next `count` rows (4 bytes a pixel) into `destination`, or drops them when it is nil.
     func readRows(_ count: Int, into destination: UnsafeMutableRawPointer?) throws(JPEGError) {
         var status = cjpeg_status()

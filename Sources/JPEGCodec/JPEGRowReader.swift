@@ -124,6 +124,12 @@ public final class JPEGRowReader: ImageReader {
         decoder.onProgress(progress)
     }
 
+    public func abandon() {
+        decoder.abandon()
+        started = true
+        nextRow = height
+    }
+
     /// Fixes the rows at 1/`scale` of the size; the header then says their size.
     private func start(scale: Int) throws(JPEGError) {
         let stored = ShrinkOnLoad(width: header.width, height: header.height, factor: scale)

@@ -156,7 +156,7 @@ public final class WebPReader: ImageReader {
     public private(set) var header: ImageHeader
     /// The ICCP, EXIF and XMP chunks (a WebP's metadata precedes its image in the container Kiln reads).
     public let leadingMetadata: ImageMetadata
-    private let bytes: [UInt8]
+    private var bytes: [UInt8]
     private var image: PixelBuffer?
     private var nextRow = 0
 
@@ -236,6 +236,12 @@ public final class WebPReader: ImageReader {
         precondition(nextRow == 0, "readAll after rows were read")
         nextRow = height
         return try decodedImage()
+    }
+
+    public func abandon() {
+        image = nil
+        bytes = []
+        nextRow = height
     }
 
     /// Decodes the image if it was not yet (the whole file is checked), and returns the metadata.

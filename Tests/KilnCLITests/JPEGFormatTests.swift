@@ -49,6 +49,16 @@ import Testing
                 #expect(fractions.isEmpty, "\(fractions)")
             }
         }
+        // The device lost at its first submission: the CPU reads the photo again, the first reader's coefficients
+        // given back first, and writes what a CPU export writes.
+        if VulkanAvailability.current.vulkanDevice != nil {
+            for (folder, device, environment) in [("cpu", "cpu", [String: String]()), ("lost", "vulkan", ["KILN_FAULT_DEVICE_LOST_AT": "1"])] {
+                let r = try kiln(["export", dir.join("prog.jpg"), "-o", dir.join(folder), "--blur", "2", "--device", device,
+                                  "--progress", "json"], environment: environment)
+                #expect(r.status == 0, "\(folder): \(r.stderr)")
+            }
+            #expect(FileManager.default.contentsEqual(atPath: dir.join("cpu/prog.jpg"), andPath: dir.join("lost/prog.jpg")))
+        }
         // A budget that streams the baseline photo (about 22 MB beside kiln's own) cannot hold the other's 36 MB more.
         for (name, written) in [("base.jpg", true), ("prog.jpg", false)] {
             let r = try export([dir.join(name), "-o", dir.join("out-" + name), "--memory", "60M"])

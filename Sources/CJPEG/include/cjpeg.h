@@ -84,6 +84,9 @@ int cjpeg_decoder_finish(cjpeg_decoder *decoder, cjpeg_status *status);
 size_t cjpeg_decoder_markers(cjpeg_decoder *decoder, cjpeg_marker *out, size_t capacity);
 /* Non-zero when segments past the limits (1000 of one marker, 64 MiB of their data) were read and left out. */
 int cjpeg_decoder_markers_left_out(cjpeg_decoder *decoder);
+/* Gives back the memory decompression holds (a multi-scan file's coefficients), keeping the segments; every
+ * later read fails. For an image read again from another decoder. */
+void cjpeg_decoder_abandon(cjpeg_decoder *decoder);
 void cjpeg_decoder_close(cjpeg_decoder *decoder);
 
 typedef struct {
