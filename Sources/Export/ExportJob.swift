@@ -97,7 +97,7 @@ public final class ExportJob: Sendable {
         /// commit were left out, and more `file` events came than it said).
         public var inFlight = 0
         /// The input being worked on most recently: of those the memory budget let in, the last let in; else the
-        /// last taken.
+        /// last taken while none was; nil once it is done and no other is at work.
         public var current: String?
 
         /// No item finished yet.
@@ -322,10 +322,12 @@ public final class ExportJob: Sendable {
                 }
                 let index = next.add(1, ordering: .relaxed).oldValue
                 guard index < work.count else { return }
-                let working = !admitted.withLock { $0.isEmpty }
-                state.withLock {
-                    if !working { $0.current = work[index].input }
-                    $0.inFlight += 1
+                // The lists' lock, then the counts' (as everywhere): the name shown follows one order of events.
+                admitted.withLock { admitted in
+                    state.withLock {
+                        if admitted.isEmpty { $0.current = work[index].input }
+                        $0.inFlight += 1
+                    }
                 }
                 inHand.withLock { _ = $0.insert(work[index].input) }
                 let progressItem = tracker.begin(index)
@@ -579,14 +581,16 @@ public final class ExportJob: Sendable {
                                                          settings: settings) + Self.imageOverhead
                 guard try memory.admit(needed, cancelled: { self.isStopped }) else { return nil }
                 defer { memory.release(needed) }
-                admitted.withLock { $0.append(item.input) }
-                state.withLock { $0.current = item.input }
+                admitted.withLock { list in
+                    list.append(item.input)
+                    state.withLock { $0.current = item.input }
+                }
                 defer {
-                    let others = admitted.withLock { list in
+                    // Done with: another image at work is named, or none (not one that finished).
+                    admitted.withLock { list in
                         list.firstIndex(of: item.input).map { _ = list.remove(at: $0) }
-                        return list
+                        state.withLock { if $0.current == item.input { $0.current = list.last } }
                     }
-                    state.withLock { if $0.current == item.input, let other = others.last { $0.current = other } }
                 }
                 // Where the encoder writes: straight into the staged output file; into memory when
                 // the file is checked (in place) or compared (an unrecorded existing output) first.
