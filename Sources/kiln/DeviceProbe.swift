@@ -58,6 +58,7 @@ enum DeviceProbe {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        // Signalled by Foundation's handler when the child ends: a wait on it can time out, as waitUntilExit cannot.
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
         do {
@@ -68,6 +69,7 @@ enum DeviceProbe {
         // Read on a thread of its own until the pipe closes (a child that filled it would never exit), so that a
         // child that hangs is still timed.
         let said = Locked(Data())
+        // Signalled once the pipe is read to its end: waited for a bounded time, a grandchild may hold it open.
         let read = DispatchSemaphore(value: 0)
         Thread {
             let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
