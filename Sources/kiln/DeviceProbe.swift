@@ -17,8 +17,10 @@ import VulkanCompute
 /// and the device indices of its own enumeration.
 ///
 /// A driver that crashes while enumerating (a broken ICD) now takes only the
-/// child with it: the job runs on the CPU and says why. Spawning the child
-/// costs about 15 ms beside the 60 ms lavapipe takes to load (rejected: the
+/// child with it: the job runs on the CPU and says why. The child takes about
+/// 80 ms here (`kiln devices --json`: its start, and lavapipe's 60 ms load,
+/// which the job's own discovery took before); it is started as the command
+/// starts (``begin()``), so it runs while the inputs are read (rejected: the
 /// loader's `VK_LOADER_DRIVERS_DISABLE`, which needs a driver's manifest name
 /// known to be software before loading it, and environment changes in a
 /// running process).
@@ -28,12 +30,24 @@ enum DeviceProbe {
     /// hung there hung the job before its watchdog existed).
     static let timeout: Double = 60
 
+    /// The child started by ``begin()``, whose report ``reportForAuto()`` takes.
+    private static let started = Locked<Child??>(nil)
+
+    /// Starts the child now, for a command that will choose `--device auto`: its discovery (about 80 ms, most of it
+    /// lavapipe's loading) runs while the command reads its inputs, rather than before the job's start. Once.
+    static func begin() {
+        started.withLock { if $0 == nil { $0 = .some(Child.start()) } }
+    }
+
     /// The report for `--device auto`: the child's when it found no hardware GPU, or when it crashed or hung
     /// (``failed``) with none said; else this process's own discovery (a GPU found; or a child that could not run
     /// the command, such as a kiln started through `ld.so`, whose `/proc/self/exe` is the loader).
     static func reportForAuto() -> DeviceReport {
-        guard let child = childReport(), child.autoDevice == nil else { return DeviceDiscovery.current }
-        return child
+        begin()
+        guard let child = started.withLock({ $0 ?? nil }), let report = child.report(), report.autoDevice == nil else {
+            return DeviceDiscovery.current
+        }
+        return report
     }
 
     /// Whether `report` is a child's that crashed or hung: said to the user as a warning, the start event's device
@@ -44,52 +58,72 @@ enum DeviceProbe {
 
     private static let childPrefix = "Vulkan discovery (kiln devices, in a child process)"
 
-    /// `kiln devices --json` in a child process: its report (the last line of its output that is one, whatever its
-    /// exit status: a layer may log to stdout, a driver crash at exit after the report); a report of failed
-    /// discovery when it died by a signal or did not answer in ``timeout`` seconds saying none; nil when it could
-    /// not be started or exited without one.
-    static func childReport() -> DeviceReport? {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
-              !executable.hasSuffix(" (deleted)") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["devices", "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        // Signalled by Foundation's handler when the child ends: a wait on it can time out, as waitUntilExit cannot.
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        do {
-            try process.run()
-        } catch {
-            return nil
+    /// `kiln devices --json` in a child process.
+    private final class Child: Sendable {
+        let process: Process
+        /// Signalled by Foundation's handler when the child ends: a wait on it can time out, as waitUntilExit cannot.
+        let ended: DispatchSemaphore
+        /// Signalled once the pipe is read to its end: waited for a bounded time, a grandchild may hold it open.
+        let read: DispatchSemaphore
+        let said: Locked<Data>
+
+        private init(process: Process, ended: DispatchSemaphore, read: DispatchSemaphore, said: Locked<Data>) {
+            self.process = process
+            self.ended = ended
+            self.read = read
+            self.said = said
         }
-        // Read on a thread of its own until the pipe closes (a child that filled it would never exit), so that a
-        // child that hangs is still timed.
-        let said = Locked(Data())
-        // Signalled once the pipe is read to its end: waited for a bounded time, a grandchild may hold it open.
-        let read = DispatchSemaphore(value: 0)
-        Thread {
-            let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
-            said.withLock { $0 = data ?? Data() }
-            read.signal()
-        }.start()
-        guard ended.wait(timeout: .now() + timeout) == .success else {
-            kill(process.processIdentifier, SIGKILL)
-            ended.wait()
+
+        /// The child, started; nil when it cannot be. `/proc/self/exe` itself is run: it names this binary even
+        /// once its file is deleted or replaced (an upgrade while a long `find | kiln export -` read its list).
+        static func start() -> Child? {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            process.arguments = ["devices", "--json"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            // Signalled by Foundation's handler when the child ends: a wait on it can time out.
+            let ended = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in ended.signal() }
+            do {
+                try process.run()
+            } catch {
+                return nil
+            }
+            // Read on a thread of its own until the pipe closes (a child that filled it would never exit), so that
+            // a child that hangs is still timed.
+            let said = Locked(Data())
+            // Signalled once the pipe is read to its end.
+            let read = DispatchSemaphore(value: 0)
+            Thread {
+                let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
+                said.withLock { $0 = data ?? Data() }
+                read.signal()
+            }.start()
+            return Child(process: process, ended: ended, read: read, said: said)
+        }
+
+        /// Its report, asked once (the last line of its output that is one, whatever its exit status: a layer may log to
+        /// stdout, a driver crash at exit after the report); a report of failed discovery when it died by a signal
+        /// or did not answer in ``DeviceProbe/timeout`` seconds saying none; nil when it exited without one.
+        func report() -> DeviceReport? {
+            guard ended.wait(timeout: .now() + DeviceProbe.timeout) == .success else {
+                kill(process.processIdentifier, SIGKILL)
+                ended.wait()
+                return DeviceReport(devices: [], reasonCode: .instanceFailed,
+                                    reason: "\(childPrefix) did not answer in \(Int(DeviceProbe.timeout)) s, and was killed")
+            }
+            // The pipe closes with the child; one a grandchild it left holds is not waited for.
+            _ = read.wait(timeout: .now() + 5)
+            let lines = said.withLock { $0 }.split(separator: UInt8(ascii: "\n"))
+            if let report = lines.reversed().lazy.compactMap({ try? JSONDecoder().decode(DeviceReport.self, from: Data($0)) }).first {
+                return report
+            }
+            guard process.terminationReason == .uncaughtSignal else { return nil }
             return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                                reason: "\(childPrefix) did not answer in \(Int(timeout)) s, and was killed")
+                                reason: "\(childPrefix) was killed by signal \(process.terminationStatus) before it reported")
         }
-        // The pipe closes with the child; one a grandchild it left holds is not waited for.
-        _ = read.wait(timeout: .now() + 5)
-        let lines = said.withLock { $0 }.split(separator: UInt8(ascii: "\n"))
-        if let report = lines.reversed().lazy.compactMap({ try? JSONDecoder().decode(DeviceReport.self, from: Data($0)) }).first {
-            return report
-        }
-        guard process.terminationReason == .uncaughtSignal else { return nil }
-        return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                            reason: "\(childPrefix) was killed by signal \(process.terminationStatus) before it reported")
     }
 }

@@ -177,6 +177,8 @@ struct ExportCommand: AsyncParsableCommand {
         } catch {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
+        // `auto`'s discovery, in a child process, runs while the inputs are scanned.
+        if device == .auto { DeviceProbe.begin() }
         var collector = InputCollector(options: options)
         collector.nullSeparated = nullSeparated
         let scan: InputScan
