@@ -89,11 +89,17 @@ import Testing
         #expect(!r.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" }, "no control character reaches the terminal")
         #expect(!r.stderr.split(separator: "\n").contains { $0.hasPrefix("kiln: 9 written") }, "no forged line")
 
-        // The image in hand, named in a progress line (held after one image until the line is seen).
+        // The image in hand, named in a progress line: held open, before its decoding, until the line is seen (the
+        // line names an image at work; one held after its end, done, is no longer named).
         try FileManager.default.createDirectory(atPath: dir.join("good"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("good/z.png"))
         try FileManager.default.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("good/" + colored))
-        let (shown, plain) = try exportShowingAProgressLine(dir.join("good"), to: dir.join("made"), release: dir.join("release"))
+        let child = try startKiln(["export", dir.join("good"), "-o", dir.join("made"), "--device", "cpu", "--progress", "plain",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_PAUSE_DECODE": dir.join("release")])
+        let shown = child.waitUntil(timeout: .seconds(120)) { child.stderrSoFar.contains("% · ") }
+        _ = FileManager.default.createFile(atPath: dir.join("release"), contents: Data())
+        let plain = try child.wait()
         #expect(shown && plain.status == 0, "\(plain.stderr)")
         #expect(plain.stderr.contains("esc\\x1B[31mred\\xC2\\x9B0m.png"), "the name in hand: \(plain.stderr)")
         #expect(!plain.stderr.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{9B}" }, "no control character reaches the terminal")
