@@ -141,7 +141,8 @@ public struct StageCost: Sendable, Equatable {
         static let jpegEntropy = 2.5, jpegPixels = 3.5, jpegEncode = 10.0
         /// JPEG of several scans (progressive): per input pixel, the scans read before the first row. libjpeg-turbo's
         /// `djpeg -scale 1/8` (the entropy decoding, nearly all) of one 24 MPix photo, baseline 0.08 s, progressive
-        /// 0.39 s: five times baseline's.
+        /// 0.39 s: five times baseline's. A baseline file of a scan per component (rare), also read whole first,
+        /// is weighed alike, though its decoding is baseline's.
         static let jpegScansEntropy = 12.5
         /// WebP: decoding per input pixel; encoding per output pixel, lossy (quality, method 4) and lossless.
         static let webpDecode = 12.0, webpLossy = 100.0, webpLossless = 900.0
