@@ -60,8 +60,8 @@ extension Exif {
     /// stored outside it (a resolution's RATIONAL), and the pictures its JPEGInterchangeFormat (a JPEG:
     /// it must start with SOI) and StripOffsets entries point to, clamped to the stream; none when the
     /// directory runs past the stream (damaged) or lies in a kept one (a link back to IFD0 or into the Exif
-    /// sub-IFD: a damaged pointer, a loop). A range that reaches into what is kept (``keptRanges()``) is
-    /// left out: a stale offset zeroed a MakerNote or a date, which kiln keeps.
+    /// sub-IFD: a damaged pointer, a loop). What a range shares with what is kept (``keptRanges()``) is left
+    /// out of it: a stale offset zeroed a MakerNote or a date, which kiln keeps.
     private func thumbnailRanges(at offset: Int) -> [Range<Int>] {
         guard offset >= 8, let count = read(at: offset, size: 2), offset + 2 + 12 * count + 4 <= bytes.count else { return [] }
         let kept = keptRanges()
@@ -91,12 +91,25 @@ extension Exif {
             return base.flatMap { read(at: $0 + size * index, size: size) }
         }
         if let start = value(Tag.thumbnailOffset, 0), read(at: start, size: 2) == (littleEndian ? 0xD8FF : 0xFFD8) {
-            add(start, value(Tag.thumbnailLength, 0))
+            // A length of 0 or past the block (a writer's slip): the JPEG ends at its EOI (FF D9 comes nowhere else
+            // in a JPEG's coded data, where FF is followed by 00), else with the block.
+            let declared = value(Tag.thumbnailLength, 0) ?? 0
+            let eoi = stride(from: start + 2, to: bytes.count - 1, by: 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD9 }
+            let end = declared > 0 && declared <= bytes.count - start ? start + declared : eoi.map { $0 + 2 } ?? bytes.count
+            add(start, end - start)
         }
         for strip in 0..<min(fields[Tag.stripOffsets]?.count ?? 0, 1024) {
             add(value(Tag.stripOffsets, strip), value(Tag.stripByteCounts, strip))
         }
-        return ranges.filter { range in !kept.contains { $0.overlaps(range) } }
+        // What overlaps something kept (a thumbnail inside a MakerNote's extent) goes but for that part.
+        return ranges.flatMap { range in
+            kept.reduce([range]) { pieces, keep in
+                pieces.flatMap { piece -> [Range<Int>] in
+                    guard piece.overlaps(keep) else { return [piece] }
+                    return [piece.lowerBound..<keep.lowerBound, keep.upperBound..<piece.upperBound].filter { !$0.isEmpty }
+                }
+            }
+        }
     }
 
     /// What the output keeps of the stream: the header, and IFD0 and the Exif, GPS and Interoperability
