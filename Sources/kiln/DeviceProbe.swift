@@ -41,13 +41,31 @@ enum DeviceProbe {
 
     /// The report for `--device auto`: the child's when it found no hardware GPU, or when it crashed or hung
     /// (``failed``) with none said; else this process's own discovery (a GPU found; or a child that could not run
-    /// the command, such as a kiln started through `ld.so`, whose `/proc/self/exe` is the loader).
-    static func reportForAuto() -> DeviceReport {
+    /// the command, such as a kiln started through `ld.so`, whose `/proc/self/exe` is the loader: exit 127).
+    /// `cancelled` is asked every tenth of a second while the child runs: true kills it, and nil comes back (a
+    /// Ctrl-C while a driver hung there).
+    static func reportForAuto(cancelled: () -> Bool = { false }) -> DeviceReport? {
         begin()
-        guard let child = started.withLock({ $0 ?? nil }), let report = child.report(), report.autoDevice == nil else {
-            return DeviceDiscovery.current
-        }
+        guard let child = started.withLock({ $0 ?? nil }) else { return DeviceDiscovery.current }
+        let report = child.report(cancelled: cancelled)
+        if cancelled() { return nil }
+        guard let report, report.autoDevice == nil else { return DeviceDiscovery.current }
         return report
+    }
+
+    /// The environment variable that tells `kiln devices` it is this probe's child: it then ends when its parent
+    /// does (its standard input, a pipe the parent holds, closes), rather than stay, hung in a driver, an orphan.
+    static let childVariable = "KILN_DEVICE_PROBE"
+
+    /// In `kiln devices` run as the probe's child: ends the process once the parent is gone, whatever the main
+    /// thread is doing (a driver that hangs).
+    static func endWithParent() {
+        guard ProcessInfo.processInfo.environment[childVariable] == "1" else { return }
+        Thread {
+            var byte: UInt8 = 0
+            while read(STDIN_FILENO, &byte, 1) > 0 {}
+            _exit(1)
+        }.start()
     }
 
     /// Whether `report` is a child's that crashed or hung: said to the user as a warning, the start event's device
@@ -61,14 +79,17 @@ enum DeviceProbe {
     /// `kiln devices --json` in a child process.
     private final class Child: Sendable {
         let process: Process
+        /// The child's standard input, held open while it runs: it ends when this closes (``endWithParent()``).
+        let input: Pipe
         /// Signalled by Foundation's handler when the child ends: a wait on it can time out, as waitUntilExit cannot.
         let ended: DispatchSemaphore
         /// Signalled once the pipe is read to its end: waited for a bounded time, a grandchild may hold it open.
         let read: DispatchSemaphore
         let said: Locked<Data>
 
-        private init(process: Process, ended: DispatchSemaphore, read: DispatchSemaphore, said: Locked<Data>) {
+        private init(process: Process, input: Pipe, ended: DispatchSemaphore, read: DispatchSemaphore, said: Locked<Data>) {
             self.process = process
+            self.input = input
             self.ended = ended
             self.read = read
             self.said = said
@@ -83,7 +104,11 @@ enum DeviceProbe {
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
+            let input = Pipe()
+            process.standardInput = input
+            // No Swift backtrace on a crash: it went nowhere, and its helper process held the pipe open for seconds.
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                [DeviceProbe.childVariable: "1", "SWIFT_BACKTRACE": "enable=no"]) { $1 }
             // Signalled by Foundation's handler when the child ends: a wait on it can time out.
             let ended = DispatchSemaphore(value: 0)
             process.terminationHandler = { _ in ended.signal() }
@@ -102,18 +127,22 @@ enum DeviceProbe {
                 said.withLock { $0 = data ?? Data() }
                 read.signal()
             }.start()
-            return Child(process: process, ended: ended, read: read, said: said)
+            return Child(process: process, input: input, ended: ended, read: read, said: said)
         }
 
         /// Its report, asked once (the last line of its output that is one, whatever its exit status: a layer may log to
         /// stdout, a driver crash at exit after the report); a report of failed discovery when it died by a signal
-        /// or did not answer in ``DeviceProbe/timeout`` seconds saying none; nil when it exited without one.
-        func report() -> DeviceReport? {
-            guard ended.wait(timeout: .now() + DeviceProbe.timeout) == .success else {
-                kill(process.processIdentifier, SIGKILL)
-                ended.wait()
-                return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                                    reason: "\(childPrefix) did not answer in \(Int(DeviceProbe.timeout)) s, and was killed")
+        /// or exited otherwise than 0 or did not answer in ``DeviceProbe/timeout`` seconds saying none; nil when it
+        /// could not run the command (exit 126 or 127) or was stopped by `cancelled`.
+        func report(cancelled: () -> Bool) -> DeviceReport? {
+            let deadline = DispatchTime.now() + DeviceProbe.timeout
+            while ended.wait(timeout: min(deadline, .now() + 0.1)) == .timedOut {
+                guard !cancelled(), DispatchTime.now() < deadline else {
+                    kill(process.processIdentifier, SIGKILL)
+                    ended.wait()
+                    return cancelled() ? nil : DeviceReport(devices: [], reasonCode: .instanceFailed, reason: "\(childPrefix) did "
+                                                            + "not answer in \(Int(DeviceProbe.timeout)) s, and was killed")
+                }
             }
             // The pipe closes with the child; one a grandchild it left holds is not waited for.
             _ = read.wait(timeout: .now() + 5)
@@ -121,9 +150,19 @@ enum DeviceProbe {
             if let report = lines.reversed().lazy.compactMap({ try? JSONDecoder().decode(DeviceReport.self, from: Data($0)) }).first {
                 return report
             }
-            guard process.terminationReason == .uncaughtSignal else { return nil }
-            return DeviceReport(devices: [], reasonCode: .instanceFailed,
-                                reason: "\(childPrefix) was killed by signal \(process.terminationStatus) before it reported")
+            let status = process.terminationStatus
+            switch process.terminationReason {
+            case .uncaughtSignal:
+                let name = strsignal(status).map { " (\(String(cString: $0)))" } ?? ""
+                return DeviceReport(devices: [], reasonCode: .instanceFailed,
+                                    reason: "\(childPrefix) was killed by signal \(status)\(name) before it reported")
+            case .exit where status == 126 || status == 127:
+                return nil  // the command could not run (kiln through ld.so): no driver was tried
+            default:
+                // Whatever else ended it without a report, its drivers may have: not loaded into the job.
+                return DeviceReport(devices: [], reasonCode: .instanceFailed,
+                                    reason: "\(childPrefix) exited \(status) before it reported")
+            }
         }
     }
 }

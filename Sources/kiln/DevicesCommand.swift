@@ -17,6 +17,7 @@ struct Devices: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        DeviceProbe.endWithParent()
         let report = DeviceDiscovery.current
         print(json ? report.json : report.text)
     }

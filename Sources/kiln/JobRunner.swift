@@ -33,7 +33,17 @@ struct JobRunner {
         let choice: BackendChoice
         // `auto` decides by a child process's discovery where it finds no hardware GPU (DeviceProbe): this process
         // then never maps a Vulkan driver.
-        let report = preference == .auto ? DeviceProbe.reportForAuto() : nil
+        let report: DeviceReport?
+        if preference == .auto {
+            // Ctrl-C, SIGTERM or SIGHUP while the child discovers (a driver hung there for up to a minute): the
+            // child is killed, and the job ends as stopped (exit 75), as one waiting for a lock does.
+            let signals = WaitSignals()
+            defer { signals.stop() }
+            report = DeviceProbe.reportForAuto(cancelled: { signals.caughtSignal != nil })
+            try stopIfAsked(signals)
+        } else {
+            report = nil
+        }
         do {
             choice = try BackendSelector.choose(preference, report: report ?? DeviceDiscovery.current)
         } catch {

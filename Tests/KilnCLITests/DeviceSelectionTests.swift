@@ -218,6 +218,41 @@ import Testing
         #expect(events.files("failed").isEmpty, "the unfinished images are left for resume, not failed")
     }
 
+    /// A Vulkan loader that hangs in discovery (a driver stuck in its setup): SIGTERM to the job while its child waits
+    /// there ends the job as stopped (75; or, before its handlers stand, by the signal), and the child with it. Before,
+    /// the child stayed, an orphan hung for good.
+    @Test(.enabled(if: compiler != nil, "no C compiler (clang or cc) on PATH to make the hanging loader with"))
+    func aDriverHangingInDiscoveryEndsWithTheJob() throws {
+        let compiler = try #require(Self.compiler)
+        let dir = try TemporaryDirectory()
+        try "#include <unistd.h>\nvoid *vkGetInstanceProcAddr(void *instance, const char *name) { for (;;) pause(); return 0; }\n"
+            .write(toFile: dir.join("hang.c"), atomically: true, encoding: .utf8)
+        let built = try ProcessRunner.run(compiler, ["-shared", "-fPIC", "-o", dir.join("libhang.so"), dir.join("hang.c")])
+        try #require(built.status == 0, "\(built.stderr)")
+        let child = try startKiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "json"],
+                                  environment: ["KILN_VULKAN_LIBRARY": dir.join("libhang.so")])
+        /// The discovery children that name this loader, by pid.
+        func discovering() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
+                guard pid.allSatisfy(\.isNumber),
+                      let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+                return environ.range(of: Data("KILN_DEVICE_PROBE=1".utf8)) != nil
+                    && environ.range(of: Data(dir.join("libhang.so").utf8)) != nil
+            }
+        }
+        let hung = child.waitUntil(timeout: .seconds(60)) { !discovering().isEmpty }
+        try #require(hung, "no discovery child seen: \(child.stderrSoFar)")
+        kill(child.pid, SIGTERM)
+        let r = try child.wait(timeout: .seconds(60))
+        #expect(r.status == 75 || r.signal == SIGTERM, "\(r.status.map(String.init) ?? "-") \(r.signal.map(String.init) ?? "-"): \(r.stderr)")
+        // The child ends as the job's end closes its standard input: at once, well within 30 s.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !discovering().isEmpty && ContinuousClock.now < deadline { usleep(20_000) }
+        let left = discovering()
+        #expect(left.isEmpty, "the discovery child outlived the job: \(left)")
+        for pid in left { kill(pid_t(pid) ?? 0, SIGKILL) }
+    }
+
     /// A C compiler on PATH (the Swift toolchain's clang, else cc).
     static let compiler = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
         .flatMap { ["\($0)/clang", "\($0)/cc"] }.first(where: FileManager.default.isExecutableFile(atPath:))
@@ -251,7 +286,7 @@ import Testing
         try #require(built.status == 0, "\(built.stderr)")
         let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "json"],
                          environment: ["KILN_VULKAN_LIBRARY": dir.join("libcrash.so")])
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 0, "signal \(r.signal.map(String.init) ?? "none"): \(r.stderr)")
         let device = Events(r.stdoutLines).named("start").first?["device"] as? String
         #expect(device == "CPU (Vulkan instance creation failed)", "\(r.stdout)")
         let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
