@@ -73,7 +73,9 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
             guard count > 1 || first == 0 else {
                 throw .environment("Slurm gives an array of one task, numbered \(first): one task of a larger array "
                                    + "submitted again cannot say its shard. Submit the whole range again (its finished "
-                                   + "shards end at once), or give --shard \(first)/N for that array's N")
+                                   + "shards end at once), or give that task's shard, --shard K/N: K is \(first) less "
+                                   + "the first index of that array, N its number of tasks (task \(first) of --array=1-8 "
+                                   + "is \(max(first - 1, 0))/8)")
             }
             let spec = "\(id - first)/\(count)"
             do {
