@@ -32,6 +32,9 @@ enum DeviceProbe {
 
     /// The child started by ``begin()``, whose report ``reportForAuto()`` takes.
     private static let started = Locked<Child??>(nil)
+    /// What ``reportForAuto()`` found, kept: a job that starts over (the one it waited for left the folder) asks
+    /// again, and the child's report can be taken once (a second wait on its end hung that job).
+    private static let found = Locked<DeviceReport?>(nil)
 
     /// Starts the child now, for a command that will choose `--device auto`: its discovery (about 80 ms, most of it
     /// lavapipe's loading) runs while the command reads its inputs, rather than before the job's start. Once.
@@ -45,12 +48,14 @@ enum DeviceProbe {
     /// `cancelled` is asked every tenth of a second while the child runs: true kills it, and nil comes back (a
     /// Ctrl-C while a driver hung there).
     static func reportForAuto(cancelled: () -> Bool = { false }) -> DeviceReport? {
+        if let report = found.withLock({ $0 }) { return report }
         begin()
         guard let child = started.withLock({ $0 ?? nil }) else { return DeviceDiscovery.current }
         let report = child.report(cancelled: cancelled)
         if cancelled() { return nil }
-        guard let report, report.autoDevice == nil else { return DeviceDiscovery.current }
-        return report
+        let chosen = report.flatMap { $0.autoDevice == nil ? $0 : nil } ?? DeviceDiscovery.current
+        found.withLock { $0 = chosen }
+        return chosen
     }
 
     /// The environment variable that tells `kiln devices` it is this probe's child: it then ends when its parent
