@@ -106,7 +106,10 @@ extension Exif {
             kept.reduce([range]) { pieces, keep in
                 pieces.flatMap { piece -> [Range<Int>] in
                     guard piece.overlaps(keep) else { return [piece] }
-                    return [piece.lowerBound..<keep.lowerBound, keep.upperBound..<piece.upperBound].filter { !$0.isEmpty }
+                    // Clamped: a value kept may start before the piece or end after it (a range whose bounds cross
+                    // traps).
+                    return [piece.lowerBound..<max(piece.lowerBound, keep.lowerBound),
+                            min(piece.upperBound, keep.upperBound)..<piece.upperBound].filter { !$0.isEmpty }
                 }
             }
         }

@@ -89,9 +89,9 @@ import Testing
         // Make, stored where the picture's bytes claim to be) goes but for that value.
         var noLength = inside
         noLength[38 + 2 + 24 + 8 ..< 38 + 2 + 24 + 12] = [0, 0, 0, 0]  // 0x0202's value
-        noLength.replaceSubrange(107..<109, with: [0xFF, 0xD9])
+        noLength.replaceSubrange(107..<110, with: [0xFF, 0xD9, 0x55])  // EOI, then a byte no directory names
         let ended = try #require(Exif(noLength)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
-        #expect(ended[88..<109].allSatisfy { $0 == 0 }, "to its EOI: \(Array(ended[88..<109]))")
+        #expect(ended[88..<109].allSatisfy { $0 == 0 } && ended[109] == 0x55, "to its EOI: \(Array(ended[88..<110]))")
         // IFD0 at 8 (3 entries, to 50), IFD1 at 50 (to 80); the picture claims 80..<97, IFD0's Make is 84..<92.
         let ifd0 = le16(3) + entry(0x0112, 3, 1, 6) + entry(0x8769, 4, 1, 0) + entry(0x010F, 2, 8, 84) + le32(50)
         let ifd1 = le16(2) + entry(0x0201, 4, 1, 80) + entry(0x0202, 4, 1, 17) + le32(0)
@@ -100,6 +100,21 @@ import Testing
         let shared = try #require(Exif(overlapping)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
         #expect(shared.count == 92 && Array(shared[84..<92]) == Array("Canon\0\0\0".utf8), "the Make kept whole: \(shared)")
         #expect(shared[80..<84].allSatisfy { $0 == 0 }, "the rest zeroed, or cut at the end: \(shared)")
+        // A value kept that starts before the picture, ends after it, or holds it whole (a MakerNote): never a trap,
+        // the value whole, what is the picture's alone zeroed.
+        // (IFD1 at 50 to 80; 4 free bytes; the picture claims 84..<101.)
+        let later = le16(2) + entry(0x0201, 4, 1, 84) + entry(0x0202, 4, 1, 17) + le32(0)
+        for (make, count) in [(82, 6), (96, 10), (82, 24)] {
+            let ifd0 = le16(3) + entry(0x0112, 3, 1, 6) + entry(0x8769, 4, 1, 0) + entry(0x010F, 7, count, make) + le32(50)
+            let stream = Array("II".utf8) + le16(42) + le32(8) + ifd0 + later + [1, 2, 3, 4, 0xFF, 0xD8]
+                + [UInt8](repeating: 0xAB, count: 30)
+            let rewritten = try #require(Exif(stream)).rewritten(orientation: 1, width: 3, height: 2, droppingThumbnail: true)
+            let value = make..<(make + count)
+            #expect(rewritten.count == stream.count && Array(rewritten[value]) == Array(stream[value]),
+                    "the value at \(make) of \(count) kept: \(rewritten)")
+            let picture = (84..<101).filter { !value.contains($0) }
+            #expect(picture.allSatisfy { rewritten[$0] == 0 }, "the picture's own bytes zeroed: \(rewritten)")
+        }
         // A link that leads back to IFD0 (damaged, a loop) is unlinked only: IFD0's Make, stored after it, stays whole.
         let make = Array("Canon".utf8) + [0, 0, 0]
         let loop = Array("II".utf8) + le16(42) + le32(8) + le16(1) + le16(0x010F) + le16(2) + le32(8) + le32(26) + le32(8) + make
