@@ -66,9 +66,18 @@ enum DeviceProbe {
     /// thread is doing (a driver that hangs).
     static func endWithParent() {
         guard ProcessInfo.processInfo.environment[childVariable] == "1" else { return }
+        // Started from a thread of Swift's pool, the child inherited libdispatch's mask, every stop signal blocked:
+        // unblocked here, for this thread, the watcher and what a driver starts.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         Thread {
             var byte: UInt8 = 0
-            while read(STDIN_FILENO, &byte, 1) > 0 {}
+            while true {
+                let count = read(STDIN_FILENO, &byte, 1)
+                if count > 0 || (count < 0 && errno == EINTR) { continue }
+                break
+            }
             _exit(1)
         }.start()
     }
@@ -127,9 +136,18 @@ enum DeviceProbe {
             let said = Locked(Data())
             // Signalled once the pipe is read to its end.
             let read = DispatchSemaphore(value: 0)
+            // Kept as it comes: a report the child printed is read even where a process it left holds the pipe open.
+            let descriptor = output.fileHandleForReading.fileDescriptor
             Thread {
-                let data = (try? output.fileHandleForReading.readToEnd()) ?? nil
-                said.withLock { $0 = data ?? Data() }
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                    if count > 0 {
+                        said.withLock { $0.append(contentsOf: chunk[..<count]) }
+                    } else if !(count < 0 && errno == EINTR) {
+                        break
+                    }
+                }
                 read.signal()
             }.start()
             return Child(process: process, input: input, ended: ended, read: read, said: said)
@@ -143,14 +161,18 @@ enum DeviceProbe {
             let deadline = DispatchTime.now() + DeviceProbe.timeout
             while ended.wait(timeout: min(deadline, .now() + 0.1)) == .timedOut {
                 guard !cancelled(), DispatchTime.now() < deadline else {
-                    kill(process.processIdentifier, SIGKILL)
-                    ended.wait()
+                    // Its process group (Foundation starts it in one of its own): what it started goes too. Waited
+                    // for 2 s at most: one stuck in the kernel in a driver's call outlives even SIGKILL.
+                    let group = process.processIdentifier
+                    if kill(-group, SIGKILL) != 0 { kill(group, SIGKILL) }
+                    _ = ended.wait(timeout: .now() + 2)
                     return cancelled() ? nil : DeviceReport(devices: [], reasonCode: .instanceFailed, reason: "\(childPrefix) did "
                                                             + "not answer in \(Int(DeviceProbe.timeout)) s, and was killed")
                 }
             }
-            // The pipe closes with the child; one a grandchild it left holds is not waited for.
-            _ = read.wait(timeout: .now() + 5)
+            // What it printed is in the pipe: read within a second (one a process it left holds open is not waited
+            // for to its end).
+            _ = read.wait(timeout: .now() + 1)
             let lines = said.withLock { $0 }.split(separator: UInt8(ascii: "\n"))
             if let report = lines.reversed().lazy.compactMap({ try? JSONDecoder().decode(DeviceReport.self, from: Data($0)) }).first {
                 return report

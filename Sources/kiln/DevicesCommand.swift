@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VulkanCompute
 
 /// `kiln devices [--json]`: the machine's Vulkan devices, which one `auto`
@@ -20,5 +21,7 @@ struct Devices: AsyncParsableCommand {
         DeviceProbe.endWithParent()
         let report = DeviceDiscovery.current
         print(json ? report.json : report.text)
+        // Out before the libraries' destructors run at exit: a driver that crashes in one lost the buffered report.
+        fflush(nil)  // every output stream: stdout is a C global Swift 6 will not name from here
     }
 }

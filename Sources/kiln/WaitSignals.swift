@@ -16,11 +16,18 @@ private let caughtWhileWaiting = Atomic<Int32>(0)
 /// that was lost and the job waited on).
 struct WaitSignals {
     private let numbers: [Int32]
+    /// The actions they had before, put back by ``stop()``.
+    private let previous: [sigaction]
 
     /// Catches the signals from now until ``stop()``.
     init() {
         numbers = [SIGINT, SIGTERM] + (ProcessLifecycle.isIgnored(SIGHUP) ? [] : [SIGHUP])
         caughtWhileWaiting.store(0, ordering: .relaxed)
+        previous = numbers.map { number in
+            var action = sigaction()
+            sigaction(number, nil, &action)
+            return action
+        }
         for number in numbers {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
@@ -37,8 +44,12 @@ struct WaitSignals {
         return number == 0 ? nil : number
     }
 
-    /// Gives the signals back to their default actions.
+    /// Gives the signals back the actions they had (a SIGINT a script's `&` left ignored stays so until the
+    /// lifecycle takes it over; set to the default, one in between ended the job with no `end`).
     func stop() {
-        for number in numbers { signal(number, SIG_DFL) }
+        for (number, action) in zip(numbers, previous) {
+            var action = action
+            sigaction(number, &action, nil)
+        }
     }
 }

@@ -219,8 +219,8 @@ import Testing
     }
 
     /// A Vulkan loader that hangs in discovery (a driver stuck in its setup): SIGTERM to the job while its child waits
-    /// there ends the job as stopped (75; or, before its handlers stand, by the signal), and the child with it. Before,
-    /// the child stayed, an orphan hung for good.
+    /// there ends the job as stopped (75; or, before its handlers stand, by the signal), SIGKILL ends it at once, and
+    /// either way the child with it. Before, the child stayed, an orphan hung for good.
     @Test(.enabled(if: compiler != nil, "no C compiler (clang or cc) on PATH to make the hanging loader with"))
     func aDriverHangingInDiscoveryEndsWithTheJob() throws {
         let compiler = try #require(Self.compiler)
@@ -229,8 +229,6 @@ import Testing
             .write(toFile: dir.join("hang.c"), atomically: true, encoding: .utf8)
         let built = try ProcessRunner.run(compiler, ["-shared", "-fPIC", "-o", dir.join("libhang.so"), dir.join("hang.c")])
         try #require(built.status == 0, "\(built.stderr)")
-        let child = try startKiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "json"],
-                                  environment: ["KILN_VULKAN_LIBRARY": dir.join("libhang.so")])
         /// The discovery children that name this loader, by pid.
         func discovering() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { pid in
@@ -240,17 +238,23 @@ import Testing
                     && environ.range(of: Data(dir.join("libhang.so").utf8)) != nil
             }
         }
-        let hung = child.waitUntil(timeout: .seconds(60)) { !discovering().isEmpty }
-        try #require(hung, "no discovery child seen: \(child.stderrSoFar)")
-        kill(child.pid, SIGTERM)
-        let r = try child.wait(timeout: .seconds(60))
-        #expect(r.status == 75 || r.signal == SIGTERM, "\(r.status.map(String.init) ?? "-") \(r.signal.map(String.init) ?? "-"): \(r.stderr)")
-        // The child ends as the job's end closes its standard input: at once, well within 30 s.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !discovering().isEmpty && ContinuousClock.now < deadline { usleep(20_000) }
-        let left = discovering()
-        #expect(left.isEmpty, "the discovery child outlived the job: \(left)")
-        for pid in left { kill(pid_t(pid) ?? 0, SIGKILL) }
+        // SIGTERM: the job kills the child (or, before its handlers stand, dies of it, as SIGKILL); SIGKILL: the job
+        // is gone at once, and the child ends as its standard input closes.
+        for signal in [SIGTERM, SIGKILL] {
+            let child = try startKiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--progress", "json"],
+                                      environment: ["KILN_VULKAN_LIBRARY": dir.join("libhang.so")])
+            let hung = child.waitUntil(timeout: .seconds(60)) { !discovering().isEmpty }
+            try #require(hung, "no discovery child seen: \(child.stderrSoFar)")
+            kill(child.pid, signal)
+            let r = try child.wait(timeout: .seconds(60))
+            #expect(r.status == 75 || r.signal == signal, "\(signal): \(r.status.map(String.init) ?? "-") \(r.signal.map(String.init) ?? "-"): \(r.stderr)")
+            // The child ends with the job: at once, well within 30 s.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !discovering().isEmpty && ContinuousClock.now < deadline { usleep(20_000) }
+            let left = discovering()
+            #expect(left.isEmpty, "\(signal): the discovery child outlived the job: \(left)")
+            for pid in left { kill(pid_t(pid) ?? 0, SIGKILL) }
+        }
     }
 
     /// A C compiler on PATH (the Swift toolchain's clang, else cc).
