@@ -39,7 +39,17 @@ struct JobRunner {
             // child is killed, and the job ends as stopped (exit 75), as one waiting for a lock does.
             let signals = WaitSignals()
             defer { signals.stop() }
-            report = DeviceProbe.reportForAuto(cancelled: { signals.caughtSignal != nil })
+            // A child still at it after 5 s (lavapipe takes 80 ms) is said: the job shows nothing else until it ends.
+            let asked = ContinuousClock.now
+            var said = false
+            report = DeviceProbe.reportForAuto(cancelled: {
+                if !said, ContinuousClock.now - asked > .seconds(5) {
+                    said = true
+                    reporter.warning("Vulkan discovery has not answered in 5 s (a driver stuck in its setup?): the job "
+                                     + "waits for it up to \(Int(DeviceProbe.timeout)) s, then renders on the CPU")
+                }
+                return signals.caughtSignal != nil
+            })
             try stopIfAsked(signals)
         } else {
             report = nil

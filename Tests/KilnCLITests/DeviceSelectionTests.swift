@@ -245,6 +245,11 @@ import Testing
                                       environment: ["KILN_VULKAN_LIBRARY": dir.join("libhang.so")])
             let hung = child.waitUntil(timeout: .seconds(60)) { !discovering().isEmpty }
             try #require(hung, "no discovery child seen: \(child.stderrSoFar)")
+            if signal == SIGTERM {
+                // Said after 5 s, the job showing nothing else meanwhile.
+                #expect(child.waitUntil(timeout: .seconds(60)) { child.stdoutSoFar.contains("has not answered in 5 s") },
+                        "\(child.stdoutSoFar)")
+            }
             kill(child.pid, signal)
             let r = try child.wait(timeout: .seconds(60))
             #expect(r.status == 75 || r.signal == signal, "\(signal): \(r.status.map(String.init) ?? "-") \(r.signal.map(String.init) ?? "-"): \(r.stderr)")
