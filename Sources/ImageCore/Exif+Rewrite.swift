@@ -72,22 +72,17 @@ extension Exif {
             guard let start, let length, start >= 8, start < bytes.count, length > 0 else { return }
             ranges.append(start..<(start + min(length, bytes.count - start)))
         }
-        var fields: [Int: (type: Int, count: Int, position: Int)] = [:]
-        for index in 0..<count {
-            let position = offset + 2 + 12 * index
-            guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
-                  let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { continue }
-            fields[tag] = (type, values, position)
-            if size * values > 4, let at = read(at: position + 8, size: 4), at <= bytes.count - size * values {
-                add(at, size * values)
-            }
+        var fields: [Int: Field] = [:]
+        for field in self.fields(ofDirectoryAt: offset, count: count) {
+            fields[field.tag] = field
+            if let at = field.storedAt, at <= bytes.count - field.bytes { add(at, field.bytes) }
         }
         /// The `index`th value of the entry for `tag` (a SHORT or LONG), inline or at its offset.
         func value(_ tag: Int, _ index: Int) -> Int? {
             guard let field = fields[tag], field.type == FieldType.short || field.type == FieldType.long,
                   index < field.count else { return nil }
             let size = field.type == FieldType.short ? 2 : 4
-            let base = size * field.count > 4 ? read(at: field.position + 8, size: 4) : field.position + 8
+            let base = field.bytes > 4 ? field.storedAt : field.position + 8
             return base.flatMap { read(at: $0 + size * index, size: size) }
         }
         if let start = value(Tag.thumbnailOffset, 0), read(at: start, size: 2) == (littleEndian ? 0xD8FF : 0xFFD8) {
@@ -124,20 +119,42 @@ extension Exif {
             guard let start, start >= 8, visited.insert(start).inserted, let count = read(at: start, size: 2),
                   start + 2 + 12 * count <= bytes.count else { return }
             ranges.append(start..<min(bytes.count, start + 2 + 12 * count + 4))
-            for index in 0..<count {
-                let position = start + 2 + 12 * index
-                guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
-                      let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { continue }
-                let at = read(at: position + 8, size: 4)
-                if size * values > 4, let at, at < bytes.count { ranges.append(at..<min(bytes.count, at + size * values)) }
-                if [Tag.exifDirectory, Tag.gpsDirectory, Tag.interoperabilityDirectory].contains(tag), values == 1,
-                   type == FieldType.long || type == FieldType.ifd {
-                    walk(at)
+            for field in fields(ofDirectoryAt: start, count: count) {
+                if let at = field.storedAt, at < bytes.count { ranges.append(at..<min(bytes.count, at + field.bytes)) }
+                if [Tag.exifDirectory, Tag.gpsDirectory, Tag.interoperabilityDirectory].contains(field.tag), field.count == 1,
+                   field.type == FieldType.long || field.type == FieldType.ifd {
+                    walk(read(at: field.position + 8, size: 4))
                 }
             }
         }
         walk(read(at: 4, size: 4))
         return ranges
+    }
+
+    /// One entry of a directory, of a known field type.
+    private struct Field {
+        let tag: Int
+        let type: Int
+        /// How many values it has.
+        let count: Int
+        /// Where its 12 bytes start.
+        let position: Int
+        /// Its values' bytes (`count` × the type's size).
+        let bytes: Int
+        /// Where its values are stored, when they are too many for the entry's 4-byte field (nil: in the entry).
+        let storedAt: Int?
+    }
+
+    /// The entries of known field types of the `count`-entry directory at `start` (each one inside the stream).
+    private func fields(ofDirectoryAt start: Int, count: Int) -> [Field] {
+        (0..<count).compactMap { index in
+            let position = start + 2 + 12 * index
+            guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
+                  let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { return nil }
+            let bytes = size * values
+            return Field(tag: tag, type: type, count: values, position: position, bytes: bytes,
+                         storedAt: bytes > 4 ? read(at: position + 8, size: 4) : nil)
+        }
     }
 
     /// Bytes per value of each TIFF field type (BYTE … IFD).

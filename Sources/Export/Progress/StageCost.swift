@@ -62,13 +62,13 @@ public struct StageCost: Sendable, Equatable {
             case .adjust, .grayscale, .watermark: render += pixels * Rates.pointOperation
             }
         }
+        var encode = 0.0
         switch format {
         case .jpeg:
             // Encoded row by row as the render hands rows on: part of the render stage.
-            return StageCost(render: render + output * Rates.jpegEncode, encode: 0, firstRead: firstRead)
+            render += output * Rates.jpegEncode
         case .webp:
-            return StageCost(render: render, encode: output * (plan.writesLosslessWebP(of: header) ? Rates.webpLossless : Rates.webpLossy),
-                             firstRead: firstRead)
+            encode = output * (plan.writesLosslessWebP(of: header) ? Rates.webpLossless : Rates.webpLossy)
         default:
             let level = min(max(plan.level, 0), 9)
             // An output too large to hold is compressed as the render hands its rows on (a colour
@@ -85,9 +85,9 @@ public struct StageCost: Sendable, Equatable {
             } else {
                 Rates.encode[level] * deep
             }
-            return streams ? StageCost(render: render + output * perPixel, encode: 0, firstRead: firstRead)
-                : StageCost(render: render, encode: output * perPixel, firstRead: firstRead)
+            if streams { render += output * perPixel } else { encode = output * perPixel }
         }
+        return StageCost(render: render, encode: encode, firstRead: firstRead)
     }
 
     /// Measured on the 2-core machine of BENCHMARKS.md (CPU backend, one job), in nanoseconds: CPU
