@@ -1,6 +1,16 @@
 import CColor
 public import ImageCore
 
+extension ImageMetadata {
+    /// Tags pixels converted into `profile` with it, and makes the EXIF say so: sRGB where `profile`
+    /// shows colours as sRGB does (``ColorConverter/changesColoursWhenDropped(_:)``), else uncalibrated
+    /// (``describeColours(sRGB:)``).
+    public mutating func takeConvertedProfile(_ profile: ColorProfile) {
+        replaceColorProfile(with: profile)
+        describeColours(sRGB: !ColorConverter.changesColoursWhenDropped(profile))
+    }
+}
+
 extension ColorConverter {
     /// `image`, whose colours `source` defines, converted into the colours of `target` (either nil: sRGB, as an
     /// image that says nothing of its colours is shown), relative intent with black-point compensation: what a

@@ -182,7 +182,7 @@ public final class ColorConverter: @unchecked Sendable {
 
     /// Makes the target's profile the one of `metadata` (whose pixels were converted into it).
     public func retag(_ metadata: inout ImageMetadata) {
-        metadata.replaceColorProfile(with: tag)
+        metadata.takeConvertedProfile(tag)
     }
 
     /// The profile opened, and a file's ICC bytes (as long as its header says: bytes after them are not the profile's).

@@ -18,8 +18,24 @@ extension Exif {
     /// off where they end the stream. Unreferenced but kept, a crop's thumbnail still held the
     /// whole picture for anyone to carve out (13 KB of a 31 KB output). The stream is then
     /// shorter, or as long with those bytes zero.
-    public func rewritten(orientation: Int?, width: Int, height: Int, droppingThumbnail: Bool = false) -> [UInt8] {
+    ///
+    /// `transposed`: the output's axes are the source's swapped (an odd number of quarter turns), so
+    /// IFD0's XResolution and YResolution trade places: each entry takes the other's type, count and
+    /// value (a RATIONAL's offset), so the layout stays. Kept as they were, a 300 × 150 dpi photo
+    /// turned said the density across was the one that is now down (the JFIF or pHYs beside it
+    /// already said otherwise).
+    public func rewritten(orientation: Int?, width: Int, height: Int, droppingThumbnail: Bool = false,
+                          transposed: Bool = false) -> [UInt8] {
         var patched = bytes
+        if transposed, let first = read(at: 4, size: 4), let count = read(at: first, size: 2) {
+            let fields = fields(ofDirectoryAt: first, count: count)
+            if let x = fields.first(where: { $0.tag == Tag.xResolution }), let y = fields.first(where: { $0.tag == Tag.yResolution }),
+               max(x.position, y.position) + 12 <= bytes.count {
+                let across = x.position + 2..<x.position + 12, down = y.position + 2..<y.position + 12
+                patched.replaceSubrange(across, with: bytes[down])
+                patched.replaceSubrange(down, with: bytes[across])
+            }
+        }
         var end = bytes.count
         if droppingThumbnail, let first = read(at: 4, size: 4), let count = read(at: first, size: 2),
            let next = read(at: first + 2 + 12 * count, size: 4), next != 0 {
@@ -45,15 +61,45 @@ extension Exif {
             case (.exif, Tag.pixelYDimension), (.primary, Tag.imageLength): wanted = height
             default: continue
             }
-            guard value(of: entry) != wanted, let clamped = UInt32(exactly: wanted) else { continue }
-            if entry.type == FieldType.short && clamped <= UInt16.max {
-                write(UInt32(clamped), size: 2, at: entry.position + 8, into: &patched)
-            } else {
-                write(UInt32(FieldType.long), size: 2, at: entry.position + 2, into: &patched)
-                write(clamped, size: 4, at: entry.position + 8, into: &patched)
-            }
+            set(entry, to: wanted, in: &patched)
         }
         return Array(patched.prefix(end))
+    }
+
+    /// The stream saying which colours its pixels are in after a conversion into sRGB (`sRGB`) or
+    /// another profile: the Exif sub-IFD's ColorSpace 1 (sRGB) or 0xFFFF (uncalibrated), and the
+    /// Interoperability directory's index "R98" (DCF's sRGB file) for sRGB; for another profile an
+    /// index of "R98" or "R03" (DCF's Adobe RGB file) is blanked, which would name colours the pixels
+    /// are not in. Each where present, patched in place (darktable says the output's space alike).
+    /// Kept as they were, a photo converted to Display P3 still said sRGB, and one from Adobe RGB to
+    /// sRGB said Adobe RGB: a viewer that reads these where there is no profile (`--keep exif`)
+    /// showed its colours wrong.
+    public func describingColours(sRGB: Bool) -> [UInt8] {
+        var patched = bytes
+        if let entry = entries.first(where: { $0.directory == .exif && $0.tag == Tag.colorSpace }) {
+            set(entry, to: sRGB ? 1 : 0xFFFF, in: &patched)
+        }
+        let dcf = [Array("R98\0".utf8), Array("R03\0".utf8)]
+        if let directory = value(of: Tag.interoperabilityDirectory, in: .exif), directory >= 8,
+           let count = read(at: directory, size: 2),
+           let index = fields(ofDirectoryAt: directory, count: count).first(where: { $0.tag == Tag.interoperabilityIndex }),
+           index.type == FieldType.ascii, index.count == 4, index.position + 12 <= bytes.count,
+           dcf.contains(Array(bytes[(index.position + 8)..<(index.position + 12)])) {
+            patched.replaceSubrange((index.position + 8)..<(index.position + 12), with: sRGB ? dcf[0] : [0, 0, 0, 0])
+        }
+        return patched
+    }
+
+    /// Sets the single-valued SHORT or LONG `entry` to `wanted`, keeping its type; only a value
+    /// above 65535 in a SHORT entry turns the entry into a LONG (its 4-byte field holds it).
+    private func set(_ entry: Entry, to wanted: Int, in patched: inout [UInt8]) {
+        guard value(of: entry) != wanted, let clamped = UInt32(exactly: wanted) else { return }
+        if entry.type == FieldType.short && clamped <= UInt16.max {
+            write(UInt32(clamped), size: 2, at: entry.position + 8, into: &patched)
+        } else {
+            write(UInt32(FieldType.long), size: 2, at: entry.position + 2, into: &patched)
+            write(clamped, size: 4, at: entry.position + 8, into: &patched)
+        }
     }
 
     /// The bytes of the thumbnail's IFD at `offset`: the directory itself, the values of its entries

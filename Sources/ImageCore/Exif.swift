@@ -53,10 +53,18 @@ public struct Exif: Sendable, Equatable {
         static let thumbnailLength = 0x0202
         static let stripOffsets = 0x0111
         static let stripByteCounts = 0x0117
+        /// IFD0's pixel densities (RATIONALs).
+        static let xResolution = 0x011A
+        static let yResolution = 0x011B
+        /// The Exif sub-IFD's colour space: 1 sRGB, 0xFFFF uncalibrated.
+        static let colorSpace = 0xA001
+        /// The Interoperability directory's DCF index ("R98": sRGB, "R03": Adobe RGB).
+        static let interoperabilityIndex = 0x0001
     }
 
     /// TIFF field types Kiln reads.
     enum FieldType {
+        static let ascii = 2
         static let short = 3
         static let long = 4
         /// A LONG that holds an IFD's offset (TIFF technical note 1).

@@ -4,40 +4,52 @@ extension ImageMetadata {
     /// when `upright` (the source's orientation was applied to the pixels),
     /// its orientation tag says 1, and so does XMP's `tiff:Orientation`. Both
     /// the fields and every carried EXIF and XMP block are patched, in place
-    /// (``Exif/rewritten(orientation:width:height:droppingThumbnail:)``); a block that is not a
+    /// (``Exif/rewritten(orientation:width:height:droppingThumbnail:transposed:)``); a block that is not a
     /// TIFF stream (damaged, or another format's framing) is left as it is, and
     /// so is XMP in a compressed chunk. `pictureChanged`: the pixels are not the
     /// source's as it shows them (turned, an operation applied), so the EXIF
     /// thumbnail, a picture of the source, is left out. `transposed`: the output's axes are the source's swapped
     /// (an odd number of quarter turns, the EXIF orientation's and `--rotate`'s), so the resolution's two
-    /// densities swap too, in the fields and a carried pHYs.
+    /// densities swap too, in the fields, the EXIF and a carried pHYs.
     public mutating func describeOutput(width: Int, height: Int, upright: Bool, pictureChanged: Bool, transposed: Bool = false) {
         // A quarter turn swaps the axes: the density across is the one that was down (a 2 : 1 aspect, or 300 × 150
         // dpi, turned showed stretched).
         if transposed, let density = resolution {
             resolution = Resolution(x: density.y, y: density.x, perMetre: density.perMetre)
         }
-        func patch(_ stream: [UInt8]) -> [UInt8] {
-            Exif(stream)?.rewritten(orientation: upright ? 1 : nil, width: width, height: height,
-                                    droppingThumbnail: pictureChanged) ?? stream
-        }
         // XMP's orientation follows the EXIF tag kiln applies; where the EXIF has none, kiln turned nothing,
         // and an orientation XMP alone states stays for the readers that honour it.
         let stated = exif.flatMap(Exif.init)?.value(of: Exif.Tag.orientation, in: .primary) != nil
-        exif = exif.map(patch)
+        patchExif { exif in
+            exif.rewritten(orientation: upright ? 1 : nil, width: width, height: height, droppingThumbnail: pictureChanged,
+                           transposed: transposed)
+        }
         let patchXMP = upright && stated
         if patchXMP { xmp = xmp.map(XMPOrientation.upright) }
         guard var blocks = carried?.blocks else { return }
         for index in blocks.indices {
-            if blocks[index].kind == .exif {
-                blocks[index].data = patch(blocks[index].data)
-            } else if transposed, blocks[index].type == "pHYs", blocks[index].data.count == 9 {
+            if transposed, blocks[index].type == "pHYs", blocks[index].data.count == 9 {
                 let data = blocks[index].data
                 blocks[index].data = Array(data[4..<8] + data[0..<4] + data[8...])
             } else if patchXMP, blocks[index].kind == .text, blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
                 blocks[index].data = XMPOrientation.upright(blocks[index].data)
             }
         }
+        carried?.blocks = blocks
+    }
+
+    /// Makes the EXIF say which colours the pixels are in once they were converted into sRGB (`sRGB`) or
+    /// another profile (``Exif/describingColours(sRGB:)``), in the field and every carried EXIF block.
+    public mutating func describeColours(sRGB: Bool) {
+        patchExif { $0.describingColours(sRGB: sRGB) }
+    }
+
+    /// The EXIF field and every carried EXIF block, each that is a TIFF stream, as `patch` makes it.
+    private mutating func patchExif(_ patch: (Exif) -> [UInt8]) {
+        func apply(_ stream: [UInt8]) -> [UInt8] { Exif(stream).map(patch) ?? stream }
+        exif = exif.map(apply)
+        guard var blocks = carried?.blocks else { return }
+        for index in blocks.indices where blocks[index].kind == .exif { blocks[index].data = apply(blocks[index].data) }
         carried?.blocks = blocks
     }
 

@@ -49,7 +49,7 @@ public final class JPEGRowReader: ImageReader {
         if decoder.info.rows == CJPEG_ROWS_CMYK {
             do {
                 let converter = try CMYKConverter(embedded: metadata.colorProfile)
-                metadata.replaceColorProfile(with: converter.profile)
+                metadata.takeConvertedProfile(converter.profile)
                 if let warning = converter.warning { metadata.warnings.append(warning) }
                 cmyk = converter
             } catch {
@@ -79,7 +79,7 @@ public final class JPEGRowReader: ImageReader {
         guard cmyk != nil else { return }
         do {
             let retargeted = try CMYKConverter(embedded: cmykProfile, into: converter)
-            leadingMetadata.replaceColorProfile(with: retargeted.profile)
+            leadingMetadata.takeConvertedProfile(retargeted.profile)
             cmyk = retargeted
         } catch {
             throw .unsupported("\(error)")

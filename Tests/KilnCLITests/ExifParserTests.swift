@@ -2,6 +2,10 @@
 import KilnTestSupport
 import Testing
 
+/// A little-endian SHORT, and LONG.
+private func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+private func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+
 /// The shared EXIF parser (`ImageCore.Exif`) on whole, rewritten and damaged streams.
 @Suite struct ExifParserTests {
     @Test(arguments: [false, true])
@@ -28,11 +32,43 @@ import Testing
         #expect(try #require(Exif(stream)).rewritten(orientation: nil, width: 6, height: 4) == stream)
     }
 
+    /// A quarter turn swaps IFD0's densities (each entry takes the other's type, count and value offset), and a
+    /// conversion sets ColorSpace and the DCF index to the output's colours; the layout stays, byte for byte elsewhere.
+    @Test func swapsTheDensitiesAndSaysTheColours() throws {
+        func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: [UInt8]) -> [UInt8] {
+            le16(tag) + le16(type) + le32(count) + value
+        }
+        // IFD0 at 8 (3 entries: XResolution → 50, YResolution → 58, the Exif sub-IFD → 66; next 0), the two RATIONALs
+        // at 50 and 58 (300/1, 150/1), the Exif sub-IFD at 66 (ColorSpace 1, Interoperability → 96; next 0), the
+        // Interoperability directory at 96 (its index "R98"; next 0).
+        let ifd0 = le16(3) + entry(0x011A, 5, 1, le32(50)) + entry(0x011B, 5, 1, le32(58)) + entry(0x8769, 4, 1, le32(66)) + le32(0)
+        let values = le32(300) + le32(1) + le32(150) + le32(1)
+        let exifIFD = le16(2) + entry(0xA001, 3, 1, le16(1) + [0, 0]) + entry(0xA005, 4, 1, le32(96)) + le32(0)
+        let interop = le16(1) + entry(0x0001, 2, 4, Array("R98\0".utf8)) + le32(0)
+        let stream = Array("II".utf8) + le16(42) + le32(8) + ifd0 + values + exifIFD + interop
+        #expect(stream.count == 114)
+        let parsed = try #require(Exif(stream))
+        let turned = parsed.rewritten(orientation: nil, width: 1, height: 1, transposed: true)
+        #expect(Array(turned[18..<22]) == le32(58) && Array(turned[30..<34]) == le32(50), "XResolution → 150, YResolution → 300")
+        #expect(stream.indices.filter { stream[$0] != turned[$0] } == [18, 30], "only the two offsets' low bytes")
+        #expect(parsed.rewritten(orientation: nil, width: 1, height: 1) == stream, "not turned: as it was")
+        let p3 = parsed.describingColours(sRGB: false)
+        #expect(Array(p3[76..<78]) == [0xFF, 0xFF], "ColorSpace uncalibrated")
+        #expect(Array(p3[106..<110]) == [0, 0, 0, 0], "no DCF index")
+        #expect(p3.count == stream.count)
+        var adobe = stream
+        adobe.replaceSubrange(106..<110, with: Array("R03\0".utf8))
+        adobe.replaceSubrange(76..<78, with: [0xFF, 0xFF])
+        #expect(try #require(Exif(adobe)).describingColours(sRGB: true) == stream, "Adobe RGB's converted to sRGB: says sRGB")
+        var thumbnail = stream
+        thumbnail.replaceSubrange(106..<110, with: Array("THM\0".utf8))
+        #expect(Array(try #require(Exif(thumbnail)).describingColours(sRGB: false)[106..<110]) == Array("THM\0".utf8),
+                "another index is no colour space: kept")
+    }
+
     /// IFD0's ImageWidth and ImageLength (TIFF-born EXIF) say the output's size too, and the thumbnail's directory
     /// (IFD1) is unlinked when asked: both stayed as the source's, a stale size and a sideways thumbnail.
     @Test func rewritesTheFirstDirectorysSizeAndUnlinksTheThumbnail() throws {
-        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
         func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] {
             le16(tag) + le16(type) + le32(1) + (type == 3 ? le16(value) + [0, 0] : le32(value))
         }
@@ -51,8 +87,6 @@ import Testing
     /// A thumbnail left out goes whole: its directory, its values and its picture are zeroed, and cut where they
     /// end the stream. Unlinked only, a crop's thumbnail still held the uncropped picture for anyone to carve out.
     @Test func aDroppedThumbnailsBytesGo() throws {
-        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
         func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: Int) -> [UInt8] {
             le16(tag) + le16(type) + le32(count) + (type == 3 ? le16(value) + [0, 0] : le32(value))
         }

@@ -635,6 +635,43 @@ struct JPEGHeaderTests {
         #expect(try [tag("PixelsPerUnitX", of: turned), tag("PixelsPerUnitY", of: turned)] == ["2", "4"])
     }
 
+    /// What the EXIF says beside the pixels follows what was done to them. A quarter turn swaps its own densities
+    /// (only a JFIF's or pHYs's were: IFD0's, which exiftool and most viewers read first, said the density across was
+    /// the one now down). A conversion makes ColorSpace and the DCF index say the output's colours: they said sRGB of
+    /// Display P3 pixels, and Adobe RGB ("R03") of pixels converted to sRGB, which a viewer that reads them where there
+    /// is no profile showed wrong.
+    @Test func theEXIFSaysTheOutputsDensityAndColours() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("d.jpg"))
+        try ImageTools.run("exiftool", ["-overwrite_original", "-IFD0:XResolution=300", "-IFD0:YResolution=150",
+                                        "-IFD0:ResolutionUnit=inches", "-ExifIFD:ColorSpace=sRGB", "-InteropIndex=R98",
+                                        dir.join("d.jpg")])
+        func export(_ input: String, _ folder: String, _ options: [String]) throws -> String {
+            let r = try kiln(["export", input, "-o", dir.join(folder), "--progress", "none"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return dir.join(folder) + "/" + (input as NSString).lastPathComponent
+        }
+        let turned = try export(dir.join("d.jpg"), "turned", ["--rotate", "90"])
+        #expect(try [tag("IFD0:XResolution", of: turned), tag("IFD0:YResolution", of: turned)] == ["150", "300"])
+        let unturned = try export(dir.join("d.jpg"), "unturned", ["--rotate", "180"])
+        #expect(try [tag("IFD0:XResolution", of: unturned), tag("IFD0:YResolution", of: unturned)] == ["300", "150"])
+        for format in ["jpeg", "png", "webp"] {
+            var p3 = try export(dir.join("d.jpg"), "p3-" + format, ["--profile", "p3", "--format", format])
+            p3 = (p3 as NSString).deletingPathExtension + (format == "jpeg" ? ".jpg" : "." + format)
+            #expect(try tag("ColorSpace", of: p3, options: ["-n"]) == "65535", "\(format): uncalibrated")
+            #expect(try tag("InteropIndex", of: p3, options: ["-n"]) == "", "\(format): no DCF colour space")
+        }
+        // A camera's Adobe RGB file (ColorSpace uncalibrated, index R03), converted to sRGB.
+        let adobe = dir.join("p3-jpeg/d.jpg")
+        try ImageTools.run("exiftool", ["-overwrite_original", "-InteropIndex=R03", adobe])
+        let srgb = try export(adobe, "srgb", ["--profile", "srgb"])
+        #expect(try tag("ColorSpace", of: srgb, options: ["-n"]) == "1")
+        #expect(try tag("InteropIndex", of: srgb, options: ["-n"]) == "R98")
+        // Not converted: as it was.
+        let kept = try export(adobe, "kept", [])
+        #expect(try [tag("ColorSpace", of: kept, options: ["-n"]), tag("InteropIndex", of: kept, options: ["-n"])] == ["65535", "R03"])
+    }
+
     @Test func theThumbnailGoesWhenThePictureChanges() throws {
         let dir = try TemporaryDirectory()
         try JPEGFormatTests.makeJPEG(dir.join("thumb.jpg"), width: 120, height: 160)
