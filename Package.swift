@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG", "Color"]),
         // libwebp, libwebpdemux and libwebpmux behind a C shim (their initialisers are inline ABI-version macros).
         .target(name: "CWebP", linkerSettings: [.linkedLibrary("webp"), .linkedLibrary("webpdemux"), .linkedLibrary("webpmux")]),
-        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP"]),
+        .target(name: "WebPCodec", dependencies: ["ImageCore", "CWebP", "Color"]),
         // Colour conversion (SPEC §4 output profiles): a thin C shim over lcms2, and its Swift API.
         .target(name: "CColor", linkerSettings: [.linkedLibrary("lcms2")]),
         .target(name: "Color", dependencies: ["CColor", "ImageCore", "Locking"]),

@@ -84,3 +84,20 @@ extension ColorProfile {
         return profile
     }
 }
+
+extension ImageMetadata {
+    /// Where nothing else says what the colours are (no ICC profile, nothing in the file's own terms) but the
+    /// EXIF says Adobe RGB (1998) as DCF does (``Exif/saysAdobeRGB``): the profile is built from Adobe RGB's
+    /// primaries, D65 white and 563/256 curve, as PNG's gAMA and cHRM are made one. An output then carries it,
+    /// `--profile` converts from it, and one that drops it converts to sRGB first. Before, such a camera's
+    /// JPEG was read as sRGB, as vips and ImageMagick read it: converted, or shown by any viewer that reads
+    /// profiles, its colours came out dull.
+    public mutating func takeColoursFromExif() {
+        guard colorProfile == nil, !saysSRGB, colourWithoutProfile == nil, exif.flatMap(Exif.init)?.saysAdobeRGB == true,
+              let profile = ColorProfile.rgb(white: [0.3127, 0.3290], primaries: [0.64, 0.33, 0.21, 0.71, 0.15, 0.06],
+                                             curve: .gamma(563.0 / 256.0), description: "Adobe RGB (1998) from EXIF")
+        else { return }
+        colorProfile = profile
+        profileBuiltFrom = "Adobe RGB (EXIF's InteropIndex R03)"
+    }
+}

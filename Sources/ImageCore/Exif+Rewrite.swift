@@ -79,13 +79,8 @@ extension Exif {
         if let entry = entries.first(where: { $0.directory == .exif && $0.tag == Tag.colorSpace }) {
             set(entry, to: sRGB ? 1 : 0xFFFF, in: &patched)
         }
-        let dcf = [Array("R98\0".utf8), Array("R03\0".utf8)]
-        if let directory = value(of: Tag.interoperabilityDirectory, in: .exif), directory >= 8,
-           let count = read(at: directory, size: 2),
-           let index = fields(ofDirectoryAt: directory, count: count).first(where: { $0.tag == Tag.interoperabilityIndex }),
-           index.type == FieldType.ascii, index.count == 4, index.position + 12 <= bytes.count,
-           dcf.contains(Array(bytes[(index.position + 8)..<(index.position + 12)])) {
-            patched.replaceSubrange((index.position + 8)..<(index.position + 12), with: sRGB ? dcf[0] : [0, 0, 0, 0])
+        if let index = interoperabilityIndex, [Self.dcfSRGB, Self.dcfAdobeRGB].contains(index.value) {
+            patched.replaceSubrange(index.at..<(index.at + 4), with: sRGB ? Self.dcfSRGB : [0, 0, 0, 0])
         }
         return patched
     }
@@ -176,35 +171,6 @@ extension Exif {
         walk(read(at: 4, size: 4))
         return ranges
     }
-
-    /// One entry of a directory, of a known field type.
-    private struct Field {
-        let tag: Int
-        let type: Int
-        /// How many values it has.
-        let count: Int
-        /// Where its 12 bytes start.
-        let position: Int
-        /// Its values' bytes (`count` × the type's size).
-        let bytes: Int
-        /// Where its values are stored, when they are too many for the entry's 4-byte field (nil: in the entry).
-        let storedAt: Int?
-    }
-
-    /// The entries of known field types of the `count`-entry directory at `start` (each one inside the stream).
-    private func fields(ofDirectoryAt start: Int, count: Int) -> [Field] {
-        (0..<count).compactMap { index in
-            let position = start + 2 + 12 * index
-            guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
-                  let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { return nil }
-            let bytes = size * values
-            return Field(tag: tag, type: type, count: values, position: position, bytes: bytes,
-                         storedAt: bytes > 4 ? read(at: position + 8, size: 4) : nil)
-        }
-    }
-
-    /// Bytes per value of each TIFF field type (BYTE … IFD).
-    private static let fieldSizes = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
 
     /// Writes the low `size` bytes of `value` at `offset`, in the stream's byte order
     /// (the parser only records entries whose fields lie inside the stream).

@@ -132,6 +132,55 @@ public struct Exif: Sendable, Equatable {
         }
     }
 
+    /// Whether the EXIF says the colours are Adobe RGB (1998) as DCF does: the Interoperability index
+    /// "R03" with a ColorSpace other than 1 (sRGB). A camera set to Adobe RGB writes this and no ICC
+    /// profile (Canon's); read as sRGB, its colours come out dull.
+    public var saysAdobeRGB: Bool {
+        interoperabilityIndex?.value == Self.dcfAdobeRGB && value(of: Tag.colorSpace, in: .exif) != 1
+    }
+
+    /// DCF's Interoperability indexes: sRGB's ("R98", the basic file) and Adobe RGB's ("R03", the option file).
+    static let dcfSRGB = Array("R98\0".utf8), dcfAdobeRGB = Array("R03\0".utf8)
+
+    /// The Interoperability directory's index (tag 0x0001, four ASCII bytes in the entry), and where its bytes are;
+    /// nil where there is none, or it is not of that form.
+    var interoperabilityIndex: (value: [UInt8], at: Int)? {
+        guard let directory = value(of: Tag.interoperabilityDirectory, in: .exif), directory >= 8,
+              let count = read(at: directory, size: 2),
+              let index = fields(ofDirectoryAt: directory, count: count).first(where: { $0.tag == Tag.interoperabilityIndex }),
+              index.type == FieldType.ascii, index.count == 4, index.position + 12 <= bytes.count else { return nil }
+        return (Array(bytes[(index.position + 8)..<(index.position + 12)]), index.position + 8)
+    }
+
+    /// One entry of a directory, of a known field type.
+    struct Field {
+        let tag: Int
+        let type: Int
+        /// How many values it has.
+        let count: Int
+        /// Where its 12 bytes start.
+        let position: Int
+        /// Its values' bytes (`count` × the type's size).
+        let bytes: Int
+        /// Where its values are stored, when they are too many for the entry's 4-byte field (nil: in the entry).
+        let storedAt: Int?
+    }
+
+    /// The entries of known field types of the `count`-entry directory at `start` (each one inside the stream).
+    func fields(ofDirectoryAt start: Int, count: Int) -> [Field] {
+        (0..<count).compactMap { index in
+            let position = start + 2 + 12 * index
+            guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
+                  let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { return nil }
+            let bytes = size * values
+            return Field(tag: tag, type: type, count: values, position: position, bytes: bytes,
+                         storedAt: bytes > 4 ? read(at: position + 8, size: 4) : nil)
+        }
+    }
+
+    /// Bytes per value of each TIFF field type (BYTE … IFD).
+    private static let fieldSizes = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4]
+
     /// The Exif sub-IFD's offset (tag 0x8769 of the IFD at `first`), when it lies inside the stream.
     func pointerToExifDirectory(at first: Int) -> Int? {
         let entry = directory(at: first, .primary).first { $0.tag == Tag.exifDirectory && $0.type == FieldType.long }

@@ -86,6 +86,7 @@ extension PNGMetadata {
                                          + "the ICC profile beside it")
             }
         }
+        metadata.takeColoursFromExif()
         return metadata
     }
 

@@ -1,3 +1,4 @@
+import Color
 import CWebP
 import Foundation
 public import ImageCore
@@ -200,6 +201,7 @@ public final class WebPReader: ImageReader {
             metadata.takeExif(exif.starts(with: Array("Exif".utf8) + [0, 0]) ? Array(exif.dropFirst(6)) : exif, from: "EXIF")
         }
         metadata.xmp = copy(xmp)
+        metadata.takeColoursFromExif()
         header = Self.header(info, fileSize: bytes.count)
         leadingMetadata = metadata
         self.bytes = bytes

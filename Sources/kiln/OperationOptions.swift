@@ -64,7 +64,7 @@ struct OperationOptions: ParsableArguments {
     var intent: ColorConversion.Intent?
 
     @Option(name: .customLong("input-profile"), help: ArgumentHelp(
-        "The profile of inputs that say nothing of their colours (no ICC profile; a PNG's sRGB chunk says sRGB), for --profile (only with it): srgb (default), p3 or an ICC file.",
+        "The profile of inputs that say nothing of their colours (no ICC profile; a PNG's sRGB chunk says sRGB, EXIF's InteropIndex R03 Adobe RGB), for --profile (only with it): srgb (default), p3 or an ICC file.",
         valueName: "srgb|p3|file"))
     var inputProfile: String?
 

@@ -672,6 +672,49 @@ struct JPEGHeaderTests {
         #expect(try [tag("ColorSpace", of: kept, options: ["-n"]), tag("InteropIndex", of: kept, options: ["-n"])] == ["65535", "R03"])
     }
 
+    /// A camera set to Adobe RGB writes no ICC profile, only EXIF's ColorSpace uncalibrated and InteropIndex "R03"
+    /// (DCF's Adobe RGB file): its colours are read as Adobe RGB (1998). Before, as vips and ImageMagick do, they were
+    /// read as sRGB: `--profile srgb` left the pixels as they were (dull), and no output said what they were.
+    @Test func anAdobeRGBCameraFileIsReadAsAdobeRGB() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.join("c.jpg")
+        try ImageTools.run("convert", ["-size", "16x16", "xc:rgb(200,80,40)", "-quality", "100", "-sampling-factor", "1x1", input])
+        try ImageTools.run("exiftool", ["-overwrite_original", "-ExifIFD:ColorSpace#=65535", "-InteropIndex=R03", input])
+        func export(_ folder: String, _ options: [String]) throws -> ChildProcess.Outcome {
+            let r = try kiln(["export", input, "-o", dir.join(folder), "--progress", "none"] + options)
+            #expect(r.status == 0, "\(r.stderr)")
+            return r
+        }
+        _ = try export("kept", ["--format", "png"])
+        #expect(try tag("ProfileDescription", of: dir.join("kept/c.png")) == "Adobe RGB (1998) from EXIF", "an output says it")
+        // Adobe RGB (1998) to sRGB by its definition: its curve (563/256), its primaries' XYZ (D65), sRGB's.
+        let stored = try ImageTools.pixel(dir.join("kept/c.png"), 5, 5)
+        let linear = stored.map { pow(Double($0) / 255, 563.0 / 256) }
+        let toXYZ = [[0.5767309, 0.1855540, 0.1881852], [0.2973769, 0.6273491, 0.0752741], [0.0270343, 0.0706872, 0.9911085]]
+        let toSRGB = [[3.2404542, -1.5371385, -0.4985314], [-0.9692660, 1.8760108, 0.0415560], [0.0556434, -0.2040259, 1.0572252]]
+        func times(_ m: [[Double]], _ v: [Double]) -> [Double] { m.map { zip($0, v).map(*).reduce(0, +) } }
+        let expected = times(toSRGB, times(toXYZ, linear)).map { value -> Int in
+            let v = min(1, max(0, value))
+            return Int((255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055)).rounded())
+        }
+        #expect(expected != stored, "the colour is one the conversion moves: \(stored) → \(expected)")
+        _ = try export("srgb", ["--format", "png", "--profile", "srgb"])
+        let converted = try ImageTools.pixel(dir.join("srgb/c.png"), 5, 5)
+        #expect(zip(converted, expected).allSatisfy { abs($0 - $1) <= 2 }, "\(stored) → \(converted), Adobe RGB's \(expected)")
+        #expect(try [tag("ColorSpace", of: dir.join("srgb/c.png"), options: ["-n"]), tag("InteropIndex", of: dir.join("srgb/c.png"), options: ["-n"])]
+                == ["1", "R98"])
+        // Without its profile (--keep exif), converted to sRGB first, said once.
+        let dropped = try export("exif", ["--keep", "exif"])
+        #expect(dropped.stderr.contains("Adobe RGB (EXIF's InteropIndex R03) left out: --keep does not keep it, so the pixels were converted"),
+                "\(dropped.stderr)")
+        #expect(zip(try ImageTools.pixel(dir.join("exif/c.jpg"), 5, 5), expected).allSatisfy { abs($0 - $1) <= 3 })
+        #expect(try tag("InteropIndex", of: dir.join("exif/c.jpg"), options: ["-n"]) == "R98")
+        // ColorSpace sRGB beside R03 says two things: sRGB, the tag's own, is taken.
+        try ImageTools.run("exiftool", ["-overwrite_original", "-ExifIFD:ColorSpace#=1", input])
+        _ = try export("contradicting", ["--format", "png", "--profile", "srgb"])
+        #expect(zip(try ImageTools.pixel(dir.join("contradicting/c.png"), 5, 5), stored).allSatisfy { abs($0 - $1) <= 1 })
+    }
+
     @Test func theThumbnailGoesWhenThePictureChanges() throws {
         let dir = try TemporaryDirectory()
         try JPEGFormatTests.makeJPEG(dir.join("thumb.jpg"), width: 120, height: 160)
