@@ -895,6 +895,23 @@ public final class ExportJob: Sendable {
         }.map(\.input)
     }
 
+    /// The records of the inputs an earlier run in place (`earlier`, whose journal this start replaces) replaced, as
+    /// its `records` say and their files still are, that a start of `items` under `plan` takes as its own work (the
+    /// same output, the same plan): what the start's journal begins with. Forgotten by the start and written again
+    /// one by one as the run came to each, they were lost when it stopped first, and the next run processed those
+    /// inputs a second time.
+    public static func replacedAndKept(by items: [ExportItem], plan: ExportPlan, earlier: JobRecord,
+                                       records: [String: FinishedRecord], in output: OutputDirectory) -> [FinishedRecord] {
+        guard earlier.options.inPlace else { return [] }
+        let digest = Provenance.digest(of: plan)
+        let taken = Set(items.map(\.output))
+        return earlier.items.compactMap { item in
+            guard taken.contains(item.output), let (record, plan) = replacedRecord(of: item, in: records, output: output),
+                  plan == digest else { return nil }
+            return record
+        }
+    }
+
     /// Whether every path of `paths` names a file (links followed) that one of `among` names too.
     public static func sameFiles(_ paths: [String], among: [String]) -> Bool {
         let files = Set(among.compactMap { FileIdentity(path: $0) })

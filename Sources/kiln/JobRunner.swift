@@ -185,6 +185,7 @@ struct JobRunner {
                                        + "finishes that export; or ") + "start the in-place run from another folder",
                                        KilnExitCode.usage)
             }
+            var carried: [FinishedRecord] = []
             if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
                 let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
                                                               inPlace: record.options.inPlace, earlier: earlier,
@@ -204,8 +205,14 @@ struct JobRunner {
                                            + "finishes that run; to start this export anyway, remove \(directory)/.kiln "
                                            + "first", KilnExitCode.usage)
                 }
+                // The same command again: the inputs that run replaced stay recorded from its start (before, they were
+                // recorded again as it came to each, and a stop meanwhile left the rest to be processed twice).
+                if record.options.inPlace {
+                    carried = ExportJob.replacedAndKept(by: record.items, plan: record.options.plan, earlier: earlier,
+                                                        records: earlierRecords, in: output)
+                }
             }
-            if !resuming { try journal.start(record) }
+            if !resuming { try journal.start(record, carrying: carried) }
         } catch let refused as ExitCode {
             throw refused
         } catch is JobEndedWhileWaiting {

@@ -118,6 +118,29 @@ import Testing
         }
     }
 
+    /// The same command again, itself stopped before it came to every input the first run replaced, then resumed or
+    /// run once more: no input is processed twice. Its start forgot the first run's records and wrote them again one
+    /// by one as it found each input replaced: stopped meanwhile, the next run processed the rest a second time (a
+    /// user's retry of a failure, stopped, rotated 65 of 70 photos twice, exit 0). The records go into its journal as
+    /// its start makes it.
+    @Test(arguments: ["resume", "same"])
+    func theSameCommandAgainStoppedEarlyForgetsNothing(then next: String) throws {
+        let dir = try TemporaryDirectory()
+        let operations = ["--brightness", "0.1"]  // applied twice, it would show
+        let names = try stoppedAfterThree(dir, operations)
+        #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3)
+        // Stopped once it has come to the first of the three.
+        let again = try startKiln(["export", "--in-place", "in", "--progress", "json", "--jobs", "1", "--stall-timeout", "1"]
+                                  + operations, environment: ["KILN_TEST_STALL_AFTER": "1"], directory: dir.path).wait()
+        #expect(again.status == 75, "\(again.stderr)")
+        #expect(Events(again.stdoutLines).files("written").isEmpty, "\(again.stdout)")
+        let command = next == "resume" ? ["resume", "."] : ["export", "--in-place", "in"] + operations
+        let last = try startKiln(command + ["--progress", "json"], directory: dir.path).wait()
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(Events(last.stdoutLines).files("written").count == names.count - 3, "\(last.stdout)")
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
+    }
+
     /// The same in-place command run from another folder after a stop (`cd in && kiln export --in-place .`) had a
     /// journal of its own: it processed the stopped job's replaced inputs a second time, and that job's resume then
     /// did the rest again. It is refused, naming the stopped job's journal, from the inputs' folder or anywhere.

@@ -58,11 +58,12 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Starts a new job: records it and forgets any earlier job's finished items.
-    public func start(_ record: JobRecord) throws {
+    /// Starts a new job: records it and forgets any earlier job's finished items but `carried` (an earlier
+    /// in-place run's records of the inputs it replaced, which this job takes as its own work).
+    public func start(_ record: JobRecord, carrying carried: [FinishedRecord] = []) throws {
         let folder = try folder(create: true)
         closeAppendFile()  // the file is replaced: later records go to the new one
-        try DurableFile.replace("finished.ndjson", in: folder, with: Data())
+        try DurableFile.replace("finished.ndjson", in: folder, with: try Self.lines(of: carried))
         try DurableFile.replace("job.json", in: folder, with: try JobRecordEncoding.encode(record, with: Self.encoder))
     }
 
@@ -103,15 +104,21 @@ public final class Journal: Sendable {
     /// Appends records in one write, flushing them (`fdatasync`) when `flush`
     /// is true; otherwise ``flush()`` does, for a whole batch. Safe from any thread.
     public func append(_ records: [FinishedRecord], flush: Bool) throws {
-        var lines = Data()
-        for record in records {
-            lines.append(try Self.encoder.encode(record))
-            lines.append(UInt8(ascii: "\n"))
-        }
+        let lines = try Self.lines(of: records)
         try appendFile.withLock { fd in
             if fd < 0 { fd = try DurableFile.openForAppending("finished.ndjson", in: folder(create: true)) }
             try DurableFile.append(fd, lines, path: finishedPath, flush: flush)
         }
+    }
+
+    /// `records` as the file holds them: a line of JSON each.
+    private static func lines(of records: [FinishedRecord]) throws -> Data {
+        var lines = Data()
+        for record in records {
+            lines.append(try encoder.encode(record))
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return lines
     }
 
     /// Flushes the records appended so far (one `fdatasync`). Safe from any thread.
