@@ -153,7 +153,7 @@ static int report_progress(int percent, const WebPPicture *picture) {
     return 1;
 }
 
-int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality,
+int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality, int method,
                  cwebp_chunk icc, cwebp_chunk exif, cwebp_chunk xmp, const cwebp_progress *progress,
                  uint8_t **out, size_t *out_size, cwebp_status *status) {
     if (width == 0 || height == 0 || width > WEBP_MAX_DIMENSION || height > WEBP_MAX_DIMENSION) {
@@ -167,6 +167,7 @@ int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossl
     }
     config.lossless = lossless;
     config.quality = quality;
+    config.method = method;
     /* Lossless keeps the colour under transparent pixels too: a round trip is exact. */
     config.exact = lossless;
     if (!WebPValidateConfig(&config)) return fail(status, CWEBP_UNSUPPORTED, "invalid WebP settings");

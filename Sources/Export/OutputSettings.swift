@@ -3,7 +3,7 @@ import JPEGCodec
 
 /// The output format of a job and its options (SPEC §5 "Format options"):
 /// `--format`, `--quality`, `--progressive`, `--subsample`, `--lossless`,
-/// `--background`; a recipe's `output` carries the same fields. Every field is
+/// `--effort`, `--background`; a recipe's `output` carries the same fields. Every field is
 /// part of the plan's digest: a re-export with another quality is a conflict,
 /// not a skip.
 public struct OutputSettings: Sendable, Equatable, Codable {
@@ -17,22 +17,26 @@ public struct OutputSettings: Sendable, Equatable, Codable {
     public var subsample: ChromaSubsampling?
     /// Lossless WebP.
     public var lossless: Bool
+    /// How hard libwebp works for a smaller WebP, 0–6 (its method); nil: 4, libwebp's default.
+    public var effort: Int?
     /// What alpha is flattened onto in a JPEG; nil: white.
     public var background: RGBColor?
 
     /// The defaults: each output in its input's format, each format's defaults.
     public init(format: OutputFormat = .same, quality: Int? = nil, progressive: Bool = false,
-                subsample: ChromaSubsampling? = nil, lossless: Bool = false, background: RGBColor? = nil) {
+                subsample: ChromaSubsampling? = nil, lossless: Bool = false, effort: Int? = nil,
+                background: RGBColor? = nil) {
         self.format = format
         self.quality = quality
         self.progressive = progressive
         self.subsample = subsample
         self.lossless = lossless
+        self.effort = effort
         self.background = background
     }
 
     private enum CodingKeys: String, CodingKey {
-        case format, quality, progressive, subsample, lossless, background
+        case format, quality, progressive, subsample, lossless, effort, background
     }
 
     /// Decodes settings (a journal's plan or a recipe's `output`), checking
@@ -48,6 +52,10 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         progressive = try container.decodeIfPresent(Bool.self, forKey: .progressive) ?? false
         subsample = try container.decodeIfPresent(ChromaSubsampling.self, forKey: .subsample)
         lossless = try container.decodeIfPresent(Bool.self, forKey: .lossless) ?? false
+        effort = try container.decodeIfPresent(Int.self, forKey: .effort)
+        if let effort, !Self.effortRange.contains(effort) {
+            throw DecodingError.dataCorruptedError(forKey: .effort, in: container, debugDescription: "must be 0-6, not \(effort)")
+        }
         if let text = try container.decodeIfPresent(String.self, forKey: .background) {
             guard let color = RGBColor(parsing: text) else {
                 throw DecodingError.dataCorruptedError(forKey: .background, in: container,
@@ -65,6 +73,7 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         if progressive { try container.encode(true, forKey: .progressive) }
         try container.encodeIfPresent(subsample, forKey: .subsample)
         if lossless { try container.encode(true, forKey: .lossless) }
+        try container.encodeIfPresent(effort, forKey: .effort)
         try container.encodeIfPresent(background?.description, forKey: .background)
     }
 
@@ -77,8 +86,9 @@ public struct OutputSettings: Sendable, Equatable, Codable {
         let jpeg = "JPEG quality \(jpegQuality)" + (progressive ? " progressive" : "")
             + " " + (subsample ?? .default(quality: jpegQuality)).label
         // Under `same`, a lossless WebP input stays lossless unless a quality is given (ExportJob).
-        let webp = lossless ? "WebP lossless"
-            : "WebP quality \(quality ?? 80)" + (format == .same && quality == nil ? " (lossless inputs lossless)" : "")
+        let webp = (lossless ? "WebP lossless"
+            : "WebP quality \(quality ?? 80)" + (format == .same && quality == nil ? " (lossless inputs lossless)" : ""))
+            + (effort.map { " effort \($0)" } ?? "")
         switch format {
         case .png: return png
         case .jpeg: return jpeg
@@ -92,11 +102,13 @@ public struct OutputSettings: Sendable, Equatable, Codable {
 
     /// `--quality`'s range.
     public static let qualityRange = 1...100
+    /// `--effort`'s range (libwebp's methods).
+    public static let effortRange = 0...6
 
     /// What a writer is given: the job's level, metadata choice and time, and these options.
     func writeSettings(level: Int, keep: MetadataSelection, time: Int64) -> WriteSettings {
         WriteSettings(level: level, keep: keep, time: time, quality: quality, progressive: progressive,
-                      subsampling: subsample, lossless: lossless, background: background ?? .white)
+                      subsampling: subsample, lossless: lossless, effort: effort ?? 4, background: background ?? .white)
     }
 }
 

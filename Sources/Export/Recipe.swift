@@ -24,7 +24,7 @@ public struct Recipe: Sendable, Equatable, Codable {
 
         public init(from decoder: any Decoder) throws {
             try decoder.rejectUnknownKeys(known: ["level", "metadata", "autorotate", "format", "quality", "progressive",
-                                                  "subsample", "lossless", "background"])
+                                                  "subsample", "lossless", "effort", "background"])
             let container = try decoder.container(keyedBy: CodingKeys.self)
             level = try container.decodeIfPresent(Int.self, forKey: .level)
             metadata = try container.decodeIfPresent(Metadata.self, forKey: .metadata)

@@ -96,6 +96,8 @@ public struct WriteSettings: Sendable, Equatable {
     public var subsampling: ChromaSubsampling?
     /// Lossless WebP.
     public var lossless: Bool
+    /// How hard libwebp works for a smaller WebP, 0 (fastest) to 6 (smallest): its method.
+    public var effort: Int
     /// What alpha is flattened onto in a format without alpha (JPEG).
     public var background: RGBColor
     /// What the rows can hold, known before the first one (from the source and
@@ -108,10 +110,10 @@ public struct WriteSettings: Sendable, Equatable {
     /// bound by default.
     public var heldBytesLimit = Int.max
 
-    /// Settings; level 6, everything kept, time 0, each format's defaults, a white background.
+    /// Settings; level 6, everything kept, time 0, each format's defaults (WebP effort 4), a white background.
     public init(level: Int = 6, keep: MetadataSelection = .all, time: Int64 = 0, quality: Int? = nil,
                 progressive: Bool = false, subsampling: ChromaSubsampling? = nil, lossless: Bool = false,
-                background: RGBColor = .white) {
+                effort: Int = 4, background: RGBColor = .white) {
         self.level = level
         self.keep = keep
         self.time = time
@@ -119,6 +121,7 @@ public struct WriteSettings: Sendable, Equatable {
         self.progressive = progressive
         self.subsampling = subsampling
         self.lossless = lossless
+        self.effort = effort
         self.background = background
     }
 }

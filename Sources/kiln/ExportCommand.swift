@@ -42,7 +42,7 @@ struct ExportCommand: AsyncParsableCommand {
         4:2:0 below quality 90 and 4:4:4 at or above (--subsample), alpha flattened \
         onto --background (white); WebP lossy at --quality (default 80) or \
         --lossless (a lossless input stays lossless under --format same unless \
-        a quality is given), each image held whole (libwebp encodes a whole picture, at \
+        a quality is given), at --effort (default 4), each image held whole (libwebp encodes a whole picture, at \
         most 16383 pixels a side). ICC, EXIF and XMP are kept unless --strip. \
         An animated WebP is refused.
 
@@ -251,7 +251,9 @@ struct ExportCommand: AsyncParsableCommand {
         let jpegOnly = (output.progressive ? [name("progressive", flag: flags.progressive)] : [])
             + (output.subsample != nil ? [name("subsample", flag: flags.subsample != nil)] : [])
         if !jpeg && !jpegOnly.isEmpty { notes.append(note(jpegOnly, "JPEG")) }
-        if !webp && output.lossless { notes.append(note([name("lossless", flag: flags.lossless)], "WebP")) }
+        let webpOnly = (output.lossless ? [name("lossless", flag: flags.lossless)] : [])
+            + (output.effort != nil ? [name("effort", flag: flags.effort != nil)] : [])
+        if !webp && !webpOnly.isEmpty { notes.append(note(webpOnly, "WebP")) }
         if !jpeg && output.background != nil {
             notes.append(note([name("background", flag: flags.background != nil)], "JPEG") .replacingOccurrences(
                 of: "to JPEG outputs,", with: "to JPEG outputs (what their alpha is flattened onto),"))

@@ -40,6 +40,9 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Write lossless WebP (under --format same, a lossless WebP input is written lossless without it, unless a quality is given).")
     var lossless = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("How hard libwebp works for a smaller WebP, lossy or lossless, 0-6 (cwebp's -m, vips' and sharp's effort): 0 fastest, 6 smallest and slowest (default 4). Overrides a recipe's output.effort.", valueName: "n"))
+    var effort: Int?
+
     @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB (in the output's colour space).", valueName: "color"))
     var background: String?
 
@@ -218,6 +221,12 @@ struct OperationOptions: ParsableArguments {
         if progressive { output.progressive = true }
         if let subsample { output.subsample = subsample }
         if lossless { output.lossless = true }
+        if let effort {
+            guard OutputSettings.effortRange.contains(effort) else {
+                throw ValidationError("--effort must be 0-6, not \(effort)")
+            }
+            output.effort = effort
+        }
         if let background {
             guard let color = RGBColor(parsing: background) else {
                 throw ValidationError("--background must be white, black or #RRGGBB, not \(background)")
@@ -233,6 +242,7 @@ struct OperationOptions: ParsableArguments {
             ([.jpeg], given("progressive", flag: progressive, recipe: recipe.progressive)),
             ([.jpeg], given("subsample", flag: subsample != nil, recipe: recipe.subsample != nil)),
             ([.webp], given("lossless", flag: lossless, recipe: recipe.lossless)),
+            ([.webp], given("effort", flag: effort != nil, recipe: recipe.effort != nil)),
             ([.jpeg], given("background", flag: background != nil, recipe: recipe.background != nil)),
             ([.png], given("level", flag: level != nil, recipe: recipeLevel != nil)),
         ]

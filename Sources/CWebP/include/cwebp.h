@@ -61,9 +61,9 @@ typedef struct cwebp_progress {
 } cwebp_progress;
 
 /* Encodes `width × height` RGBA pixels (straight alpha): lossless, or lossy at `quality` 0-100,
- * with the chunks of non-zero size, telling `progress` (may be NULL) as it goes; `*out` receives
+ * with libwebp's `method` 0-6 (effort: 0 fastest, 6 smallest), with the chunks of non-zero size, telling `progress` (may be NULL) as it goes; `*out` receives
  * the file, to free with cwebp_free. */
-int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality,
+int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossless, float quality, int method,
                  cwebp_chunk icc, cwebp_chunk exif, cwebp_chunk xmp, const cwebp_progress *progress,
                  uint8_t **out, size_t *out_size, cwebp_status *status);
 void cwebp_free(void *pointer);
