@@ -38,7 +38,6 @@ struct JobRunner {
             // Ctrl-C, SIGTERM or SIGHUP while the child discovers (a driver hung there for up to a minute): the
             // child is killed, and the job ends as stopped (exit 75), as one waiting for a lock does.
             let signals = WaitSignals()
-            defer { signals.stop() }
             // A child still at it after 5 s (lavapipe takes 80 ms) is said: the job shows nothing else until it ends.
             let asked = ContinuousClock.now
             var said = false
@@ -50,6 +49,8 @@ struct JobRunner {
                 }
                 return signals.caughtSignal != nil
             })
+            // Given back before the last look: a signal caught between a look and the handlers' end is seen.
+            signals.stop()
             try stopIfAsked(signals)
         } else {
             report = nil
@@ -456,6 +457,7 @@ struct JobRunner {
             do {
                 if let lock = try JobLock(journal: journal) {
                     guard output.holdsItsJobFolder else { throw JobEndedWhileWaiting() }
+                    signals.stop()  // before the last look, as above (stopping twice gives back the same actions)
                     try stopIfAsked(signals)  // a signal caught while the lock was taken
                     return lock
                 }
