@@ -86,7 +86,7 @@ extension ColorProfile {
 }
 
 extension ImageMetadata {
-    /// Where nothing else says what the colours are (no ICC profile, nothing in the file's own terms) but the
+    /// For colour pixels (gray ones have no primaries), where nothing else says what the colours are (no ICC profile, nothing in the file's own terms) but the
     /// EXIF says Adobe RGB (1998) as DCF does (``Exif/saysAdobeRGB``): the profile is built from Adobe RGB's
     /// primaries, D65 white and 563/256 curve, as PNG's gAMA and cHRM are made one. An output then carries it,
     /// `--profile` converts from it, and one that drops it converts to sRGB first. Before, such a camera's

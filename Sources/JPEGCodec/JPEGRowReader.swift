@@ -57,6 +57,8 @@ public final class JPEGRowReader: ImageReader {
             }
         } else {
             cmyk = nil
+            // Of colour pixels only: a gray JPEG's have no primaries (an RGB profile made them colour, a gray PNG RGB).
+            if decoder.info.components == 3 { metadata.takeColoursFromExif() }
         }
         // A gray JPEG's gray profile stays: its rows are RGB with r = g = b, and the header says gray,
         // so a PNG output is written gray and keeps it; a colour output drops it (its writer says so).

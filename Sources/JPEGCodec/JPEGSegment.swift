@@ -1,4 +1,3 @@
-import Color
 import ImageCore
 
 /// One APPn or COM segment of a JPEG header: its marker (0xE1 for APP1, 0xFE for COM) and its data, without length.
@@ -90,7 +89,6 @@ struct JPEGSegment: Equatable {
                 metadata.warnings.append("APP2: the ICC profile's parts do not fit together; the profile is left out")
             }
         }
-        metadata.takeColoursFromExif()
         return metadata
     }
 

@@ -86,7 +86,8 @@ extension PNGMetadata {
                                          + "the ICC profile beside it")
             }
         }
-        metadata.takeColoursFromExif()
+        // Gray pixels have no primaries: an RGB profile would make them colour.
+        if sourceColorType != .gray && sourceColorType != .grayAlpha { metadata.takeColoursFromExif() }
         return metadata
     }
 

@@ -709,6 +709,13 @@ struct JPEGHeaderTests {
                 "\(dropped.stderr)")
         #expect(zip(try ImageTools.pixel(dir.join("exif/c.jpg"), 5, 5), expected).allSatisfy { abs($0 - $1) <= 3 })
         #expect(try tag("InteropIndex", of: dir.join("exif/c.jpg"), options: ["-n"]) == "R98")
+        // A gray JPEG's pixels have no primaries: left as they are, and written gray (an RGB profile made a PNG RGB).
+        try ImageTools.run("convert", ["-size", "16x16", "gradient:", "-colorspace", "gray", "-type", "grayscale", dir.join("g.jpg")])
+        try ImageTools.run("exiftool", ["-overwrite_original", "-ExifIFD:ColorSpace#=65535", "-InteropIndex=R03", dir.join("g.jpg")])
+        let gray = try kiln(["export", dir.join("g.jpg"), "-o", dir.join("gray"), "--format", "png", "--progress", "none"])
+        #expect(gray.status == 0, "\(gray.stderr)")
+        #expect(try ImageTools.identify(dir.join("gray/g.png"), "%[channels]") == "gray", "written gray")
+        #expect(try tag("ProfileDescription", of: dir.join("gray/g.png")).isEmpty)
         // ColorSpace sRGB beside R03 says two things: sRGB, the tag's own, is taken.
         try ImageTools.run("exiftool", ["-overwrite_original", "-ExifIFD:ColorSpace#=1", input])
         _ = try export("contradicting", ["--format", "png", "--profile", "srgb"])
