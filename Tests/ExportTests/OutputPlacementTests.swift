@@ -50,6 +50,21 @@ struct OutputPlacementTests {
         #expect(!FileManager.default.fileExists(atPath: stale))
     }
 
+    /// A finished job's journal renamed away to be removed, by a process killed before it was (kill -9 after the
+    /// `end`): removed by the next start once that process is gone; a running one's is not touched.
+    @Test("a journal a killed process was removing goes at the next start")
+    func journalsBeingRemoved() throws {
+        let work = try TemporaryDirectory()
+        let dead = work.join("out/..kiln.removed-2147483632"), live = work.join("out/..kiln.removed-1")  // pid 1 runs
+        for folder in [dead, live] {
+            try FileManager.default.createDirectory(atPath: folder + "/tmp", withIntermediateDirectories: true)
+            try ExportFixtures.file(at: folder + "/job.json", "{}")
+        }
+        _ = try OutputDirectory(path: work.join("out"))
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live + "/job.json"))
+    }
+
     /// In place, the temporary files a run left beside its inputs: another process's, once it is gone (a killed
     /// run's, removed by the next run); this process's own at the end of a run stopped with images in flight (an
     /// image abandoned after --grace left its file after a Ctrl-C). A live other process's are never touched.

@@ -375,12 +375,18 @@ public final class OutputDirectory: Sendable {
     }
 
     private func removeStaleTemporaries() {
-        for name in temporary.names() {
-            guard let pid = name.split(separator: "-").first.flatMap({ pid_t($0) }) else { continue }
-            // kill(pid, 0) fails with ESRCH when no such process exists any more.
-            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                temporary.remove(name)
-            }
+        // kill(pid, 0) fails with ESRCH when no such process exists any more.
+        func gone(_ pid: pid_t?) -> Bool { pid.map { $0 != getpid() && kill($0, 0) != 0 && errno == ESRCH } ?? false }
+        for name in temporary.names() where gone(name.split(separator: "-").first.flatMap({ pid_t($0) })) {
+            temporary.remove(name)
+        }
+        // A journal folder renamed away to be removed (``HeldDirectory/removeTree(_:expected:)``) by a process killed
+        // before it was (a clean run's journal, with the absolute paths of its inputs, stayed for good).
+        let removing = "..kiln.removed-"
+        for name in root.names() where name.hasPrefix(removing) && gone(pid_t(name.dropFirst(removing.count))) {
+            guard let away = try? HeldDirectory(name, in: root, create: false) else { continue }
+            away.removeContents()
+            unlinkat(root.descriptor, name, AT_REMOVEDIR)
         }
     }
 }
