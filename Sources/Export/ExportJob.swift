@@ -858,58 +858,14 @@ public final class ExportJob: Sendable {
     /// recorded of the file: if the file is still what that run replaced it with, it is that run's
     /// output, not an input. Made by this same work it is skipped (before, the same command again
     /// blurred the finished images twice, exit 0); under other options the start is refused
-    /// (``replacedAndForgotten(by:plan:inPlace:earlier:records:in:)``), and one replaced since is a conflict.
+    /// (``EarlierRunInPlace/forgotten``), and one replaced since is a conflict.
     /// Otherwise (no record, or the file changed since) it is an input like any other.
     private func replacedEarlier(_ item: ExportItem) -> Existing {
-        guard let (earlier, plan) = Self.replacedRecord(of: item, in: earlierRecords, output: output) else { return .absent }
+        guard let (earlier, plan) = EarlierRunInPlace.replacedRecord(of: item, in: earlierRecords, output: output) else { return .absent }
         guard plan == planDigest else {
             return .conflict("\(item.input) was replaced by an earlier run of this job with other options; kept")
         }
         return .identical(earlier)
-    }
-
-    /// The record of `item`'s file as a run in place replaced it, and that run's plan digest, when the file
-    /// is still what it wrote (size and CRC-32); nil otherwise.
-    private static func replacedRecord(of item: ExportItem, in records: [String: FinishedRecord],
-                                       output: OutputDirectory) -> (FinishedRecord, String)? {
-        guard let earlier = records[item.output], earlier.status == .written || earlier.status == .skipped,
-              let madeBefore = earlier.made, FileVersion(path: output.url(of: item.output))?.size == earlier.size,
-              let present = output.regularFileContents(item.output), present.count == earlier.size,
-              CRC32.checksum(present) == earlier.crc32 else { return nil }
-        return (earlier, madeBefore.plan)
-    }
-
-    /// The inputs an earlier run in place (`earlier`, whose journal this start would replace) replaced, as its
-    /// `records` say and their files still are, that a start of `items` under `plan` does not take as its own
-    /// work: with another plan it would stack its options on that run's; without them (other inputs, or not in
-    /// place: `-o .` where the journal is) their records go, and that run's command again would process them a
-    /// second time. Empty where `earlier` was not in place.
-    public static func replacedAndForgotten(by items: [ExportItem], plan: ExportPlan, inPlace: Bool, earlier: JobRecord,
-                                            records: [String: FinishedRecord], in output: OutputDirectory) -> [String] {
-        guard earlier.options.inPlace else { return [] }
-        let digest = Provenance.digest(of: plan)
-        let taken = inPlace ? Set(items.map(\.output)) : []
-        return earlier.items.filter { item in
-            guard let (_, plan) = replacedRecord(of: item, in: records, output: output) else { return false }
-            return !taken.contains(item.output) || plan != digest
-        }.map(\.input)
-    }
-
-    /// The records of the inputs an earlier run in place (`earlier`, whose journal this start replaces) replaced, as
-    /// its `records` say and their files still are, that a start of `items` under `plan` takes as its own work (the
-    /// same output, the same plan): what the start's journal begins with. Forgotten by the start and written again
-    /// one by one as the run came to each, they were lost when it stopped first, and the next run processed those
-    /// inputs a second time.
-    public static func replacedAndKept(by items: [ExportItem], plan: ExportPlan, earlier: JobRecord,
-                                       records: [String: FinishedRecord], in output: OutputDirectory) -> [FinishedRecord] {
-        guard earlier.options.inPlace else { return [] }
-        let digest = Provenance.digest(of: plan)
-        let taken = Set(items.map(\.output))
-        return earlier.items.compactMap { item in
-            guard taken.contains(item.output), let (record, plan) = replacedRecord(of: item, in: records, output: output),
-                  plan == digest else { return nil }
-            return record
-        }
     }
 
     /// Whether every path of `paths` names a file (links followed) that one of `among` names too.

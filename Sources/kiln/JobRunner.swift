@@ -188,9 +188,9 @@ struct JobRunner {
             }
             var carried: [FinishedRecord] = []
             if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
-                let replaced = ExportJob.replacedAndForgotten(by: record.items, plan: record.options.plan,
-                                                              inPlace: record.options.inPlace, earlier: earlier,
-                                                              records: earlierRecords, in: output)
+                let left = EarlierRunInPlace(earlier: earlier, records: earlierRecords, items: record.items,
+                                             plan: record.options.plan, inPlace: record.options.inPlace, in: output)
+                let replaced = left.forgotten
                 if let first = replaced.first {
                     let inputs = replaced.count == 1 ? "1 input (\(first)) was" : "\(replaced.count) inputs (\(first) …) were"
                     let mine = Set(record.items.map(\.input))
@@ -206,12 +206,18 @@ struct JobRunner {
                                            + "finishes that run; to start this export anyway, remove \(directory)/.kiln "
                                            + "first", KilnExitCode.usage)
                 }
+                if let first = left.renamed.first {
+                    let inputs = left.renamed.count == 1 ? "1 input (\(first.now), which it named \(first.was)) is a file"
+                        : "\(left.renamed.count) inputs (\(first.now), which it named \(first.was) …) are files"
+                    throw reporter.refusal("\(inputs) an unfinished run in place replaced, under another name now (its journal "
+                                           + "is \(directory)/.kiln): this export would process them a second time; nothing "
+                                           + "was written. Give them back the names that run gave them: `kiln resume "
+                                           + "\(directory)` finishes it; to start this export anyway, remove "
+                                           + "\(directory)/.kiln first", KilnExitCode.usage)
+                }
                 // The same command again: the inputs that run replaced stay recorded from its start (before, they were
                 // recorded again as it came to each, and a stop meanwhile left the rest to be processed twice).
-                if record.options.inPlace {
-                    carried = ExportJob.replacedAndKept(by: record.items, plan: record.options.plan, earlier: earlier,
-                                                        records: earlierRecords, in: output)
-                }
+                carried = left.carried
             }
             if !resuming { try journal.start(record, carrying: carried) }
         } catch let refused as ExitCode {

@@ -141,6 +141,31 @@ import Testing
         #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
     }
 
+    /// Files the stopped run replaced, renamed since (their folder, or one of them), are found by their content: the
+    /// same command on them is refused, nothing written, and with their names given back the resume finishes the job.
+    /// Before, taken for originals, they were processed a second time (6 of 20 photos turned twice, exit 0), and the
+    /// stopped run's journal went.
+    @Test(arguments: ["folder", "file"])
+    func filesTheStoppedRunReplacedAreKnownUnderOtherNames(renamed what: String) throws {
+        let dir = try TemporaryDirectory()
+        let operations = ["--brightness", "0.1"]  // applied twice, it would show
+        let names = try stoppedAfterThree(dir, operations)
+        let done = try #require(names.first { differences([$0], dir.join("in"), dir.join("ref")).isEmpty })
+        let (from, to, folder) = what == "folder" ? (dir.join("in"), dir.join("moved"), "moved")
+            : (dir.join("in/" + done), dir.join("in/renamed-" + done), "in")
+        try FileManager.default.moveItem(atPath: from, toPath: to)
+        let again = try startKiln(["export", "--in-place", folder, "--progress", "json"] + operations, directory: dir.path).wait()
+        #expect(again.status == 64, "\(again.stderr)")
+        let error = Events(again.stdoutLines).named("error").first?[string: "message"] ?? ""
+        #expect(error.contains("which it named in/\(done)") && error.contains("would process them a second time")
+                && error.contains("nothing was written"), "\(error)")
+        try FileManager.default.moveItem(atPath: to, toPath: from)
+        #expect(differences(names, dir.join("in"), dir.join("ref")).count == names.count - 3, "nothing written")
+        let resumed = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input replaced exactly once")
+    }
+
     /// The same in-place command run from another folder after a stop (`cd in && kiln export --in-place .`) had a
     /// journal of its own: it processed the stopped job's replaced inputs a second time, and that job's resume then
     /// did the rest again. It is refused, naming the stopped job's journal, from the inputs' folder or anywhere.
