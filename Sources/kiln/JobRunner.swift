@@ -161,8 +161,9 @@ struct JobRunner {
             } else {
                 finishedBefore = [:]
             }
-            // Read before a new job's start forgets them: they say what made the outputs already there.
-            earlierRecords = journal.finished()
+            // Read before a new job's start replaces them: they say what made the outputs already there (the job's own
+            // records over those its start kept of earlier jobs').
+            earlierRecords = journal.earlier().merging(journal.finished()) { _, own in own }
             // What clean runs made, kept in the user's cache: for outputs the journal has no record of
             // (its journal removed, or a run that ended in conflicts kept one without them).
             if shard == nil && !record.options.inPlace {
@@ -219,7 +220,10 @@ struct JobRunner {
                 // recorded again as it came to each, and a stop meanwhile left the rest to be processed twice).
                 carried = left.carried
             }
-            if !resuming { try journal.start(record, carrying: carried) }
+            if !resuming {
+                let own = Set(carried.map(\.output))
+                try journal.start(record, carrying: carried, earlier: earlierRecords.values.filter { !own.contains($0.output) })
+            }
         } catch let refused as ExitCode {
             throw refused
         } catch is JobEndedWhileWaiting {

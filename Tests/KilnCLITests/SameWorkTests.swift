@@ -13,6 +13,29 @@ import Testing
     /// PngSuite's inputs carrying tIME.
     private let timed = ["cm0n0g04.png", "cm7n0g04.png", "cm9n0g04.png"]
 
+    /// A new export over a stopped one's folder keeps what that run's records said of its outputs, also for those it
+    /// does not reach before it is stopped itself: its resume finds them made otherwise (conflicts), as the export
+    /// run to its end does. Before, its start forgot them: the resume took the first run's level-6 PNGs (the same
+    /// pixels) for this work at level 3, skipped them, and recorded them so.
+    @Test func aStoppedExportsRecordsOutliveTheNextStart() throws {
+        let dir = try TemporaryDirectory()
+        let names = Paths.pngs(in: Paths.sampleData)
+        let out = dir.join("out")
+        func export(_ level: String, stallAfter: String) throws -> ChildProcess.Outcome {
+            try kiln(["export", Paths.sampleData, "--output", out, "--level", level, "--jobs", "1", "--stall-timeout", "1",
+                      "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": stallAfter])
+        }
+        #expect(try export("6", stallAfter: "4").status == 75)
+        #expect(try export("3", stallAfter: "1").status == 75)
+        let resumed = try kiln(["resume", out, "--progress", "json"])
+        #expect(resumed.status == 1, "conflicts: \(resumed.stderr)")
+        let events = Events(resumed.stdoutLines)
+        #expect(events.files("skipped").isEmpty, "\(resumed.stdout)")
+        // The first run's four: the three the second had not reached, and the one it found (a conflict is looked at again).
+        #expect(events.files("conflict").count == 4, "\(resumed.stdout)")
+        #expect(events.files("written").count == names.count - 4, "\(resumed.stdout)")
+    }
+
     /// Before: the third run of an untouched folder reported 3 conflicts and exited 1
     /// (the second run's skip recorded the checksum of bytes it made and dropped).
     @Test func anUntouchedFolderWithTimeStampsNeverConflictsWithItself() throws {

@@ -58,11 +58,15 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Starts a new job: records it and forgets any earlier job's finished items but `carried` (an earlier
-    /// in-place run's records of the inputs it replaced, which this job takes as its own work).
-    public func start(_ record: JobRecord, carrying carried: [FinishedRecord] = []) throws {
+    /// Starts a new job: records it, with `carried` as its first finished items (an earlier in-place run's records
+    /// of the inputs it replaced, which this job takes as its own work), and `earlier` as what earlier jobs' records
+    /// said of the outputs there (``earlier()``): not this job's, but what made those outputs, for this job and its
+    /// resumes to tell this work from another's. (Before, a start forgot them: its resume took a stopped export's
+    /// level-6 PNGs, the same pixels, for this work at level 3, where the export run to its end found them conflicts.)
+    public func start(_ record: JobRecord, carrying carried: [FinishedRecord] = [], earlier: [FinishedRecord] = []) throws {
         let folder = try folder(create: true)
         closeAppendFile()  // the file is replaced: later records go to the new one
+        try DurableFile.replace("earlier.ndjson", in: folder, with: try Self.lines(of: earlier))
         try DurableFile.replace("finished.ndjson", in: folder, with: try Self.lines(of: carried))
         try DurableFile.replace("job.json", in: folder, with: try JobRecordEncoding.encode(record, with: Self.encoder))
     }
@@ -85,7 +89,18 @@ public final class Journal: Sendable {
 
     /// Every finished item recorded so far, by output path (a later record wins).
     public func finished() -> [String: FinishedRecord] {
-        guard let data = try? DurableFile.contents(of: "finished.ndjson", in: folder()) else { return [:] }
+        records(in: "finished.ndjson")
+    }
+
+    /// What earlier jobs' records said of the outputs there when this job started, by output path; none in journals
+    /// of kiln before 2026-11-28.
+    public func earlier() -> [String: FinishedRecord] {
+        records(in: "earlier.ndjson")
+    }
+
+    /// The records in the journal's file `name`, by output path (a later record wins).
+    private func records(in name: String) -> [String: FinishedRecord] {
+        guard let data = try? DurableFile.contents(of: name, in: folder()) else { return [:] }
         var records: [String: FinishedRecord] = [:]
         for line in data.split(separator: UInt8(ascii: "\n")) {
             // A line torn by a crash does not parse; it is simply not finished.
