@@ -539,8 +539,13 @@ public final class ExportJob: Sendable {
                 let colourForGray = madeColour ? reader.leadingMetadata.colorProfile?.rgbFromGray : nil
                 let profile = colourForGray ?? reader.leadingMetadata.colorProfile
                 let builtFrom = reader.leadingMetadata.profileBuiltFrom
+                let untagged = !keep.contains(.icc)
                 let takeColourProfile = { (metadata: inout ImageMetadata) in
                     if let colourForGray { metadata.replaceColorProfile(with: colourForGray) }
+                    // Untagged, an output's colours are sRGB (what a profile dropped said is converted to sRGB first): its
+                    // EXIF says so. A dropped sRGB chunk or profile left "Adobe RGB" (R03) beside pixels it no longer
+                    // defined, which DCF readers, and kiln, then read as Adobe RGB.
+                    if untagged { metadata.describeColours(sRGB: true) }
                 }
                 let grayProfile = profile?.colorSpace == "GRAY"
                 let grayCannotStay = grayProfile && content.gray && codec.format == .webp

@@ -15,7 +15,7 @@ public struct Recipe: Sendable, Equatable, Codable {
         /// Whether each image's EXIF orientation is applied (``ExportPlan/autorotate``); nil: yes.
         public var autorotate: Bool?
         /// The format and its options: `format`, `quality`, `progressive`, `subsample`,
-        /// `lossless`, `background`, as the flags of the same names.
+        /// `lossless`, `effort`, `background`, as the flags of the same names.
         public var settings: OutputSettings
 
         private enum CodingKeys: String, CodingKey {

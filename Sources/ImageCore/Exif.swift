@@ -168,7 +168,9 @@ public struct Exif: Sendable, Equatable {
 
     /// The entries of known field types of the `count`-entry directory at `start` (each one inside the stream).
     func fields(ofDirectoryAt start: Int, count: Int) -> [Field] {
-        (0..<count).compactMap { index in
+        // A count that runs past the stream is a damaged directory: none of its entries is trusted (as ``directory(at:_:)``).
+        guard start >= 0, count <= (bytes.count - start - 2) / 12 else { return [] }
+        return (0..<count).compactMap { index in
             let position = start + 2 + 12 * index
             guard let tag = read(at: position, size: 2), let type = read(at: position + 2, size: 2),
                   let values = read(at: position + 4, size: 4), let size = Self.fieldSizes[type] else { return nil }

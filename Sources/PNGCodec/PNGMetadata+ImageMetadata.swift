@@ -86,8 +86,6 @@ extension PNGMetadata {
                                          + "the ICC profile beside it")
             }
         }
-        // Gray pixels have no primaries: an RGB profile would make them colour.
-        if sourceColorType != .gray && sourceColorType != .grayAlpha { metadata.takeColoursFromExif() }
         return metadata
     }
 

@@ -17,6 +17,8 @@ public final class PNGRowReader: ImageReader {
     /// The chunks before IDAT, as the decoder kept them while reading the
     /// header (it reads up to the image data to know the image).
     public let leadingMetadata: ImageMetadata
+    /// Whether its colours are Adobe RGB because its EXIF, before the pixels, says so: the metadata at the end says so too.
+    private let coloursFromExif: Bool
     private var session: DecoderSession
     /// Rows read or skipped so far.
     private var nextRow = 0
@@ -29,7 +31,7 @@ public final class PNGRowReader: ImageReader {
         session = try DecoderSession(path: path, limits: limits, keepMetadata: true)
         pngHeader = session.header
         header = pngHeader.imageHeader
-        leadingMetadata = session.metadata().imageMetadata
+        (leadingMetadata, coloursFromExif) = Self.leading(session.metadata().imageMetadata, gray: header.isGray)
         try limits.check(pngHeader)
     }
 
@@ -40,7 +42,7 @@ public final class PNGRowReader: ImageReader {
         session = try DecoderSession(copying: bytes, limits: limits, keepMetadata: true, libpngOnly: libpngOnly)
         pngHeader = session.header
         header = pngHeader.imageHeader
-        leadingMetadata = session.metadata().imageMetadata
+        (leadingMetadata, coloursFromExif) = Self.leading(session.metadata().imageMetadata, gray: header.isGray)
         try limits.check(pngHeader)
     }
 
@@ -57,6 +59,25 @@ public final class PNGRowReader: ImageReader {
     public func finish() throws -> ImageMetadata {
         try session.finish()
         nextRow = height
-        return session.metadata().imageMetadata
+        var metadata = session.metadata().imageMetadata
+        // The colours are what came before the pixels said (a conversion took them from there): an eXIf saying Adobe RGB
+        // after them is too late (an output without a conversion was tagged Adobe RGB, a converted one read as sRGB).
+        if coloursFromExif {
+            metadata.takeColoursFromExif()
+        } else if !header.isGray, metadata.colorProfile == nil, !metadata.saysSRGB, metadata.exif.flatMap(Exif.init)?.saysAdobeRGB == true {
+            metadata.warnings.append("eXIf says Adobe RGB (InteropIndex R03) after the image data, too late to be used: the "
+                                     + "colours were read as the chunks before it say")
+        }
+        return metadata
+    }
+
+    /// `metadata` (what the chunks before the pixels give) with Adobe RGB taken from an eXIf among them that says so
+    /// (``ImageMetadata/takeColoursFromExif()``), unless the pixels are `gray` (they have no primaries: an RGB
+    /// profile would make them colour); and whether it was.
+    private static func leading(_ metadata: ImageMetadata, gray: Bool) -> (ImageMetadata, Bool) {
+        var metadata = metadata
+        guard !gray, metadata.colorProfile == nil else { return (metadata, false) }
+        metadata.takeColoursFromExif()
+        return (metadata, metadata.colorProfile != nil)
     }
 }

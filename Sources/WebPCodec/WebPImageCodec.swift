@@ -339,7 +339,7 @@ public final class WebPWriter: ImageWriter {
             exif.withUnsafeBufferPointer { exif in
                 xmp.withUnsafeBufferPointer { xmp in
                     cwebp_encode(image.bytes, UInt32(width), UInt32(height), settings.lossless ? 1 : 0, quality,
-                                 Int32(settings.effort),
+                                 Int32(clamping: settings.effort),
                                  cwebp_chunk(data: icc.baseAddress, size: icc.count),
                                  cwebp_chunk(data: exif.baseAddress, size: exif.count),
                                  cwebp_chunk(data: xmp.baseAddress, size: xmp.count), &hook, &output, &size, &status)

@@ -34,23 +34,26 @@ private func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
 
     /// A quarter turn swaps IFD0's densities (each entry takes the other's type, count and value offset), and a
     /// conversion sets ColorSpace and the DCF index to the output's colours; the layout stays, byte for byte elsewhere.
-    @Test func swapsTheDensitiesAndSaysTheColours() throws {
+    @Test(arguments: [false, true])
+    func swapsTheDensitiesAndSaysTheColours(littleEndian: Bool) throws {
+        func u16(_ v: Int) -> [UInt8] { littleEndian ? le16(v) : le16(v).reversed() }
+        func u32(_ v: Int) -> [UInt8] { littleEndian ? le32(v) : le32(v).reversed() }
         func entry(_ tag: Int, _ type: Int, _ count: Int, _ value: [UInt8]) -> [UInt8] {
-            le16(tag) + le16(type) + le32(count) + value
+            u16(tag) + u16(type) + u32(count) + value
         }
         // IFD0 at 8 (3 entries: XResolution → 50, YResolution → 58, the Exif sub-IFD → 66; next 0), the two RATIONALs
         // at 50 and 58 (300/1, 150/1), the Exif sub-IFD at 66 (ColorSpace 1, Interoperability → 96; next 0), the
         // Interoperability directory at 96 (its index "R98"; next 0).
-        let ifd0 = le16(3) + entry(0x011A, 5, 1, le32(50)) + entry(0x011B, 5, 1, le32(58)) + entry(0x8769, 4, 1, le32(66)) + le32(0)
-        let values = le32(300) + le32(1) + le32(150) + le32(1)
-        let exifIFD = le16(2) + entry(0xA001, 3, 1, le16(1) + [0, 0]) + entry(0xA005, 4, 1, le32(96)) + le32(0)
-        let interop = le16(1) + entry(0x0001, 2, 4, Array("R98\0".utf8)) + le32(0)
-        let stream = Array("II".utf8) + le16(42) + le32(8) + ifd0 + values + exifIFD + interop
+        let ifd0 = u16(3) + entry(0x011A, 5, 1, u32(50)) + entry(0x011B, 5, 1, u32(58)) + entry(0x8769, 4, 1, u32(66)) + u32(0)
+        let values = u32(300) + u32(1) + u32(150) + u32(1)
+        let exifIFD = u16(2) + entry(0xA001, 3, 1, u16(1) + [0, 0]) + entry(0xA005, 4, 1, u32(96)) + u32(0)
+        let interop = u16(1) + entry(0x0001, 2, 4, Array("R98\0".utf8)) + u32(0)
+        let stream = Array((littleEndian ? "II" : "MM").utf8) + u16(42) + u32(8) + ifd0 + values + exifIFD + interop
         #expect(stream.count == 114)
         let parsed = try #require(Exif(stream))
         let turned = parsed.rewritten(orientation: nil, width: 1, height: 1, transposed: true)
-        #expect(Array(turned[18..<22]) == le32(58) && Array(turned[30..<34]) == le32(50), "XResolution → 150, YResolution → 300")
-        #expect(stream.indices.filter { stream[$0] != turned[$0] } == [18, 30], "only the two offsets' low bytes")
+        #expect(Array(turned[18..<22]) == u32(58) && Array(turned[30..<34]) == u32(50), "XResolution → 150, YResolution → 300")
+        #expect(stream.indices.filter { stream[$0] != turned[$0] } == (littleEndian ? [18, 30] : [21, 33]), "only the two offsets' low bytes")
         #expect(parsed.rewritten(orientation: nil, width: 1, height: 1) == stream, "not turned: as it was")
         let p3 = parsed.describingColours(sRGB: false)
         #expect(Array(p3[76..<78]) == [0xFF, 0xFF], "ColorSpace uncalibrated")

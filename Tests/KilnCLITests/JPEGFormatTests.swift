@@ -709,6 +709,32 @@ struct JPEGHeaderTests {
                 "\(dropped.stderr)")
         #expect(zip(try ImageTools.pixel(dir.join("exif/c.jpg"), 5, 5), expected).allSatisfy { abs($0 - $1) <= 3 })
         #expect(try tag("InteropIndex", of: dir.join("exif/c.jpg"), options: ["-n"]) == "R98")
+        // A PNG's eXIf says it before the image data; one after it comes too late (the colours were taken before it:
+        // a conversion used sRGB while an output without one was tagged Adobe RGB), and a warning says so.
+        let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: input)))
+        let exif = try #require((2..<(jpeg.count - 6)).first { jpeg[$0..<($0 + 6)].elementsEqual(Array("Exif".utf8) + [0, 0]) })
+        let tiff = Array(jpeg[(exif + 6)..<(exif - 2 + (Int(jpeg[exif - 2]) << 8 | Int(jpeg[exif - 1])))])  // APP1's length
+        #expect(tiff.starts(with: Array("MM".utf8)) || tiff.starts(with: Array("II".utf8)), "the EXIF as a TIFF stream")
+        let flat = [[UInt8]](repeating: (0..<16).flatMap { _ in stored.map(UInt8.init) }, count: 16)
+        let plain = PNGBytes.stored(width: 16, colorType: 2, rows: flat)
+        try Data(PNGBytes.stored(width: 16, colorType: 2, rows: flat, before: PNGBytes.chunk("eXIf", tiff)))
+            .write(to: URL(fileURLWithPath: dir.join("early.png")))
+        try Data(plain.dropLast(12) + PNGBytes.chunk("eXIf", tiff) + plain.suffix(12)).write(to: URL(fileURLWithPath: dir.join("late.png")))
+        let pngs = try kiln(["export", dir.join("early.png"), dir.join("late.png"), "-o", dir.join("pngs"), "--profile", "srgb",
+                             "--progress", "none"])
+        #expect(pngs.status == 0, "\(pngs.stderr)")
+        #expect(zip(try ImageTools.pixel(dir.join("pngs/early.png"), 5, 5), expected).allSatisfy { abs($0 - $1) <= 2 })
+        #expect(try ImageTools.pixel(dir.join("pngs/late.png"), 5, 5) == stored, "read as sRGB, as the chunks before it say")
+        #expect(pngs.stderr.contains("late.png: eXIf says Adobe RGB (InteropIndex R03) after the image data, too late"), "\(pngs.stderr)")
+        // An sRGB chunk beside it says sRGB, and wins; dropped (--keep exif), the EXIF says sRGB too: left saying Adobe RGB
+        // beside pixels nothing else defined, the output was read as Adobe RGB (by kiln too).
+        try Data(PNGBytes.stored(width: 16, colorType: 2, rows: flat, before: PNGBytes.chunk("sRGB", [0]) + PNGBytes.chunk("eXIf", tiff)))
+            .write(to: URL(fileURLWithPath: dir.join("srgb.png")))
+        let untagged = try kiln(["export", dir.join("srgb.png"), "-o", dir.join("untagged"), "--keep", "exif", "--progress", "none"])
+        #expect(untagged.status == 0, "\(untagged.stderr)")
+        #expect(try ImageTools.pixel(dir.join("untagged/srgb.png"), 5, 5) == stored)
+        #expect(try [tag("ColorSpace", of: dir.join("untagged/srgb.png"), options: ["-n"]),
+                     tag("InteropIndex", of: dir.join("untagged/srgb.png"), options: ["-n"])] == ["1", "R98"])
         // A gray JPEG's pixels have no primaries: left as they are, and written gray (an RGB profile made a PNG RGB).
         try ImageTools.run("convert", ["-size", "16x16", "gradient:", "-colorspace", "gray", "-type", "grayscale", dir.join("g.jpg")])
         try ImageTools.run("exiftool", ["-overwrite_original", "-ExifIFD:ColorSpace#=65535", "-InteropIndex=R03", dir.join("g.jpg")])
