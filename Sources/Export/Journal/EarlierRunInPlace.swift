@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 
 /// What an unfinished earlier run in place left, as its journal (its job and records, which a new start's journal
 /// replaces) says and the files are now, for a start of other or the same work: each file that run replaced is
@@ -35,16 +36,22 @@ public struct EarlierRunInPlace {
                 moved.append((record, item.input))  // not where it was written, or changed since
             }
         }
-        // Read only where a size matches one of those: an export of other files costs a stat each.
         guard inPlace, !moved.isEmpty else { return }
-        let sizes = Set(moved.map(\.record.size))
-        for item in items where !settled.contains(item.output) {
-            guard let size = FileVersion(path: output.url(of: item.output))?.size, sizes.contains(size),
-                  let present = output.regularFileContents(item.output), present.count == size else { continue }
-            let crc = CRC32.checksum(present)
-            if let was = moved.first(where: { $0.record.size == size && $0.record.crc32 == crc }) {
-                renamed.append((item.input, was.input))
-            }
+        let open = items.filter { !settled.contains($0.output) }
+        for (path, record) in Self.sameContent(open.map { output.url(of: $0.output) }, as: moved.map(\.record)) {
+            renamed.append((open[path].input, moved[record].input))
+        }
+    }
+
+    /// The files among `paths` whose content is that of one of `records` (its size and CRC-32), each with that record,
+    /// by their indices. A file is read only where its size is one of theirs: other files cost a `stat` each.
+    static func sameContent(_ paths: [String], as records: [FinishedRecord]) -> [(path: Int, record: Int)] {
+        let sizes = Set(records.map(\.size))
+        return paths.indices.compactMap { index in
+            guard let size = FileVersion(path: paths[index])?.size, sizes.contains(size),
+                  case .success(let present) = SmallFile.contents(of: paths[index]), present.count == size else { return nil }
+            let crc = CRC32.checksum([UInt8](present))
+            return records.firstIndex { $0.size == size && $0.crc32 == crc }.map { (index, $0) }
         }
     }
 

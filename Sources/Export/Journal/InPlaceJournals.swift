@@ -6,7 +6,8 @@ import Foundation
 /// inputs a second time, and the stopped job's resume then did the rest again (found 2026-11-28).
 ///
 /// Looked for in each input's folder and every folder above it, where such a journal stands when the job was
-/// started there: a few `stat`s per input folder, a journal read only where one is.
+/// started there: a few `stat`s per input folder, a journal read only where one is. Its inputs are named by their
+/// identity, and those it replaced that are no longer where it wrote them by their content (size and CRC-32).
 public enum InPlaceJournals {
     /// Each folder (other than `here`, the new job's own) whose `.kiln` holds an in-place job that has not
     /// finished clean, with how many of `inputs` it names (the same files, whatever the spelling).
@@ -37,7 +38,14 @@ public enum InPlaceJournals {
                 let path = item.input.hasPrefix("/") ? item.input : record.workingDirectory + "/" + item.input
                 return FileIdentity(path: path).map { files?.contains($0) == true } == true
             }
-            if count > 0 { found.append((folder, count)) }
+            // Files it replaced that are no longer where it wrote them (their folder renamed, a file moved: `cd moved
+            // && kiln export --in-place .` turned them twice): found among the inputs by their content.
+            let moved = journal.finished().values.filter { finished in
+                (finished.status == .written || finished.status == .skipped) && finished.made != nil && finished.size > 0
+                    && FileVersion(path: folder + "/" + finished.output)?.size != finished.size
+            }
+            let renamed = moved.isEmpty ? 0 : EarlierRunInPlace.sameContent(inputs, as: Array(moved)).count
+            if count + renamed > 0 { found.append((folder, count + renamed)) }
         }
         return found
     }
