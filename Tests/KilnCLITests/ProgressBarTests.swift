@@ -145,6 +145,7 @@ import Testing
         let summary = try Regex(#"kiln: (\d+) written, 0 skipped, 0 failed of 24 in "#)
         let written = try #require(r.stderr.firstMatch(of: summary)?.output[1].substring.flatMap { Int($0) }, "\(r.stderr)")
         #expect(written >= inFlight, "the \(inFlight) images said to be in flight finished: \(r.stderr)")
+        #expect(LargeImages.outputs(in: out.path).count == written, "every image it counts is there, none abandoned half-way")
         #expect(r.stderr.hasSuffix("· stopped, resumable\n"), "ends with the summary line")
         #expect(!r.stderr.contains("\u{1B}"), "no escape codes into a file: \(r.stderr.debugDescription)")
     }
