@@ -251,6 +251,9 @@ public final class ExportJob: Sendable {
         drainRequested.store(true, ordering: .relaxed)
     }
 
+    /// Whether the job takes no new image: it is stopping (``finishInFlight()`` or ``stop()`` was called).
+    public var isStopping: Bool { !takesNewImages }
+
     /// Whether workers may start another image.
     private var takesNewImages: Bool { !drainRequested.load(ordering: .relaxed) && !isStopped }
 

@@ -240,14 +240,17 @@ struct JobRunner {
             if case JournalError.system(_, let code) = error { unwritable = [EROFS, EACCES, EPERM].contains(code) } else { unwritable = false }
             // A disk already full when a new job starts: nothing to resume. Said so, and the journal folder it
             // half made removed (before, `kiln resume` then said "holds no kiln job"): only when it holds no more
-            // than this start made (its lock, an empty temporary folder, an empty list of finished images: no
-            // job.json), never another job's (or shard's) files.
+            // than this start made (its lock, an empty temporary folder, empty lists of finished images and of earlier
+            // records: no job.json), never another job's (or shard's) files.
             if case JournalError.system(_, let code) = error, code == ENOSPC || code == EDQUOT, !resuming, shard == nil {
                 let files = FileManager.default
                 let held = (try? files.contentsOfDirectory(atPath: journal.directory)) ?? []
                 let temporary = (try? files.contentsOfDirectory(atPath: journal.directory + "/tmp")) ?? []
-                let finished = (try? files.attributesOfItem(atPath: journal.directory + "/finished.ndjson"))?[.size] as? Int ?? 0
-                if Set(held).isSubset(of: ["lock", "tmp", "finished.ndjson"]), temporary.isEmpty, finished == 0 {
+                let records = ["finished.ndjson", "earlier.ndjson"].map {
+                    (try? files.attributesOfItem(atPath: journal.directory + "/" + $0))?[.size] as? Int ?? 0
+                }
+                if Set(held).isSubset(of: ["lock", "tmp", "finished.ndjson", "earlier.ndjson"]), temporary.isEmpty,
+                   records.allSatisfy({ $0 == 0 }) {
                     output.removeJournal()
                     for made in madeFolders where rmdir(made) != 0 { break }  // only while empty: it fails otherwise
                 }
@@ -516,6 +519,7 @@ struct JobRunner {
             job.pauses.set(.process, paused: false)
             status.publish(.running)
         }
+        options.isStopping = { job.isStopping }
         options.onStopNow = {
             // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()

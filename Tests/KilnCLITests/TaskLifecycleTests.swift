@@ -310,6 +310,26 @@ import Testing
         #expect(Events(r.stdoutLines).files("written").count == jobs, "the images in flight finish within the grace")
     }
 
+    /// A Ctrl-C once the job is stopping for another reason (SIGTERM, SIGHUP) stops it at once, as its display says
+    /// ("Ctrl-C again stops now"). Before, only a second SIGINT did: after a SIGTERM the Ctrl-C waited out the grace.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aCtrlCAfterAnotherStopSignalStopsAtOnce(_ first: Int32) throws {
+        let dir = try TemporaryDirectory()
+        let release = dir.join("release")
+        let child = try startKiln(["export", Paths.sampleData, "-o", dir.join("out"), "--jobs", "1", "--progress", "json",
+                                   "--grace", "600"], environment: ["KILN_TEST_PAUSE_DECODE": release])
+        let paused = { (try? FileManager.default.attributesOfItem(atPath: release + ".paused")[.size] as? Int) ?? 0 }
+        #expect(child.waitUntil { paused() >= 1 }, "an image held in flight")
+        child.send(first)
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"stopping\"") })
+        child.send(SIGINT)
+        // The image is held, and the grace is 600 s: only a stop at once ends the job within the wait.
+        let r = try child.wait(timeout: .seconds(120))
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).named("end").count == 1, "\(r.stdout)")
+        #expect(Events(r.stdoutLines).files("written").isEmpty, "the image held was abandoned: \(r.stdout)")
+    }
+
     @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {
         let slots = try TemporaryDirectory()
         let env = ["KILN_RUNTIME_DIR": slots.path]

@@ -7,9 +7,13 @@ extension ProcessLifecycle {
         public var onSuspend: @Sendable () -> Void
         /// Runs after SIGCONT, once the process runs again. Default: nothing.
         public var onResume: @Sendable () -> Void
-        /// Runs on the second SIGINT: stop at once (outputs must still never be half-written).
+        /// Runs on the second SIGINT, or a first that comes once the work is stopping (a SIGTERM or SIGHUP came
+        /// first, or ``isStopping`` says so): stop at once (outputs must still never be half-written).
         /// Default: `exit(130)`, the shell's code for an interrupt.
         public var onStopNow: @Sendable () -> Void
+        /// Whether the work is stopping for a reason no signal gave (a stall, a cancel mark): a SIGINT then stops
+        /// it at once. Default: never.
+        public var isStopping: @Sendable () -> Bool
         /// Receives every change of ``ProcessLifecycle/processState``. Default: nothing.
         public var onStateChange: @Sendable (ProcessState) -> Void
         /// Whether the process is in the foreground. Default: ``ProcessLifecycle/isForegroundOfTerminal()``.
@@ -26,6 +30,7 @@ extension ProcessLifecycle {
             onSuspend = {}
             onResume = {}
             onStopNow = { exit(130) }
+            isStopping = { false }
             onStateChange = { _ in }
             isForeground = ProcessLifecycle.isForegroundOfTerminal
             foregroundCheckInterval = .seconds(1)

@@ -140,11 +140,14 @@ public final class ProcessLifecycle: Sendable {
     private func handle(_ number: Int32) {
         switch number {
         case SIGINT:
+            // A Ctrl-C once the work is stopping, whatever stopped it, stops it at once: after a SIGTERM or SIGHUP (or a
+            // stall) it was taken for the first and waited out the grace, though the display said it stops now.
+            let stopping = options.isStopping()
             let first = state.withLock { state in
                 state.interrupts += 1
-                state.terminating = true
+                defer { state.terminating = true }
                 state.reason = state.reason ?? .userCancelled
-                return state.interrupts == 1
+                return state.interrupts == 1 && !state.terminating && !stopping
             }
             guard first else {
                 options.onStopNow()
