@@ -113,6 +113,23 @@ import Testing
         #expect(LargeImages.matchesReference(out.path) == [])
     }
 
+    /// A job suspended (Ctrl-Z) is continued by `kiln cancel`, so that it takes the stop: before, the cancel said it
+    /// had asked it to stop, exit 0, and the job stood still, suspended, until someone continued it.
+    @Test func aCancelContinuesASuspendedJobSoThatItStops() throws {
+        let out = try TemporaryDirectory()
+        let release = out.join("release")
+        let child = try startKiln(["export", Paths.sampleData, "--output", out.join("out"), "--progress", "json", "--jobs", "1",
+                                   "--grace", "0"], environment: ["KILN_TEST_PAUSE_DECODE": release])
+        #expect(child.waitUntil { FileManager.default.fileExists(atPath: release + ".paused") })
+        child.send(SIGTSTP)
+        #expect(child.waitUntil { (try? kiln(["status", out.join("out")]))?.stdout.contains("suspended") == true })
+        let cancel = try kiln(["cancel", out.join("out")])
+        #expect(cancel.status == 0 && cancel.stdout.contains("and continued it (it was suspended)"), "\(cancel.stdout)\(cancel.stderr)")
+        let r = try child.wait(timeout: .seconds(60))
+        #expect(r.status == 75, "\(r.stderr)")
+        #expect(Events(r.stdoutLines).named("stopping").first?[string: "reason"] == "userCancelled", "\(r.stdout)")
+    }
+
     /// A second `kiln cancel` while the job stops (its images in flight finishing within --grace) asks nothing more: it
     /// sent a second SIGINT, a second Ctrl-C, and the job exited at once, the image in flight abandoned.
     @Test func aSecondCancelWhileTheJobStopsLeavesItsGrace() throws {
