@@ -153,6 +153,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StartSignals.begin()
         let reporter = settings.makeReporter()
         // In place, the job's folder (journal, lock) is where kiln runs: `kiln resume .` continues it.
         var options = ExportOptions(inputs: inputs, outputDirectory: output ?? ".")

@@ -37,7 +37,6 @@ struct JobRunner {
         if preference == .auto {
             // Ctrl-C, SIGTERM or SIGHUP while the child discovers (a driver hung there for up to a minute): the
             // child is killed, and the job ends as stopped (exit 75), as one waiting for a lock does.
-            let signals = WaitSignals()
             // A child still at it after 5 s (lavapipe takes 80 ms) is said: the job shows nothing else until it ends.
             let asked = ContinuousClock.now
             var said = false
@@ -47,11 +46,9 @@ struct JobRunner {
                     reporter.warning("Vulkan discovery has not answered in 5 s (a driver stuck in its setup?): the job "
                                      + "waits for it up to \(Int(DeviceProbe.timeout)) s, then renders on the CPU")
                 }
-                return signals.caughtSignal != nil
+                return StartSignals.caught != nil
             })
-            // Given back before the last look: a signal caught between a look and the handlers' end is seen.
-            signals.stop()
-            try stopIfAsked(signals)
+            try stopIfAsked()
         } else {
             report = nil
         }
@@ -103,6 +100,8 @@ struct JobRunner {
                                    + "was written. `kiln resume \(other.folder)` finishes that job; to start this one "
                                    + "anyway, remove \(other.folder)/.kiln first", KilnExitCode.usage)
         }
+        // The last look before anything is written (the output folder): later, the lifecycle takes the signal over.
+        try stopIfAsked()
         let output: OutputDirectory
         // The folders this start makes, the output folder and its missing parents, deepest first: a disk full at the
         // start removes them, left empty (before, the folder or its parents stayed).
@@ -320,6 +319,7 @@ struct JobRunner {
                                                                                         status: status))
         lifecycle.start()
         defer { lifecycle.stop() }
+        StartSignals.handOver()  // one caught since the last look: the lifecycle's first
         // What a person's Cancel does from anywhere but the terminal: exactly what Ctrl-C does. Once: a second
         // SIGINT would abandon the images in flight. A Pause (a KDE job view's Suspend) holds the workers between
         // strips, and the watchdog does not count the pause.
@@ -459,19 +459,16 @@ struct JobRunner {
             throw reporter.refusal(place + (record.shard == nil ? "" : " (--strategy queue waits for it)"),
                                    KilnExitCode.unavailable)
         }
-        let signals = WaitSignals()  // before the warning: a signal sent once it is read is caught
-        defer { signals.stop() }
         reporter.warning(place + "; waiting for it (--strategy queue)")
         while true {
             usleep(200_000)
-            try stopIfAsked(signals)
+            try stopIfAsked()
             // The job before ended without failures and removed its folder (renamed away first), or another
             // waiter already made a new one: this folder is no one's, so the start begins again.
             do {
                 if let lock = try JobLock(journal: journal) {
                     guard output.holdsItsJobFolder else { throw JobEndedWhileWaiting() }
-                    signals.stop()  // before the last look, as above (stopping twice gives back the same actions)
-                    try stopIfAsked(signals)  // a signal caught while the lock was taken
+                    try stopIfAsked()  // a signal caught while the lock was taken
                     return lock
                 }
             } catch where !output.holdsItsJobFolder {
@@ -483,9 +480,10 @@ struct JobRunner {
         }
     }
 
-    /// Ends a job waiting for the folder's lock when a stop signal came: its stream says why and ends, exit 75.
-    private func stopIfAsked(_ signals: WaitSignals) throws {
-        guard let number = signals.caughtSignal else { return }
+    /// Ends a job that has written nothing yet when a stop signal came (``StartSignals``: while the inputs were scanned,
+    /// devices discovered, or another job's lock awaited): its stream says why and ends, exit 75.
+    private func stopIfAsked() throws {
+        guard let number = StartSignals.caught else { return }
         let reason: ExpirationReason = number == SIGINT ? .userCancelled : number == SIGTERM ? .systemTermination : .hangUp
         reporter.stopping(reason: reason, inFlight: 0, grace: settings.grace)
         reporter.endWithNothingDone(KilnExitCode.resumable)

@@ -28,6 +28,7 @@ struct ResumeCommand: AsyncParsableCommand {
     var settings: RunSettings
 
     func run() async throws {
+        StartSignals.begin()
         let reporter = settings.makeReporter()
         let spec: ShardSpec?
         do {

@@ -330,6 +330,34 @@ import Testing
         #expect(Events(r.stdoutLines).files("written").isEmpty, "the image held was abandoned: \(r.stdout)")
     }
 
+    /// A stop signal from the moment kiln has read its command line, before the job's lifecycle stands (the inputs
+    /// scanned, their headers read, the folder made): the stream still says `stopping` and ends with `end`, exit 75.
+    /// Before, only the waits for device discovery and for a lock caught it: 20,000 inputs being scanned (device
+    /// discovery's child started just before), a SIGTERM killed kiln outright (143, no `end`).
+    @Test func aStopSignalWhileTheInputsAreScannedEndsTheStream() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        for index in 0..<20_000 { #expect(link(Paths.sampleData + "/rgb8.png", dir.join("in/\(index).png")) == 0) }
+        let child = try startKiln(["export", dir.join("in"), "-o", dir.join("out"), "--progress", "json", "--device", "auto"])
+        // Device discovery's child runs: kiln has started it and scans the inputs.
+        let discovering = {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { entry in
+                // /proc/PID/stat: "PID (NAME) STATE PPID …"; the name may hold spaces, not ") ".
+                guard Int32(entry) != nil, let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                      let close = stat.range(of: ") ", options: .backwards) else { return false }
+                return stat[close.upperBound...].split(separator: " ").dropFirst().first == "\(child.pid)"
+            }
+        }
+        #expect(child.waitUntil(discovering), "device discovery's child started")
+        let started = child.stdoutSoFar.contains("\"event\":\"start\"")
+        child.send(SIGTERM)
+        let r = try child.wait(timeout: .seconds(120))
+        #expect(r.status == 75, "started before the signal: \(started); \(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.all.last?["event"] as? String == "end", "\(r.stdout.suffix(600))")
+        #expect(events.named("stopping").first?[string: "reason"] == "systemTermination", "\(r.stdout.suffix(600))")
+    }
+
     @Test func aSecondJobFailsAtOnceOrQueuesBehindTheFirst() throws {
         let slots = try TemporaryDirectory()
         let env = ["KILN_RUNTIME_DIR": slots.path]
