@@ -31,8 +31,7 @@ public struct EarlierRunInPlace {
             if let (record, plan) = Self.replacedRecord(of: item, in: records, output: output) {
                 settled.insert(item.output)
                 if taken.contains(item.output) && plan == digest { carried.append(record) } else { forgotten.append(item.input) }
-            } else if let record = records[item.output], record.status == .written || record.status == .skipped,
-                      record.made != nil, record.size > 0 {
+            } else if let record = records[item.output], record.standsForAFile {
                 moved.append((record, item.input))  // not where it was written, or changed since
             }
         }
@@ -59,7 +58,7 @@ public struct EarlierRunInPlace {
     /// is still what it wrote (size and CRC-32); nil otherwise.
     static func replacedRecord(of item: ExportItem, in records: [String: FinishedRecord],
                                output: OutputDirectory) -> (FinishedRecord, String)? {
-        guard let earlier = records[item.output], earlier.status == .written || earlier.status == .skipped,
+        guard let earlier = records[item.output], earlier.standsForAFile,
               let madeBefore = earlier.made, FileVersion(path: output.url(of: item.output))?.size == earlier.size,
               let present = output.regularFileContents(item.output), present.count == earlier.size,
               CRC32.checksum(present) == earlier.crc32 else { return nil }

@@ -41,8 +41,7 @@ public enum InPlaceJournals {
             // Files it replaced that are no longer where it wrote them (their folder renamed, a file moved: `cd moved
             // && kiln export --in-place .` turned them twice): found among the inputs by their content.
             let moved = journal.finished().values.filter { finished in
-                (finished.status == .written || finished.status == .skipped) && finished.made != nil && finished.size > 0
-                    && FileVersion(path: folder + "/" + finished.output)?.size != finished.size
+                finished.standsForAFile && FileVersion(path: folder + "/" + finished.output)?.size != finished.size
             }
             let renamed = moved.isEmpty ? 0 : EarlierRunInPlace.sameContent(inputs, as: Array(moved)).count
             if count + renamed > 0 { found.append((folder, count + renamed)) }

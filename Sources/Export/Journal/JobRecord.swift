@@ -71,6 +71,9 @@ public struct FinishedRecord: Codable, Sendable, Equatable {
         self.made = made
         self.input = input
     }
+
+    /// Whether it records a file kiln left there (written, or found to be this work: skipped), with what made it.
+    var standsForAFile: Bool { (status == .written || status == .skipped) && made != nil && size > 0 }
 }
 
 /// The live state of a job, rewritten a few times a second for `kiln status`.
