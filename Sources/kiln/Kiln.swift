@@ -33,7 +33,8 @@ struct Kiln: AsyncParsableCommand {
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments)
-            ?? TextOptionValue.message(for: arguments) {
+            ?? TextOptionValue.message(for: arguments)
+            ?? RepeatedOption.message(for: arguments, commands: configuration.subcommands) {
             exit(withError: ValidationError(message))
         }
         do {

@@ -31,6 +31,12 @@ import Testing
         (["--stall-timeout", "1e300"], "--stall-timeout must be 0.001…31536000"),
         (["--stall-timeout", "1e-300"], "--stall-timeout must be 0.001…31536000"),
         (["--grace", "inf"], "--grace must be 0…"),
+        // A second value was taken without a word, the first dropped: a half turn asked as two quarter turns
+        // turned once.
+        (["--rotate", "90", "--rotate", "90"], "--rotate is given twice (90, then 90)"),
+        (["--flip", "h", "--flip=v"], "--flip is given twice (h, then v)"),
+        (["--brightness", "-0.1", "--brightness", "-0.2"], "--brightness is given twice (-0.1, then -0.2)"),
+        (["-0o", "/proc/kiln-elsewhere"], "--output is given twice"),
     ]
 
     @Test(arguments: refused)
@@ -67,6 +73,22 @@ import Testing
                 #expect(r.stderr.contains(input) && r.stderr.contains(named), "stderr should name the file and \(named): \(r.stderr)")
             }
         }
+    }
+
+    /// What is not an option given twice: a flag given twice (it says what it says once), a value that looks like
+    /// an option, an input named like one after `--`; and a resume's own option given twice is refused alike.
+    @Test func onlyAnOptionGivenTwiceIsRefused() throws {
+        let work = try TemporaryDirectory()
+        let out = work.join("out")
+        let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out, "--device", "cpu", "--progress", "none",
+                          "--recursive", "--recursive", "--title=--rotate", "--rotate", "90", "--keep-journal"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try ImageTools.identify(out + "/rgb8.png").hasPrefix("64 96 "), "one quarter turn of the 96×64 image")
+        let named = try kiln(["export", "--output", work.join("named"), "--rotate", "90", "--progress", "none", "--",
+                              "--rotate"])
+        #expect(named.status == 64 && named.stderr.contains("cannot read the input --rotate"), "\(named.stderr)")
+        let resumed = try kiln(["resume", out, "--grace", "1", "--grace", "2"])
+        #expect(resumed.status == 64 && resumed.stderr.contains("--grace is given twice (1, then 2)"), "\(resumed.stderr)")
     }
 
     @Test func resumeRefusesAStoredPlanOutOfRange() throws {
