@@ -71,7 +71,7 @@ struct OperationOptions: ParsableArguments {
         valueName: "srgb|p3|file"))
     var inputProfile: String?
 
-    @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); excludes the operation flags.",
+    @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); the operation flags below (--crop to --watermark-scale) cannot be given with it; the format, metadata and --no-autorotate flags above override its output, and --profile applies as without it.",
                                valueName: "file"))
     var recipe: String?
 
