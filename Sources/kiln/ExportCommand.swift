@@ -215,7 +215,7 @@ struct ExportCommand: AsyncParsableCommand {
             let (share, shardRecord) = ShardPlan.share(of: items, for: spec)
             record.items = share
             record.shard = shardRecord
-            record.title = title ?? "Exporting \(share.count) image\(share.count == 1 ? "" : "s") (shard \(spec))"
+            record.title = title ?? spec.title(images: share.count)
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,

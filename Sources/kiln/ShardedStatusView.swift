@@ -22,6 +22,10 @@ enum ShardedStatusView {
             if shard.state != .notStarted && shard.state != .finished { line += " (\(percent(shard.fraction)))" }
             if shard.failed > 0 { line += ", \(shard.failed) failed" }
             if let pid = shard.pid { line += " · pid \(pid)" + (shard.host.map { " on \($0)" } ?? "") }
+            if shard.state == .queued {
+                line += " · queued at position \(shard.queuePosition ?? 1), waiting for "
+                    + MachineSlots.Holder.describe(shard.waitingFor ?? [])
+            }
             lines.append(line)
         }
         if let cancelled = status.cancelled { lines.append("the job was \(cancelled)") }

@@ -63,6 +63,20 @@ import Testing
             try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "2x"])
         }
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: ["JOB_COMPLETION_INDEX": "1"]) }
+        // One of Slurm's two alone is named (it said that neither engine's variables were set).
+        #expect(throws: ShardSpecError.environment("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (a Slurm "
+                                                   + "job array sets both; or give --shard K/N)")) {
+            try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1"])
+        }
+        #expect(throws: ShardSpecError.environment("SLURM_ARRAY_TASK_COUNT is set but SLURM_ARRAY_TASK_ID is not (a Slurm "
+                                                   + "job array sets both; or give --shard K/N)")) {
+            try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "1",
+                                                      "KILN_SHARD_COUNT": "4"])
+        }
+        // Both engines' variables: Slurm's are read.
+        #expect(try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "2",
+                                                         "JOB_COMPLETION_INDEX": "3", "KILN_SHARD_COUNT": "4"])
+                == ShardSpec(index: 0, count: 2))
         #expect(throws: ShardSpecError.self) { try ShardSpec.parse("auto", environment: [:]) }
         // One task of a larger array submitted again (`sbatch --array=5`) cannot say its shard: it ran as 0/1, the
         // whole job. A one-task array from 0 is the whole job, as it says.

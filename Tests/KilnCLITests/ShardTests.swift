@@ -133,7 +133,9 @@ import Testing
         #expect(shards(during).last?[string: "state"] == "notStarted")
         #expect((shards(during).last?["total"] as? Int ?? 0) > 0, "a shard not started still has its size")
         // When it started, what it does, and, while it runs, no exit code (before, only a whole job said these).
-        #expect(during[string: "subtitle"].contains("PNG level 1") && during[string: "title"].hasPrefix("Exporting"), "\(during)")
+        // The job's title says the whole (it was shard 0's own, "Exporting 20 images (shard 0/2)", beside a total of 40).
+        #expect(during[string: "subtitle"].contains("PNG level 1") && during[string: "title"] == "Exporting 40 images in 2 shards",
+                "\(during)")
         let started = during["started"] as? Double ?? 0
         #expect(abs(started - Date().timeIntervalSince1970) < 600 && (during["updated"] as? Double ?? 0) >= started, "\(during)")
         #expect(runningShard["started"] as? Double == started && runningShard["exitCode"] == nil)
@@ -167,6 +169,30 @@ import Testing
         #expect(after["fraction"] as? Double == 1)
         #expect(shards(after).allSatisfy { $0[string: "state"] == "finished" && $0["pid"] == nil })
         #expect(shards(after).allSatisfy { $0["exitCode"] as? Int == 0 }, "\(after)")
+    }
+
+    /// Two shards on one machine queue for its CPU slot: `kiln status` says, for the one waiting, what it waits for,
+    /// as for a whole job (before, only "queued" and its pid).
+    @Test func aQueuedShardSaysWhatItWaitsFor() throws {
+        let out = try TemporaryDirectory(), slots = try TemporaryDirectory()
+        let shared = ["KILN_RUNTIME_DIR": slots.path]
+        let first = try startKiln(export(out.path, "0/2", ["--stall-timeout", "600"]),
+                                  environment: shared.merging(["KILN_TEST_STALL_AFTER": "1"]) { $1 })
+        #expect(first.waitUntil { first.stdoutSoFar.contains("\"event\":\"file\"") })
+        let second = try startKiln(export(out.path, "1/2"), environment: shared)
+        #expect(second.waitUntil { second.stdoutSoFar.contains("\"event\":\"queued\"") })
+        #expect(second.waitUntil { shards(status(out.path)).last?[string: "state"] == "queued" })
+        let waiting = shards(status(out.path)).last ?? [:]
+        let holders = waiting["waitingFor"] as? [[String: Any]] ?? []
+        #expect(waiting["queuePosition"] as? Int == 1 && holders.first?["pid"] as? Int == Int(first.pid), "\(waiting)")
+        #expect(shards(status(out.path)).first?["queuePosition"] == nil, "a running shard waits for nothing")
+        let text = try kiln(["status", out.path]).stdout
+        #expect(text.contains("shard 1/2  queued") && text.contains("waiting for kiln pid \(first.pid) (Exporting ")
+                && text.contains("images (shard 0/2) → "), "\(text)")
+        first.send(SIGTERM)
+        second.send(SIGTERM)
+        #expect(try first.wait(timeout: .seconds(120)).status == 75)
+        #expect(try second.wait(timeout: .seconds(120)).status == 75)
     }
 
     /// Before: a plain export (or `kiln resume` without `--shard`) that ended cleanly in a folder shards share

@@ -25,6 +25,11 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
     /// `K-of-N`: the shard's folder under `OUTPUT/.kiln/shards/`.
     public var folderName: String { "\(index)-of-\(count)" }
 
+    /// The title a run of this shard shows without `--title`: "Exporting 50 images (shard 0/4)".
+    public func title(images: Int) -> String {
+        "Exporting \(images) image\(images == 1 ? "" : "s") (shard \(self))"
+    }
+
     /// Parses `K/N` (`0 ≤ K < N`), or `auto`: the shard an array engine gives this
     /// process through the environment (see ``fromEnvironment(_:)``).
     public static func parse(_ text: String,
@@ -50,8 +55,16 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
     /// - Kubernetes Indexed Jobs: `JOB_COMPLETION_INDEX` of `KILN_SHARD_COUNT` (Kubernetes does not pass
     ///   the number of completions, so the manifest sets it; `--shard $(JOB_COMPLETION_INDEX)/N` in the
     ///   container's args works too).
+    /// Slurm's variables are read first: a Kubernetes pod inside a Slurm task is not a case to guess at.
     public static func fromEnvironment(_ environment: [String: String]) throws(ShardSpecError) -> ShardSpec {
-        if let id = environment["SLURM_ARRAY_TASK_ID"], let count = environment["SLURM_ARRAY_TASK_COUNT"] {
+        let slurm = (environment["SLURM_ARRAY_TASK_ID"], environment["SLURM_ARRAY_TASK_COUNT"])
+        // One of the two alone (a Slurm before 17.11, a script setting one by hand): named, as Kubernetes' below.
+        if (slurm.0 == nil) != (slurm.1 == nil) {
+            let (set, unset) = slurm.0 == nil ? ("SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_ID")
+                : ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT")
+            throw .environment("\(set) is set but \(unset) is not (a Slurm job array sets both; or give --shard K/N)")
+        }
+        if let id = slurm.0, let count = slurm.1 {
             guard let id = Int(id), let count = Int(count) else { throw .environment("SLURM_ARRAY_TASK_ID/COUNT are not numbers") }
             // Said when set but no number (before, taken as unset: a step of "2x" ran as no step).
             for name in ["SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP"] {

@@ -55,6 +55,9 @@ public struct ShardedStatus: Codable, Sendable {
         public var updated: Double?
         /// How its last run ended (its `end` event's code), once it has.
         public var exitCode: Int32?
+        /// While it is queued: its place in the machine's queue, and the jobs holding the slots it waits for.
+        public var queuePosition: Int?
+        public var waitingFor: [MachineSlots.Holder]?
     }
 
     /// Always `status`, as the whole-job status line.
@@ -153,6 +156,7 @@ public struct ShardedStatus: Codable, Sendable {
                 (line.completed, line.written, line.skipped, line.failed) = (current.completed, current.written,
                                                                              current.skipped, current.failed)
                 line.fraction = current.fraction
+                if line.state == .queued { (line.queuePosition, line.waitingFor) = (current.queuePosition, current.waitingFor) }
             }
         } else {
             // A process that died (even by kill -9) no longer holds the lock: the journal says what is done.
@@ -191,9 +195,15 @@ public struct ShardedStatus: Codable, Sendable {
                                    skipped: shards.map(\.skipped).reduce(0, +), failed: shards.map(\.failed).reduce(0, +),
                                    fraction: min(1, fraction), cancelled: cancelled, warnings: warnings, shards: shards)
         // Before, only a whole job's status said these: scripts watching a sharded job had no start or last word.
-        let said = journals.lazy.compactMap { $0.status() }.first
-        status.title = said?.title
-        status.subtitle = said?.subtitle
+        // A shard's own title, unless `--title` gave one, says its share: the job's says the whole ("Exporting
+        // 50 images (shard 0/4)" stood beside a total of 200).
+        if let (index, said) = journals.enumerated().lazy.compactMap({ index, journal in journal.status().map { (index, $0) } })
+            .first {
+            let own = ShardSpec(index: index, count: count).title(images: shards[index].total)
+            status.title = said.title != own ? said.title : "Exporting \(status.total) image\(status.total == 1 ? "" : "s") in "
+                + "\(count) shard\(count == 1 ? "" : "s")"
+            status.subtitle = said.subtitle
+        }
         status.started = shards.compactMap(\.started).min()
         status.updated = shards.compactMap(\.updated).max()
         let running = shards.filter { live.contains($0.state) }
