@@ -36,46 +36,30 @@ extension Recipe {
                     .replacingOccurrences(of: " is not representable in Swift.", with: " is out of range")
                 return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
             }
-            guard let (path, number) = unfitNumber(in: data) else {
+            guard let (path, literal) = unfitNumber(in: data) else {
                 return "a number does not fit its value (a fraction where a whole number is needed, or out of range)"
             }
-            return number.doubleValue.rounded() == number.doubleValue ? "\(path): \(number) is out of range"
-                : "\(path): must be a whole number, not \(number)"
+            // Out of range: too large, too small for a Double (`1e-400`: a digit that is not 0 read as 0), or whole.
+            let value = Double(literal) ?? .infinity
+            let mantissa = literal.prefix { $0 != "e" && $0 != "E" }
+            let underflow = value == 0 && mantissa.contains { "123456789".contains($0) }
+            return !value.isFinite || underflow || value.rounded() == value ? "\(path): \(literal) is out of range"
+                : "\(path): must be a whole number, not \(literal)"
         @unknown default:
             return "\(error)"
         }
     }
 
-    /// The first key an object of `data` (valid JSON) gives twice, by its path ("operations[0].width"), or nil.
-    /// JSON leaves duplicates undefined and Foundation keeps one of them silently: a recipe saying
-    /// `"width":100, "width":200` must not be read as either.
-    package static func duplicateKey(in data: Data) -> String? {
-        var scanner = DuplicateKeyScanner(bytes: Array(utf8(data)))
-        return scanner.value(at: "")
-    }
-
-    /// The first value of `data` (valid JSON) that is `null`, by its path ("output.fit"), or nil. The decoder takes a
-    /// null as an omitted key: `{"operations": null}` ran no operations without a word, and `"fit": null` took the
-    /// default, where `"sigma": null` was refused.
-    package static func nullValue(in data: Data) -> String? {
-        func find(_ value: Any, at path: String) -> String? {
-            switch value {
-            case is NSNull:
-                return path
-            case let object as [String: Any]:
-                for key in object.keys.sorted() {
-                    if let found = find(object[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
-                }
-            case let array as [Any]:
-                for (index, element) in array.enumerated() {
-                    if let found = find(element, at: path + "[\(index)]") { return found }
-                }
-            default:
-                break
-            }
-            return nil
-        }
-        return (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)).flatMap { find($0, at: "") }
+    /// What valid JSON, as Foundation reads it, may say but a recipe must not, the first in the text: a key given twice
+    /// in one object (JSON leaves which one counts undefined, and Foundation keeps one silently: `"width":100,
+    /// "width":200` must not be read as either), a comma before a closing bracket (JSON has none; Foundation takes it),
+    /// and `null` (the decoder takes it as an omitted key: `{"operations": null}` ran no operations without a word,
+    /// and `"fit": null` took the default, where `"sigma": null` was refused). Said before what the decoder says of
+    /// the same recipe: `{"op":"grayscale","op":"blur","sigma":1}` is a key given twice, not an unknown `sigma`. Nil
+    /// when there is none, and for data that is not JSON at all (the decoder's error says where).
+    package static func looseness(in data: Data) -> String? {
+        guard (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) != nil else { return nil }
+        return JSONScan(utf8(data)).problem
     }
 
     /// `data` (JSON the decoder read) as UTF-8 without a byte-order mark: the decoder also takes UTF-16 and UTF-32,
@@ -114,65 +98,33 @@ extension Recipe {
         ("\(type)", type.allCases.map(\.rawValue))
     }
 
-    /// Which number the decoder could not take, when it said only "not valid JSON" of valid JSON (a fraction
-    /// or an out-of-range number where an integer is decoded): the fractions and numbers past 2^53 are made 1
-    /// one after another, each change kept, and the first whose change moves the decoder past that error is
-    /// named, with its value (with two bad numbers, the second: the first is said once that one is mended).
-    /// Rejected: decoding every whole-number field as Double to check it by hand (every operation's
-    /// `init(from:)` would grow a second path, and a new field could forget it).
-    private static func unfitNumber(in data: Data) -> (path: String, number: NSNumber)? {
-        guard let root = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else { return nil }
-        var numbers: [(path: [Step], value: NSNumber)] = []
-        func collect(_ value: Any, _ path: [Step]) {
-            if let object = value as? [String: Any] {
-                object.keys.sorted().forEach { collect(object[$0]!, path + [.key($0)]) }
-            } else if let array = value as? [Any] {
-                array.indices.forEach { collect(array[$0], path + [.index($0)]) }
-            } else if let number = value as? NSNumber, number.doubleValue.rounded() != number.doubleValue
-                        || abs(number.doubleValue) >= 0x1p53 {
-                numbers.append((path, number))
-            }
+    /// Which number the decoder could not take, as written, when it said only "not valid JSON" of valid JSON (a
+    /// fraction or an out-of-range number where a whole number is decoded, a number too small for a Double): of the
+    /// numbers written with a fraction, an exponent or 16 digits or more, the first in the text that the decoder
+    /// still cannot take once every other one is made 1. Read from the text, not from a parse: Foundation's parse
+    /// makes `1e-400` 0 and `100.00000000000001` a decimal, which left such a number unnamed. (Rejected: decoding
+    /// every whole-number field as Double to check it by hand: every operation's `init(from:)` would grow a second
+    /// path, and a new field could forget it.)
+    private static func unfitNumber(in data: Data) -> (path: String, literal: String)? {
+        let scan = JSONScan(utf8(data))
+        let suspects = scan.numbers.filter { _, range in
+            let literal = scan.bytes[range]
+            return literal.contains { ".eE".utf8.contains($0) } || literal.filter { (0x30...0x39).contains($0) }.count >= 16
         }
-        collect(root, [])
-        var mended = root
-        for (path, number) in numbers {
-            mended = replacing(mended, at: path[...], with: 1)
-            guard let changed = try? JSONSerialization.data(withJSONObject: mended, options: .fragmentsAllowed) else { continue }
+        for (path, range) in suspects {
+            var mended = scan.bytes
+            // A 1 and spaces: the other numbers keep their places.
+            for (_, other) in suspects where other != range {
+                mended.replaceSubrange(other, with: [UInt8(ascii: "1")] + Array(repeating: UInt8(ascii: " "), count: other.count - 1))
+            }
             do {
-                _ = try JSONDecoder().decode(Recipe.self, from: changed)
+                _ = try JSONDecoder().decode(Recipe.self, from: Data(mended))
             } catch let DecodingError.dataCorrupted(context)
                         where context.codingPath.isEmpty && context.debugDescription.contains("not valid JSON") {
-                continue
+                return (path, String(decoding: scan.bytes[range], as: UTF8.self))
             } catch {}
-            let text = path.map { step in
-                switch step {
-                case .key(let key): ".\(key)"
-                case .index(let index): "[\(index)]"
-                }
-            }.joined()
-            return (text.hasPrefix(".") ? String(text.dropFirst()) : text, number)
         }
         return nil
-    }
-
-    /// One step of a path into parsed JSON.
-    private enum Step {
-        case key(String)
-        case index(Int)
-    }
-
-    private static func replacing(_ value: Any, at path: ArraySlice<Step>, with replacement: Any) -> Any {
-        guard let step = path.first else { return replacement }
-        switch step {
-        case .key(let key):
-            var object = value as! [String: Any]
-            object[key] = replacing(object[key]!, at: path.dropFirst(), with: replacement)
-            return object
-        case .index(let index):
-            var array = value as! [Any]
-            array[index] = replacing(array[index], at: path.dropFirst(), with: replacement)
-            return array
-        }
     }
 
     /// A type as a recipe's author knows it: "a number", "a list", …
@@ -188,51 +140,86 @@ extension Recipe {
     }
 }
 
-/// Walks valid JSON's bytes for an object giving a key twice (what a parser into a dictionary cannot see).
-private struct DuplicateKeyScanner {
+/// One walk over valid JSON's bytes, for what a parse into dictionaries cannot see: a key given twice, a comma
+/// before a closing bracket, where a `null` stands (``problem``), and where each number is written (``numbers``).
+struct JSONScan {
+    /// The bytes walked.
     let bytes: [UInt8]
-    var index = 0
+    /// The first of the problems in the text, with its path: "operations[0].width: given twice".
+    private(set) var problem: String?
+    /// Each number, by the path of its value ("operations[1].width") and its bytes, in the order written.
+    private(set) var numbers: [(path: String, range: Range<Int>)] = []
+    private var index = 0
 
-    /// Scans the value at `index`; returns the path of the first duplicated key in it, or nil.
-    mutating func value(at path: String) -> String? {
+    /// Walks `data` (valid JSON, UTF-8).
+    init(_ data: Data) {
+        bytes = Array(data)
+        value(at: "", member: false)
+    }
+
+    private mutating func say(_ text: String) {
+        if problem == nil { problem = text }
+    }
+
+    /// Walks the value at `index`; `member`: it is an object's (else an array's, or the whole).
+    private mutating func value(at path: String, member: Bool) {
         skipSpace()
-        guard index < bytes.count else { return nil }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
+        guard index < bytes.count else { return }
+        let opening = bytes[index]
+        switch opening {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let closing = opening == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
             index += 1
             var keys = Set<String>()
+            var element = 0
+            var afterComma = false
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] != UInt8(ascii: "}") else { index += 1; return nil }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                guard index < bytes.count else { return }
+                if bytes[index] == closing {
+                    if afterComma {
+                        say("\(path.isEmpty ? "the top level" : path): a comma before \(Character(Unicode.Scalar(closing))) "
+                            + "(JSON allows none)")
+                    }
+                    index += 1
+                    return
+                }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    element += 1
+                    afterComma = true
+                    continue
+                }
+                afterComma = false
+                if opening == UInt8(ascii: "[") {
+                    value(at: "\(path)[\(element)]", member: false)
+                    continue
+                }
                 let key = string()
                 let keyPath = path.isEmpty ? key : "\(path).\(key)"
-                guard keys.insert(key).inserted else { return keyPath }
+                if !keys.insert(key).inserted { say("\(keyPath): given twice") }
                 skipSpace()
-                index += 1 // the colon
-                if let duplicate = value(at: keyPath) { return duplicate }
-            }
-        case UInt8(ascii: "["):
-            index += 1
-            var element = 0
-            while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] != UInt8(ascii: "]") else { index += 1; return nil }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; element += 1; continue }
-                if let duplicate = value(at: "\(path)[\(element)]") { return duplicate }
+                index += 1  // the colon
+                value(at: keyPath, member: true)
             }
         case UInt8(ascii: "\""):
             _ = string()
-            return nil
         default:
             // A number, true, false or null: up to the next delimiter.
+            let start = index
             while index < bytes.count, !",]} \t\r\n".utf8.contains(bytes[index]) { index += 1 }
-            return nil
+            let literal = bytes[start..<index]
+            if literal.elementsEqual("null".utf8) {
+                say("\(path.isEmpty ? "the top level" : path): null is no value"
+                    + (member ? " (leave the key out for its default)" : ""))
+            } else if let first = literal.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
+                numbers.append((path, start..<index))
+            }
         }
     }
 
     /// The string at `index` (its opening quote), escapes decoded, so `"a"` and `"\u0061"` are one key.
-    mutating func string() -> String {
+    private mutating func string() -> String {
         let start = index
         index += 1
         while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
@@ -243,7 +230,7 @@ private struct DuplicateKeyScanner {
         return (try? JSONDecoder().decode(String.self, from: literal)) ?? String(decoding: literal, as: UTF8.self)
     }
 
-    mutating func skipSpace() {
+    private mutating func skipSpace() {
         while index < bytes.count, " \t\r\n".utf8.contains(bytes[index]) { index += 1 }
     }
 }

@@ -63,6 +63,8 @@ public struct Recipe: Sendable, Equatable, Codable {
                                                        debugDescription: "give either strip or keep, not both")
             case (let strip?, nil):
                 selection = strip ? .strip : .all
+            case (nil, let keep?) where keep.isEmpty:
+                selection = []  // A list of no kinds keeps none, as `"keep": ["none"]`.
             case (nil, let keep?):
                 switch MetadataSelection.parse(keep.joined(separator: ",")) {
                 case .success(let parsed): selection = parsed
@@ -110,15 +112,12 @@ public struct Recipe: Sendable, Equatable, Codable {
         do {
             recipe = try JSONDecoder().decode(Recipe.self, from: data)
         } catch let error as DecodingError {
-            throw .invalidRecipe(path: path, problem: describe(error, in: data))
+            throw .invalidRecipe(path: path, problem: looseness(in: data) ?? describe(error, in: data))
         } catch {
             throw .invalidRecipe(path: path, problem: "\(error)")
         }
-        if let key = duplicateKey(in: data) {
-            throw .invalidRecipe(path: path, problem: "\(key): given twice")
-        }
-        if let key = nullValue(in: data) {
-            throw .invalidRecipe(path: path, problem: "\(key): null is no value (leave the key out for its default)")
+        if let problem = looseness(in: data) {
+            throw .invalidRecipe(path: path, problem: problem)
         }
         if let level = recipe.output?.level, !ParameterRanges.level.bounds.contains(level) {
             throw .invalidRecipe(path: path, problem: "output.level: must be \(ParameterRanges.level.text), not \(level)")

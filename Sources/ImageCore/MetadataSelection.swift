@@ -37,6 +37,9 @@ public struct MetadataSelection: OptionSet, Sendable, Hashable, Codable {
     /// all, without a word).
     public static func parse(_ list: String) -> Result<MetadataSelection, BadList> {
         var selection: MetadataSelection = []
+        guard list.contains(where: { $0 != " " }) else {
+            return .failure(BadList(description: "the list of kinds is empty (name them, or none to keep none)"))
+        }
         let words = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.filter { $0 != " " }.lowercased() }
         if words.count > 1, let alone = words.first(where: { $0 == "all" || $0 == "none" }) {
             return .failure(BadList(description: "\"\(alone)\" stands alone, not in a list with other kinds "

@@ -22,7 +22,19 @@ import Testing
     @Test("a recipe names the number, the duplicate key or the values it is about", arguments: [
         (#"{"operations":[{"op":"blur","sigma":2.5},{"op":"resize","width":100.5}]}"#,
          "operations[1].width: must be a whole number, not 100.5"),
-        (#"{"operations":[{"op":"resize","width":1e20}]}"#, "operations[0].width: 1e+20 is out of range"),
+        (#"{"operations":[{"op":"resize","width":1e20}]}"#, "operations[0].width: 1e20 is out of range"),
+        // Numbers Foundation's parse makes another (0, a decimal): named as written (they named no place).
+        (#"{"operations":[{"op":"blur","sigma":1e-400}]}"#, "operations[0].sigma: 1e-400 is out of range"),
+        (#"{"operations":[{"op":"resize","width":100.00000000000001}]}"#,
+         "operations[0].width: must be a whole number, not 100.00000000000001"),
+        // A key given twice is said first, not a key the other one's operation does not know.
+        (#"{"operations":[{"op":"grayscale","op":"blur","sigma":1}]}"#, "operations[0].op: given twice"),
+        (#"{"operations":[null]}"#, "operations[0]: null is no value"),
+        // Foundation takes a comma before a closing bracket; JSON has none (a recipe read elsewhere would fail).
+        (#"{"operations":[],}"#, "the top level: a comma before } (JSON allows none)"),
+        (#"{"operations":[{"op":"grayscale"},]}"#, "operations: a comma before ] (JSON allows none)"),
+        (#"{"operations":[{"op":"watermark","file":"m.png\u0000x"}]}"#,
+         "operations[0].file: must not hold a NUL character (no file name can)"),
         (#"{"output":{"quality":85.5}}"#, "output.quality: must be a whole number, not 85.5"),
         (#"{"operations":[{"op":"resize","width":100, "width":200}]}"#, "operations[0].width: given twice"),
         (#"{"operations":[{"op":"resize","width":5,"w\u0069dth":6}]}"#, "operations[0].width: given twice"),
@@ -44,6 +56,17 @@ import Testing
         try json.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(throws: RenderError.invalidRecipe(path: file, problem: problem)) { try Recipe.load(contentsOf: file) }
+    }
+
+    /// A list of no kinds keeps none, as `["none"]` (it was refused as the unknown kind ""); on the command line an
+    /// empty `--keep` is said to be empty.
+    @Test func anEmptyKeepListKeepsNone() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
+        try #"{"output":{"metadata":{"keep":[]}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try Recipe.load(contentsOf: file).output?.metadata?.selection == [])
+        guard case .failure(let problem) = MetadataSelection.parse(" ") else { Issue.record("an empty list was taken"); return }
+        #expect(problem.description == "the list of kinds is empty (name them, or none to keep none)")
     }
 
     /// The decoder reads a recipe with a byte-order mark, or in UTF-16, which the duplicate-key scan read as a word

@@ -50,6 +50,8 @@ public struct Watermark: Sendable, Equatable, Codable {
 
     func validate() throws(RenderError) {
         try require(!file.isEmpty, "watermark", "file", "must not be empty")
+        // The system reads a name up to its first NUL: "m.png\u0000x" opened m.png, and was recorded as given.
+        try require(!file.contains("\0"), "watermark", "file", "must not hold a NUL character (no file name can)")
         try ParameterRanges.unit.check(opacity, "watermark", "opacity")
         try ParameterRanges.offset.check(margin, "watermark", "margin")
         try ParameterRanges.scale.check(scale, "watermark", "scale")
