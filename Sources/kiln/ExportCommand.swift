@@ -99,11 +99,17 @@ struct ExportCommand: AsyncParsableCommand {
     var jobs: Int?
 
     // Unconditional: a text may start with a dash (`--title -x` said "Missing value").
-    @Option(parsing: .unconditional, help: "The title shown while exporting (default: \"Exporting N images\").")
+    @Option(parsing: .unconditional, help: "The title shown while exporting (default, as for an empty text: \"Exporting N images\").")
     var title: String?
 
-    @Option(parsing: .unconditional, help: "The subtitle shown while exporting, before the device, which is always named (default: the operations, format and level).")
+    @Option(parsing: .unconditional, help: "The subtitle shown while exporting, before the device, which is always named (default, as for an empty text: the operations, format and level).")
     var subtitle: String?
+
+    /// `--title` and `--subtitle` as given, an empty text (a script's unset variable) as none: it showed an empty
+    /// title, and "Holiday —  · CPU".
+    private var shownTitles: (title: String?, subtitle: String?) {
+        (title.flatMap { $0.isEmpty ? nil : $0 }, subtitle.flatMap { $0.isEmpty ? nil : $0 })
+    }
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",
         discussion: "The default, 1000000000 (a gigapixel), bounds time, not memory: images stream in strips (memory follows width; see --memory), and a gigapixel takes about a minute. It refuses decompression bombs, small files declaring huge images, before any work."))
@@ -208,14 +214,14 @@ struct ExportCommand: AsyncParsableCommand {
             throw reporter.refusal("\(error)", KilnExitCode.usage)
         }
         var record = JobRecord(id: Self.newJobID(), options: options, device: device.rawValue,
-                               title: title, subtitle: subtitle, items: items)
+                               title: shownTitles.title, subtitle: shownTitles.subtitle, items: items)
         record.keepJournal = keepJournal
         if let spec = try shardSpec() {
             // Every shard computes the whole plan and keeps its part: no coordinator, the same split everywhere.
             let (share, shardRecord) = ShardPlan.share(of: items, for: spec)
             record.items = share
             record.shard = shardRecord
-            record.title = title ?? spec.title(images: share.count)
+            record.title = shownTitles.title ?? spec.title(images: share.count)
         }
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,

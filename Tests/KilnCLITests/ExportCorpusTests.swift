@@ -84,6 +84,12 @@ import Testing
         let customStart = Events(custom.stdoutLines).named("start").first ?? [:]
         #expect(customStart[string: "title"] == "Holiday")
         #expect(customStart[string: "subtitle"] == "for the web · CPU (--device cpu)")
+        // An empty text is the default (it showed an empty title, and "Holiday —  · CPU").
+        let empty = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("e"), "--title", "",
+                              "--subtitle", "", "--device", "cpu", "--progress", "json"])
+        let emptyStart = Events(empty.stdoutLines).named("start").first ?? [:]
+        #expect(emptyStart[string: "title"] == "Exporting 1 image" && emptyStart[string: "subtitle"] == "PNG level 6 · CPU (--device cpu)",
+                "\(empty.stdout)")
         // A text that starts with a dash is the text (it said "Missing value for '--title <title>'").
         let dashed = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("d"), "--title", "-x",
                                "--subtitle", "- draft", "--device", "cpu", "--progress", "json"])
