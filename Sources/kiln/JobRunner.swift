@@ -129,6 +129,7 @@ struct JobRunner {
         var madeHints: [String: FinishedRecord] = [:]
         var record = self.record
         var resuming = self.resuming
+        var notes = self.notes
         do {
             lock = try takeLock(journal, in: output)
             // What it holds now, not when this start opened it: a job it waited for may have left outputs.
@@ -218,6 +219,18 @@ struct JobRunner {
                 // The same command again: the inputs that run replaced stay recorded from its start (before, they were
                 // recorded again as it came to each, and a stop meanwhile left the rest to be processed twice).
                 carried = left.carried
+                // Another export into the folder of an unfinished one takes its journal's place: said, for `kiln resume`
+                // can no longer finish that one (before, nothing said so, and `kiln status` then showed only this one).
+                // Its outputs stay, known by what made them (``Journal/earlier()``). Not refused: unlike in place, no
+                // picture is touched twice, and a new export over an abandoned one is a choice a user makes.
+                let mine = Set(record.items.map(\.input))
+                if !record.options.inPlace, shard == nil, Provenance.digest(of: earlier.options.plan)
+                    != Provenance.digest(of: record.options.plan) || !earlier.items.allSatisfy({ mine.contains($0.input) }) {
+                    let done = ended.map { " (\($0.title), \($0.completed) of \($0.total) done)" } ?? ""
+                    notes.append("\(directory) held an unfinished job\(done) of other work; this export takes its journal's "
+                                 + "place, so `kiln resume \(directory)` can no longer finish that one. Its outputs stay (as "
+                                 + "conflicts where this export makes the same names, unless --overwrite)")
+                }
             }
             if !resuming {
                 let own = Set(carried.map(\.output))

@@ -36,6 +36,29 @@ import Testing
         #expect(events.files("written").count == names.count - 4, "\(resumed.stdout)")
     }
 
+    /// Another export into the folder of an unfinished one says that it takes that one's journal's place (nothing said
+    /// so: `kiln resume` could no longer finish the first, and `kiln status` showed only the second); the same
+    /// command again, which continues the same work, says nothing of it.
+    @Test func anotherExportOverAnUnfinishedOneSaysItTakesItsPlace() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out")
+        func export(_ level: String, stallAfter: String?) throws -> ChildProcess.Outcome {
+            try kiln(["export", Paths.sampleData, "--output", out, "--level", level, "--jobs", "1", "--stall-timeout", "1",
+                      "--progress", "json"], environment: stallAfter.map { ["KILN_TEST_STALL_AFTER": $0] } ?? [:])
+        }
+        func warnings(_ r: ChildProcess.Outcome) -> [String] {
+            Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }.filter { $0.contains("unfinished") }
+        }
+        #expect(try export("6", stallAfter: "2").status == 75)
+        let again = try export("6", stallAfter: "3")
+        #expect(again.status == 75 && warnings(again).isEmpty, "\(again.stdout)")
+        let other = try export("3", stallAfter: nil)
+        let said = warnings(other)
+        #expect(said.count == 1 && said.first?.contains("\(out) held an unfinished job (Exporting ") == true
+                && said.first?.contains("of other work; this export takes its journal's place, so `kiln resume \(out)` "
+                                        + "can no longer finish that one") == true, "\(other.stdout)")
+    }
+
     /// Before: the third run of an untouched folder reported 3 conflicts and exited 1
     /// (the second run's skip recorded the checksum of bytes it made and dropped).
     @Test func anUntouchedFolderWithTimeStampsNeverConflictsWithItself() throws {
