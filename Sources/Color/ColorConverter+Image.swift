@@ -4,10 +4,10 @@ public import ImageCore
 extension ImageMetadata {
     /// Tags pixels converted into `profile` with it, and makes the EXIF say so: sRGB where `profile`
     /// shows colours as sRGB does (``ColorConverter/changesColoursWhenDropped(_:)``), else uncalibrated
-    /// (``describeColours(sRGB:)``).
+    /// (``describeColours(sRGB:profileName:)``).
     public mutating func takeConvertedProfile(_ profile: ColorProfile) {
         replaceColorProfile(with: profile)
-        describeColours(sRGB: !ColorConverter.changesColoursWhenDropped(profile))
+        describeColours(sRGB: !ColorConverter.changesColoursWhenDropped(profile), profileName: profile.describedName)
     }
 }
 

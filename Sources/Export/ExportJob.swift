@@ -548,7 +548,7 @@ public final class ExportJob: Sendable {
                     // Untagged, an output's colours are sRGB (what a profile dropped said is converted to sRGB first): its
                     // EXIF says so. A dropped sRGB chunk or profile left "Adobe RGB" (R03) beside pixels it no longer
                     // defined, which DCF readers, and kiln, then read as Adobe RGB.
-                    if untagged { metadata.describeColours(sRGB: true) }
+                    if untagged { metadata.describeColours(sRGB: true, profileName: "sRGB IEC61966-2.1") }
                 }
                 let grayProfile = profile?.colorSpace == "GRAY"
                 let grayCannotStay = grayProfile && content.gray && codec.format == .webp

@@ -2,7 +2,8 @@ extension ImageMetadata {
     /// Makes the EXIF describe an output of `width × height`: PixelXDimension
     /// and PixelYDimension (where the block has them) say its true size, and,
     /// when `upright` (the source's orientation was applied to the pixels),
-    /// its orientation tag says 1, and so does XMP's `tiff:Orientation`. Both
+    /// its orientation tag says 1, and so does XMP's `tiff:Orientation`; XMP's
+    /// size (``XMPProperties``) says the true size too. Both
     /// the fields and every carried EXIF and XMP block are patched, in place
     /// (``Exif/rewritten(orientation:width:height:droppingThumbnail:transposed:)``); a block that is not a
     /// TIFF stream (damaged, or another format's framing) is left as it is, and
@@ -24,24 +25,34 @@ extension ImageMetadata {
             exif.rewritten(orientation: upright ? 1 : nil, width: width, height: height, droppingThumbnail: pictureChanged,
                            transposed: transposed)
         }
-        let patchXMP = upright && stated
-        if patchXMP { xmp = xmp.map(XMPOrientation.upright) }
-        guard var blocks = carried?.blocks else { return }
-        for index in blocks.indices {
-            if transposed, blocks[index].type == "pHYs", blocks[index].data.count == 9 {
-                let data = blocks[index].data
-                blocks[index].data = Array(data[4..<8] + data[0..<4] + data[8...])
-            } else if patchXMP, blocks[index].kind == .text, blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
-                blocks[index].data = XMPOrientation.upright(blocks[index].data)
-            }
+        let (across, down) = (String(width), String(height))
+        setXMP([.tiff("ImageWidth", across), .tiff("ImageLength", down), .exif("PixelXDimension", across),
+                .exif("PixelYDimension", down)] + (upright && stated ? [.tiff("Orientation", "1")] : []))
+        guard transposed, var blocks = carried?.blocks else { return }
+        for index in blocks.indices where blocks[index].type == "pHYs" && blocks[index].data.count == 9 {
+            let data = blocks[index].data
+            blocks[index].data = Array(data[4..<8] + data[0..<4] + data[8...])
         }
         carried?.blocks = blocks
     }
 
     /// Makes the EXIF say which colours the pixels are in once they were converted into sRGB (`sRGB`) or
-    /// another profile (``Exif/describingColours(sRGB:)``), in the field and every carried EXIF block.
-    public mutating func describeColours(sRGB: Bool) {
+    /// another profile (``Exif/describingColours(sRGB:)``), in the field and every carried EXIF block; and XMP
+    /// too: its `exif:ColorSpace`, and its `photoshop:ICCProfile` the profile's name (`profileName`: "Display P3").
+    public mutating func describeColours(sRGB: Bool, profileName: String) {
         patchExif { $0.describingColours(sRGB: sRGB) }
+        setXMP([.exif("ColorSpace", sRGB ? "1" : "65535"), .photoshop("ICCProfile", profileName)])
+    }
+
+    /// The XMP field and every carried uncompressed XMP chunk stating `settings`' values
+    /// (``XMPProperties/setting(_:in:)``); XMP in a compressed chunk is left as it is.
+    private mutating func setXMP(_ settings: [XMPProperties.Setting]) {
+        xmp = xmp.map { XMPProperties.setting(settings, in: $0) }
+        guard var blocks = carried?.blocks else { return }
+        for index in blocks.indices where blocks[index].kind == .text && blocks[index].data.starts(with: Self.uncompressedXMPChunk) {
+            blocks[index].data = XMPProperties.setting(settings, in: blocks[index].data)
+        }
+        carried?.blocks = blocks
     }
 
     /// The EXIF field and every carried EXIF block, each that is a TIFF stream, as `patch` makes it.

@@ -672,6 +672,40 @@ struct JPEGHeaderTests {
         #expect(try [tag("ColorSpace", of: kept, options: ["-n"]), tag("InteropIndex", of: kept, options: ["-n"])] == ["65535", "R03"])
     }
 
+    /// The XMP says what the output is, as the EXIF does: its size (`tiff:ImageWidth`, `exif:PixelXDimension`, …)
+    /// and, once converted, its colours (`exif:ColorSpace`, `photoshop:ICCProfile`). Before, a photo resized to 10
+    /// wide and converted to Display P3 kept XMP saying 400 × 300 and "Adobe RGB (1998)", which Lightroom and
+    /// exiftool show. Not converted, the colours are said as they were.
+    @Test func theXMPSaysTheOutputsSizeAndColours() throws {
+        let dir = try TemporaryDirectory()
+        try JPEGFormatTests.makeJPEG(dir.join("x.jpg"))
+        try ImageTools.run("exiftool", ["-overwrite_original", "-XMP-exif:ExifImageWidth=400", "-XMP-exif:ExifImageHeight=300",
+                                        "-XMP-exif:ColorSpace#=65535", "-XMP-photoshop:ICCProfileName=Adobe RGB (1998)",
+                                        "-XMP-tiff:ImageWidth=400", "-XMP-tiff:ImageHeight=300", dir.join("x.jpg")])
+        func xmp(_ path: String) throws -> [String] {
+            try ["XMP-tiff:ImageWidth", "XMP-tiff:ImageHeight", "XMP-exif:ExifImageWidth", "XMP-exif:ExifImageHeight",
+                 "XMP-exif:ColorSpace", "XMP-photoshop:ICCProfileName"].map { try tag($0, of: path, options: ["-n"]) }
+        }
+        for (format, ext) in [("jpeg", "jpg"), ("png", "png"), ("webp", "webp")] {
+            let out = dir.join("p3-" + format)
+            let r = try kiln(["export", dir.join("x.jpg"), "-o", out, "--resize", "10x", "--profile", "p3", "--format", format,
+                              "--progress", "none"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try xmp(out + "/x." + ext) == ["10", "8", "10", "8", "65535", "Display P3"], "\(format)")
+        }
+        let srgb = dir.join("srgb")
+        #expect(try kiln(["export", dir.join("x.jpg"), "-o", srgb, "--rotate", "90", "--profile", "srgb",
+                          "--progress", "none"]).status == 0)
+        #expect(try xmp(srgb + "/x.jpg") == ["300", "400", "300", "400", "1", "sRGB built-in"], "the name of the profile kiln embeds")
+        let kept = dir.join("kept")
+        #expect(try kiln(["export", dir.join("x.jpg"), "-o", kept, "--progress", "none"]).status == 0)
+        #expect(try xmp(kept + "/x.jpg") == ["400", "300", "400", "300", "65535", "Adobe RGB (1998)"])
+        // Untagged (no profile kept), an output's colours are sRGB: its XMP says so, as its EXIF does.
+        let untagged = dir.join("untagged")
+        #expect(try kiln(["export", dir.join("x.jpg"), "-o", untagged, "--keep", "exif,text,other", "--progress", "none"]).status == 0)
+        #expect(try xmp(untagged + "/x.jpg") == ["400", "300", "400", "300", "1", "sRGB IEC61966-2.1"])
+    }
+
     /// A camera set to Adobe RGB writes no ICC profile, only EXIF's ColorSpace uncalibrated and InteropIndex "R03"
     /// (DCF's Adobe RGB file): its colours are read as Adobe RGB (1998). Before, as vips and ImageMagick do, they were
     /// read as sRGB: `--profile srgb` left the pixels as they were (dull), and no output said what they were.
