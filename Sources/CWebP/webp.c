@@ -146,6 +146,24 @@ int cwebp_read_chunks(const uint8_t *data, size_t size, cwebp_chunk *icc, cwebp_
     return ok(status);
 }
 
+/* Why libwebp could not encode, in words, where a user can act on it (it said only "error 6": a detailed picture of
+ * 16000 x 12000 failed so after two minutes, as in cwebp and vips); NULL for the others. */
+static const char *encode_failure(int error) {
+    switch (error) {
+    case VP8_ENC_ERROR_PARTITION0_OVERFLOW:
+        return "its first partition (the modes of every block) would pass the 512 KiB a lossy WebP holds: the picture is "
+               "too large and detailed for lossy WebP at any quality; --resize it smaller, or write it --lossless or in "
+               "another --format";
+    case VP8_ENC_ERROR_PARTITION_OVERFLOW:
+        return "a partition of its coefficients would pass the 16 MiB a lossy WebP holds: --resize it smaller, lower "
+               "--quality, or write it in another --format";
+    case VP8_ENC_ERROR_FILE_TOO_BIG:
+        return "the file would pass the 4 GiB a WebP holds: --resize it smaller, or write it in another --format";
+    default:
+        return NULL;
+    }
+}
+
 /* libwebp's progress hook: hands the percentage on; returning 1 lets the encode go on. */
 static int report_progress(int percent, const WebPPicture *picture) {
     const cwebp_progress *progress = picture->user_data;
@@ -191,6 +209,8 @@ int cwebp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int lossl
     WebPPictureFree(&picture);
     if (!encoded) {
         WebPMemoryWriterClear(&writer);
+        const char *failure = encode_failure(error);
+        if (failure != NULL) return fail(status, CWEBP_UNSUPPORTED, "libwebp cannot encode the image: %s", failure);
         return fail(status, error == VP8_ENC_ERROR_OUT_OF_MEMORY ? CWEBP_NO_MEMORY : CWEBP_UNSUPPORTED,
                     "libwebp cannot encode the image (error %d)", error);
     }

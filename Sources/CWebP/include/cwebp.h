@@ -25,7 +25,7 @@
 
 typedef struct {
     int code;
-    char message[256];
+    char message[512];
 } cwebp_status;
 
 typedef struct {
