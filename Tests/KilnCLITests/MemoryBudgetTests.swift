@@ -42,6 +42,24 @@ import Testing
         #expect(events.files("written").count == 1, "the small image still fits and is written")
     }
 
+    /// A narrow, tall image flipped or turned (its source read backwards) needs a chunk's footprint, not a chunk's
+    /// rows times its longer side: a flip of 3 × 10001 was said to need 13 GB and failed on the CPU path (the Vulkan
+    /// path rendered it), a quarter turn of 10001 × 3 alike. Under a budget of 60 MB they are rendered, as vips turns them.
+    @Test(.enabled(if: ImageTools.has("convert"), "needs ImageMagick to make and turn the images"),
+          arguments: [("3x10001", ["--flip", "v"], ["-flip"]), ("10001x3", ["--rotate", "90"], ["-rotate", "90"]),
+                      ("3x10001", ["--rotate", "180"], ["-rotate", "180"])])
+    func aNarrowImageReadBackwardsFitsItsBudget(_ size: String, _ flags: [String], _ convert: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.join("thin.png"), expected = dir.join("expected.png")
+        try ImageTools.run("convert", ["-size", size, "gradient:red-blue", "-depth", "8", input])
+        try ImageTools.run("convert", [input] + convert + [expected])
+        let r = try kiln(["export", input, "--output", dir.join("out"), "--memory", "60M", "--device", "cpu",
+                          "--progress", "none"] + flags)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/thin.png")).bytes
+                == PNGDecoder.decode(contentsOf: expected).bytes)
+    }
+
     @Test func aBudgetThatFitsIsShownAndKept() throws {
         let dir = try TemporaryDirectory()
         let wide = try Self.wideImage(in: dir)

@@ -251,9 +251,14 @@ package final class StripExecutor {
                 if node > 0 {
                     held[node] = sizes[node].height
                 } else {
-                    // A source read backwards: one chunk's footprint at a time, at most a chunk of columns by every row.
+                    // A source read backwards: one chunk's footprint at a time (a chunk of columns by every row for a
+                    // quarter turn, a chunk of rows for a flip). Before, a chunk's rows times the longer side: a
+                    // chunk of a narrow image is most of its rows, and a flip of 3 × 10001 was said to need 13 GB.
                     held[0] = 0
-                    rectangles = chunkRows(index + 1, graph: graph, sizes: sizes, chunking: chunking) * max(width, height) * pixel
+                    let rows = min(chunkRows(index + 1, graph: graph, sizes: sizes, chunking: chunking), pass.height)
+                    let rect = PixelRect(x: 0, y: (pass.height - rows) / 2, width: pass.width, height: rows)
+                    let footprint = input.footprint(rect).intersection(PixelRect(width: width, height: height))
+                    rectangles = max(rectangles, footprint.width * footprint.height * pixel)
                 }
             }
         }
