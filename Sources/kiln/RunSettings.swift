@@ -50,7 +50,7 @@ struct RunSettings: ParsableArguments {
     @Flag(help: "Print only failures and warnings.")
     var quiet = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The most memory the job may use, e.g. 300M or 4G (default: half of the machine's memory or of its container's limit; `kiln status` shows it).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most memory the job may use, e.g. 300M or 4G (default: half of the machine's memory or of its cgroup's limit: a container's, a Slurm job's; `kiln status` shows it).",
                                discussion: "Images stream in strips, so memory follows width, not area; before starting an image a worker estimates its working set and waits while it would not fit. An image that cannot fit alone fails, saying how much it needs.",
                                valueName: "size"))
     var memory: String?

@@ -17,14 +17,50 @@ public enum MemoryLimit {
         return min(physical, cgroupLimit ?? physical)
     }
 
-    /// The limit of this process's cgroup (v2 `memory.max`, else v1 `memory.limit_in_bytes`), if any.
+    /// The limit of this process's cgroup: the lowest `memory.max` (v2) or `memory.limit_in_bytes` (v1) of the
+    /// cgroup `/proc/self/cgroup` names and of every one above it, if any. Before, only the files at the top of the
+    /// tree were read: right in a container (its own cgroup is its top), but a Slurm job's cgroup or a `systemd-run
+    /// -p MemoryMax=` scope on a host was missed, the default budget was half the machine's memory, and the kernel
+    /// killed kiln (out of memory) where it would have admitted fewer images at once.
     static var cgroupLimit: Int? {
-        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            // "max" (v2) or a huge number (v1) mean no limit.
-            if let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value < Int.max / 2 { return value }
+        cgroupLimit(membership: try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) {
+            try? String(contentsOfFile: $0, encoding: .utf8)
         }
-        return nil
+    }
+
+    /// ``cgroupLimit`` from `membership` (`/proc/self/cgroup`: "0::/PATH" for v2, "N:memory:/PATH" or
+    /// "N:cpu,memory:/PATH" for v1) and the files `read` returns; without a membership, the top of the tree.
+    static func cgroupLimit(membership: String?, read: (String) -> String?) -> Int? {
+        var places: [(root: String, file: String, path: String)] = []
+        for line in (membership ?? "").split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[2].hasPrefix("/") else { continue }
+            if fields[0] == "0" && fields[1].isEmpty {
+                places.append(("/sys/fs/cgroup", "memory.max", String(fields[2])))
+            } else if fields[1].split(separator: ",").contains("memory") {
+                places.append(("/sys/fs/cgroup/memory", "memory.limit_in_bytes", String(fields[2])))
+            }
+        }
+        if places.isEmpty {
+            places = [("/sys/fs/cgroup", "memory.max", "/"), ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "/")]
+        }
+        var limits: [Int] = []
+        for (root, file, path) in places {
+            // The cgroup and each one above it; a folder that is not there (a container's view of a path outside
+            // it) says nothing.
+            var components = path.split(separator: "/").map(String.init)
+            while true {
+                let folder = root + components.map { "/" + $0 }.joined()
+                // "max" (v2) or a huge number (v1) mean no limit.
+                if let text = read(folder + "/" + file),
+                   let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value < Int.max / 2 {
+                    limits.append(value)
+                }
+                guard !components.isEmpty else { break }
+                components.removeLast()
+            }
+        }
+        return limits.min()
     }
 
     /// This process's resident memory now (`/proc/self/statm`), or 0 where unknown.
