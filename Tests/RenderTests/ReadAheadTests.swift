@@ -19,6 +19,17 @@ struct ReadAheadTests {
 
     static func blockBytes(_ image: PixelBuffer) -> Int { 7 * image.width * 4 * image.depth.bytesPerSample }
 
+    /// A block is at least 1 MiB where the image has that much, so that the allocator maps each one of its own and
+    /// gives it back when freed: blocks just short of it (whole rows up to 1 MiB) came from its heap, and a batch of
+    /// small images at `--jobs 64` left them scattered there (200 MB under `--memory 100M`).
+    @Test(arguments: [(800, 600), (256, 4096), (6000, 4000), (1, 100000), (800, 100)])
+    func aBlockIsAtLeastAMebibyte(width: Int, height: Int) {
+        let rowBytes = width * 4
+        let block = ReadAhead.bytes(width: width, height: height, depth: .eight) / ReadAhead.slotCount
+        #expect(block % rowBytes == 0, "whole rows")
+        #expect(block >= min(1 << 20, height * rowBytes) && block < (1 << 20) + rowBytes, "\(width) × \(height): \(block)")
+    }
+
     @Test("rows read in pieces that cross blocks, skipping some, are the decoded rows; the reader then finishes",
           arguments: [PixelBuffer.Depth.eight, .sixteen])
     func rowsMatch(depth: PixelBuffer.Depth) throws {
