@@ -46,7 +46,8 @@ import Testing
     }
 
     /// A budget kiln's own memory already fills admits nothing, and says so: before, "it needs about 2.2 MB …
-    /// (beside the 83 MB kiln itself holds), more than --memory 60 MB allows" read as a contradiction.
+    /// (beside the 83 MB kiln itself holds), more than --memory 60 MB allows" read as a contradiction. The budget it
+    /// names has room for what kiln holds varying by 2 MB from run to run.
     @Test func aBudgetKilnItselfFillsSaysSo() {
         let budget = MemoryBudget(limit: 60 << 20, reserved: 83 << 20)
         #expect(throws: MemoryBudget.TooLarge.self) { try budget.admit(2 << 20, cancelled: { false }) }
@@ -54,7 +55,7 @@ import Testing
             _ = try budget.admit(2 << 20, cancelled: { false })
         } catch {
             let text = "\(error)"
-            #expect(text.contains("kiln itself already holds 83 MB") && text.contains("this one needs --memory 85 MB at least"), "\(text)")
+            #expect(text.contains("kiln itself already holds 83 MB") && text.contains("this one needs --memory 87 MB at least"), "\(text)")
         }
     }
 }

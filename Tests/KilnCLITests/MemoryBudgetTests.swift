@@ -40,6 +40,11 @@ import Testing
         #expect(error.contains("needs about") && error.contains("--memory 60 MB"), "the reason says what it needs: \(error)")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out/wide.png")), "nothing is written for it")
         #expect(events.files("written").count == 1, "the small image still fits and is written")
+        // The budget it names fits it (the two figures to the nearest MB added up short of one).
+        let enough = try #require(error.firstMatch(of: /--memory (\d+) MB would fit it alone/).map { String($0.1) }, "\(error)")
+        let again = try kiln(["export", wide, "--output", dir.join("again"), "--blur", "2", "--memory", enough + "M",
+                              "--device", "cpu", "--progress", "none"])
+        #expect(again.status == 0, "--memory \(enough)M: \(again.stderr)")
     }
 
     /// A narrow, tall image flipped or turned (its source read backwards) needs a chunk's footprint, not a chunk's

@@ -23,8 +23,9 @@ public enum ByteSize {
         return Int(bytes)
     }
 
-    /// `bytes` for people: "300 MB", "1.6 GB" (units of 1024).
-    public static func text(_ bytes: Int) -> String {
+    /// `bytes` for people: "300 MB", "1.6 GB" (units of 1024), to the nearest, or `roundingUp` (what a
+    /// `--memory` must at least be: "needs 834 MB" of 834.4 MB refused `--memory 834M`).
+    public static func text(_ bytes: Int, roundingUp: Bool = false) -> String {
         let units = ["bytes", "KB", "MB", "GB", "TB"]
         var value = Double(bytes), unit = 0
         while value >= 1024, unit < units.count - 1 {
@@ -32,6 +33,8 @@ public enum ByteSize {
             unit += 1
         }
         if unit == 0 { return "\(bytes) bytes" }
-        return value < 10 ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value.rounded())) \(units[unit])"
+        let shown = value < 10 ? 10.0 : 1.0  // one decimal below 10
+        let rounded = (roundingUp ? (value * shown).rounded(.up) : (value * shown).rounded()) / shown
+        return value < 10 ? String(format: "%.1f %@", rounded, units[unit]) : "\(Int(rounded)) \(units[unit])"
     }
 }

@@ -32,16 +32,22 @@ public final class MemoryBudget: @unchecked Sendable {
         public let reserved: Int
         /// The budget.
         public let limit: Int
+        /// A `--memory` that admits it alone, rounded up: what it needs, what kiln holds, and the 2 MB by which what
+        /// kiln holds at its start varies from run to run (25–27 MB). Before, the two figures said to the nearest MB
+        /// added up short: "needs about 834 MB … beside the 26 MB" refused --memory 860M.
+        public var enough: Int { reserved + needed + (2 << 20) }
+
         public var description: String {
             // A budget kiln's own memory already fills admits no image at all: said as such (before, "it needs about
             // 2.2 MB … beside the 83 MB kiln itself holds, more than --memory 60 MB allows" read as a contradiction).
             if reserved >= limit {
                 return "it needs about \(ByteSize.text(needed)) of memory to render, and kiln itself already holds "
                     + "\(ByteSize.text(reserved)) (its code, libraries and plan), more than --memory \(ByteSize.text(limit)) "
-                    + "allows in all: no image fits; this one needs --memory \(ByteSize.text(reserved + needed)) at least"
+                    + "allows in all: no image fits; this one needs --memory \(ByteSize.text(enough, roundingUp: true)) at least"
             }
             return "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
-                + "holds), more than --memory \(ByteSize.text(limit)) allows"
+                + "holds), more than --memory \(ByteSize.text(limit)) allows; --memory \(ByteSize.text(enough, roundingUp: true)) "
+                + "would fit it alone"
         }
     }
 
