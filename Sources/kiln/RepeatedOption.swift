@@ -20,7 +20,9 @@ enum RepeatedOption {
               let command = commands.first(where: { $0.configuration.commandName == name }) else { return nil }
         let given = Array(arguments.dropFirst().prefix(while: { $0 != "--" }))
         // Most command lines repeat no name at all: the command's declarations are read only for one that does, or
-        // that gives a short name (`-o` is `--output`).
+        // that gives a short name (`-o` is `--output`). Reading them costs about 1.7 ms (an export of an 8 × 8 image
+        // with `-o`, 26.1 ms against 24.4 with `--output`); rejected: guessing a short name's long one by its first
+        // letter, which an option named otherwise would slip past.
         var seen = Set<String>()
         guard given.flatMap(names).contains(where: { !$0.hasPrefix("--") || !seen.insert($0).inserted }),
               let declared = declarations(of: command) else { return nil }
