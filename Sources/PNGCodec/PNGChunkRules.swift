@@ -61,7 +61,7 @@ extension PNGMetadata {
             "\($0): out of place (the PNG specification puts it before \(PNGChunkRules.singletons[$0] == .beforePalette ? "PLTE and " : "")the image data, and readers ignore it elsewhere); left out"
         }
         warnings += duplicated.map {
-            "\($0): more than one \($0) chunk, which the PNG specification allows once; the first is kept, the others left out"
+            "\($0): more than one \($0) chunk, which the PNG specification allows once; the first is read, the others left out"
         }
         // One of iCCP and sRGB (PNG specification §11.3.3.4): kiln reads the colours from the profile, which comes
         // first, so the sRGB chunk goes. Before, both were copied, and the output was invalid (pngcheck: "iCCP not
