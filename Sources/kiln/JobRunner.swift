@@ -52,10 +52,12 @@ struct JobRunner {
         } else {
             report = nil
         }
+        let discovered = report ?? DeviceDiscovery.current
         do {
-            choice = try BackendSelector.choose(preference, report: report ?? DeviceDiscovery.current)
+            choice = try BackendSelector.choose(preference, report: discovered)
         } catch {
-            throw reporter.refusal("\(error)", KilnExitCode.unavailable)
+            // A GPU availability check reads why from the code, as from `kiln devices --json`.
+            throw reporter.refusal("\(error)", KilnExitCode.unavailable, reasonCode: discovered.reasonCode?.rawValue)
         }
         // A budget kiln itself already takes (its code, libraries, the plan and the device) fits no image: said once,
         // before anything is written (every image failed alone, hundreds of times the same line, exit 1).

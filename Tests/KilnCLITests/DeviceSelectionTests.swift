@@ -90,6 +90,8 @@ import Testing
                           "--progress", "json"], environment: env)
         #expect(r.status == 69, "\(code): \(r.stderr)")
         #expect(!r.stderr.isEmpty, "the reason is named")
+        // And coded, as `kiln devices --json` codes it, for a GPU availability check (it said the reason in words only).
+        #expect(Events(r.stdoutLines).named("error").first?["reasonCode"] as? String == code, "\(r.stdout)")
         #expect(!FileManager.default.fileExists(atPath: out.join("o")), "nothing written")
     }
 

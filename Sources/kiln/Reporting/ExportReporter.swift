@@ -21,17 +21,23 @@ protocol ExportReporter: Sendable {
     /// The task is expiring: it takes no new image, finishes the `inFlight` images
     /// within `grace` seconds (abandoning them after, for `kiln resume`), and stops.
     func stopping(reason: ExpirationReason, inFlight: Int, grace: Double)
-    /// Why the job cannot start or go on (bad output folder, no GPU, …); `end` follows.
-    func error(_ message: String)
+    /// Why the job cannot start or go on (bad output folder, no GPU, …), and where no GPU is why, its code
+    /// (``NoGPUReason``, as `kiln devices --json` says it) for scripts; `end` follows.
+    func error(_ message: String, reasonCode: String?)
     /// The job ended with this exit code; `earlier` is what earlier runs of a resumed job had done;
     /// `traffic` is what this run moved between host and device.
     func end(_ counts: ExportJob.Counts, earlier: ExportJob.Counts, total: Int, exitCode: Int32, traffic: DeviceTraffic)
 }
 
 extension ExportReporter {
+    /// Why the job cannot start or go on, where no GPU is not the reason.
+    func error(_ message: String) {
+        error(message, reasonCode: nil)
+    }
+
     /// Reports why a job cannot start, ends the stream, and returns `code` for the caller to throw.
-    func refusal(_ message: String, _ code: ExitCode) -> ExitCode {
-        error(message)
+    func refusal(_ message: String, _ code: ExitCode, reasonCode: String? = nil) -> ExitCode {
+        error(message, reasonCode: reasonCode)
         endWithNothingDone(code)
         return code
     }

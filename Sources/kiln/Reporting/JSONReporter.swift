@@ -110,11 +110,12 @@ final class JSONReporter: ExportReporter {
         emit(line)
     }
 
-    func error(_ message: String) {
+    func error(_ message: String, reasonCode: String?) {
         // People read standard error even when a script reads the stream.
         OutputStream.standardError.write("kiln: \(TextReporter.visible(message))\n")
         var line = JSONLine(event: "error")
         line.add("message", .string(message))
+        if let reasonCode { line.add("reasonCode", .string(reasonCode)) }
         emit(line)
     }
 

@@ -125,7 +125,7 @@ final class TextReporter: ExportReporter {
         return summary
     }
 
-    func error(_ message: String) {
+    func error(_ message: String, reasonCode: String?) {
         // The last word before the summary: the display goes and is not drawn again.
         state.withLock { s in
             erase(&s)
