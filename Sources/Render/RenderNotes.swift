@@ -4,7 +4,7 @@
 public struct RenderNotes: Sendable, Equatable {
     /// A resize left the image its size on an axis where it is smaller than the resize's box
     /// (`upscale` off), whatever came after the resize (a crop, a rotation): what the job's
-    /// "smaller than the --resize box" warning counts. The output's size alone cannot say.
+    /// "smaller than the resize box" warning counts. The output's size alone cannot say.
     public var keptItsSize = false
     /// A watermark fell wholly outside the image (a margin wider than it), so nothing of it was drawn.
     public var watermarkMissed = false

@@ -406,8 +406,10 @@ struct JobRunner {
         }
         let small = job.imagesLeftSmallerThanTheBox
         if small > 0 {
-            reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the --resize box and "
-                             + "kept \(small == 1 ? "its" : "their") size (on the sides that were; --upscale enlarges them)")
+            // In the words of a recipe too: "--upscale" alone named a flag its author never wrote.
+            reporter.warning("\(small) image\(small == 1 ? " was" : "s were") smaller than the resize box and "
+                             + "kept \(small == 1 ? "its" : "their") size (on the sides that were; --upscale, or a recipe's "
+                             + "\"upscale\": true, enlarges them)")
         }
         status.publish(job.isComplete ? .finished : .stopped, reason: job.stoppedBecause, exitCode: code, stalls: stalls)
         let exit = stream.close(code)

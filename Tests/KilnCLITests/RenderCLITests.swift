@@ -187,9 +187,9 @@ import Testing
             let r = try kiln(["export", dir.join(input + ".png"), "-o", dir.join("out-\(UUID().uuidString)"), "--device", "cpu",
                               "--progress", "json"] + options)
             #expect(r.status == 0, "\(options): \(r.stderr)")
-            let notes = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }.filter { $0.contains("--resize box") }
-            #expect(notes == (counted ? ["1 image was smaller than the --resize box and kept its size (on the sides that were; "
-                                         + "--upscale enlarges them)"] : []),
+            let notes = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }.filter { $0.contains("resize box") }
+            #expect(notes == (counted ? ["1 image was smaller than the resize box and kept its size (on the sides that were; "
+                                         + "--upscale, or a recipe's \"upscale\": true, enlarges them)"] : []),
                     "\(input) \(options): \(notes)")
         }
     }
