@@ -301,6 +301,12 @@ struct JobRunner {
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)
         for note in notes { reporter.warning(note) }
+        // A budget past what the machine (or the cgroup) has holds nothing back: said, not refused (a job sized for
+        // another machine still runs). Before, `--memory 1T` on 24 GB went without a word.
+        if settings.memory != nil, memory.limit > MemoryLimit.available {
+            reporter.warning("--memory \(ByteSize.text(memory.limit)) is more than the \(ByteSize.text(MemoryLimit.available)) "
+                             + "this machine (or its cgroup) has: it holds no image back, and the system may stop kiln first")
+        }
         if let report, DeviceProbe.failed(report) { reporter.warning(report.reason + "; rendering on the CPU") }
         if let problem = MachineSlots.cpuSlotsProblem() { reporter.warning(problem) }
         for input in changedInPlace {

@@ -102,6 +102,20 @@ import Testing
         #expect(status.stdout.contains("\"memory\":\(150 << 20)"), "kiln status shows the budget: \(status.stdout)")
     }
 
+    /// A budget past what the machine has holds nothing back: said in a warning, the job still runs (`--memory 1T` on
+    /// a machine of 24 GB went without a word). A budget it has, none.
+    @Test func aBudgetPastTheMachineIsSaid() throws {
+        let dir = try TemporaryDirectory()
+        for (budget, said) in [("100000G", true), ("300M", false)] {
+            let r = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join(budget), "--memory", budget,
+                              "--device", "cpu", "--progress", "json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+                .filter { $0.contains("this machine (or its cgroup) has") }
+            #expect(warnings.count == (said ? 1 : 0), "--memory \(budget): \(warnings)")
+        }
+    }
+
     /// A budget below what kiln itself holds fits no image: refused once, before anything is written (every image
     /// failed alone with the same line, exit 1).
     @Test func aBudgetKilnItselfTakesIsRefusedOnce() throws {
