@@ -52,12 +52,13 @@ struct JobRunner {
         } else {
             report = nil
         }
-        let discovered = report ?? DeviceDiscovery.current
         do {
-            choice = try BackendSelector.choose(preference, report: discovered)
+            choice = try BackendSelector.choose(preference, report: report ?? DeviceDiscovery.current)
         } catch {
-            // A GPU availability check reads why from the code, as from `kiln devices --json`.
-            throw reporter.refusal("\(error)", KilnExitCode.unavailable, reasonCode: discovered.reasonCode?.rawValue)
+            // A GPU availability check reads why from the code, as from `kiln devices --json` (discovery ran for the
+            // choice that failed: `--device cpu` never runs it, and loading a driver costs 58 MB on lavapipe).
+            throw reporter.refusal("\(error)", KilnExitCode.unavailable,
+                                   reasonCode: (report ?? DeviceDiscovery.current).reasonCode?.rawValue)
         }
         // A budget kiln itself already takes (its code, libraries, the plan and the device) fits no image: said once,
         // before anything is written (every image failed alone, hundreds of times the same line, exit 1).

@@ -201,6 +201,22 @@ import Testing
                 "the image in flight, redone on the CPU, is the CPU's")
     }
 
+    /// `--device cpu` never runs Vulkan discovery: no driver is loaded (lavapipe's cost 58 MB of a job's budget, and a
+    /// regression of today ran discovery for every choice to name a GPU refusal's code). Seen in the process's own
+    /// mappings while it holds its first image.
+    @Test(.requiresVulkan) func theCPUPathLoadsNoVulkan() throws {
+        let dir = try TemporaryDirectory()
+        let release = dir.join("release")
+        let child = try startKiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("o"), "--device", "cpu",
+                                   "--progress", "none"], environment: ["KILN_TEST_PAUSE_DECODE": release])
+        #expect(child.waitUntil { FileManager.default.fileExists(atPath: release + ".paused") })
+        let maps = (try? String(contentsOfFile: "/proc/\(child.pid)/maps", encoding: .utf8)) ?? ""
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
+        #expect(try child.wait().status == 0)
+        #expect(!maps.isEmpty && !maps.contains("libvulkan") && !maps.contains("lvp") && !maps.contains("libLLVM"),
+                "\(maps.split(separator: "\n").filter { $0.contains("vulkan") || $0.contains("LLVM") })")
+    }
+
     /// With `--device gpu` a failing GPU stops the job, resumable (exit 75), rather than
     /// silently moving to the CPU. A software device stands in for a GPU through a test-only hook.
     @Test(.requiresVulkan) func deviceLostWithRequiredGPUStopsResumable() throws {
