@@ -55,9 +55,11 @@ public final class PixelBufferSink: RowSink {
         written = rows.upperBound
     }
 
-    /// The image; every row must have been written.
-    public func image() -> PixelBuffer {
+    /// The image, handed over: the sink keeps none of it (a WebP writer held its 16-bit rows beside their 8-bit
+    /// copy and libwebp's picture, 8 bytes a pixel more than it was admitted with). Every row must have been written.
+    public func takeImage() -> PixelBuffer {
         precondition(written == height, "\(height - written) rows were never written")
+        defer { bytes = [] }
         return PixelBuffer(width: width, height: height, depth: depth, bytes: bytes)
     }
 }

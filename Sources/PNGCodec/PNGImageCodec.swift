@@ -180,7 +180,7 @@ public final class PNGWriter: ImageWriter {
         let iptc = DroppedMetadata.jpegOnly(in: metadata, keep: settings.keep, format: "PNG")
         switch mode {
         case .holding(let sink):
-            let image = sink.image()
+            let image = sink.takeImage()
             return try PNGEncoder.encode(image, options: .init(level: settings.level), metadata: source,
                                          keep: settings.keep, time: settings.time, progress: progress, to: output) + iptc
         case .streaming(let stream, let plan):

@@ -166,6 +166,6 @@ public final class RenderPipeline: Sendable {
         let size = try outputSize(width: source.width, height: source.height, shrunkFrom: shrunkFrom)
         let sink = PixelBufferSink(width: size.width, height: size.height, depth: source.depth)
         try render(source, shrunkFrom: shrunkFrom, on: backend, chunking: chunking, mode: mode, into: sink)
-        return sink.image()
+        return sink.takeImage()
     }
 }

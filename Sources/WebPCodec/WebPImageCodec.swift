@@ -100,11 +100,12 @@ public struct WebPImageCodec: ImageCodec {
         return try WebPReader(bytes: try Self.contents(of: path), limits: DecodingLimits(maxPixels: Int.max)).header
     }
 
-    /// What the encode holds at its peak: the rows held whole (4 bytes a pixel; 8 at 16 bits, with an 8-bit copy
-    /// of them, freed before libwebp starts) and then the 8-bit rows with libwebp's picture and buffers. Measured
-    /// (2026-11-28: 6000 × 4000, peak RSS less the 43 MB of the same export streamed to PNG): lossy 10.3 bytes a
-    /// pixel in all, 19.3 with alpha (its plane is coded lossless); lossless 36.6 at the default effort and at
-    /// quality 100 (24.5 at effort 0, 32 at 6); 16-bit sources the same. Before, 14 bytes a pixel for every kind:
+    /// What the encode holds at its peak: the rows held whole (4 bytes a pixel; 8 at 16 bits, beside their 8-bit
+    /// copy, and freed before libwebp starts: the sink hands them over, ``PixelBufferSink/takeImage()``) and then
+    /// the 8-bit rows with libwebp's picture and buffers. Measured (2026-11-28: 6000 × 4000, peak RSS less the 43
+    /// MB of the same export streamed to PNG): lossy 10.3 bytes a pixel in all, 19.3 with alpha (its plane is coded
+    /// lossless); lossless 36.6 at the default effort and at quality 100 (24.5 at effort 0, 32 at 6). A 16-bit
+    /// source under the --memory its estimate names (317M) peaked at 309 MB. Before, 14 bytes a pixel for every kind:
     /// a lossless output went past `--memory` (an 8000 × 6000 one peaked at 1.17 GB under 861M), and lossy ones
     /// without alpha were refused under budgets they fit in.
     public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
@@ -311,7 +312,7 @@ public final class WebPWriter: ImageWriter {
     }
 
     public func finish(metadata: ImageMetadata?, progress: EncodeProgress?) throws -> [DroppedMetadata] {
-        var image = rows.image()
+        var image = rows.takeImage()
         if image.depth == .sixteen {
             let samples = image.bytes.withUnsafeBytes { raw in
                 raw.bindMemory(to: UInt16.self).map { UInt8((UInt32($0) * 255 + 32767) / 65535) }

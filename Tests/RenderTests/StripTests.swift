@@ -359,7 +359,7 @@ struct StripTests {
                 var heard: [Double] = []
                 try pipeline.render(image, on: vulkan, mode: .strips, into: sink) { heard.append($0) }
                 traffic.append(vulkan.traffic.since(before))
-                outputs.append(sink.image())
+                outputs.append(sink.takeImage())
                 #expect(zip(heard, heard.dropFirst()).allSatisfy { $0 <= $1 } && heard.last == 1, "\(heard)")
                 #expect(heard.count >= traffic.last!.submissions, "the progress moves between the parts: \(heard)")
             }

@@ -29,6 +29,6 @@ public final class CPUBackend: PassBackend {
         let size = graph.size(of: graph.result, source: (image.width, image.height))
         let sink = PixelBufferSink(width: size.width, height: size.height, depth: image.depth)
         try StripExecutor(graph: prepared(graph), source: image, backend: self).render(into: sink)
-        return sink.image()
+        return sink.takeImage()
     }
 }
