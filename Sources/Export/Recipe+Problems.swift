@@ -39,7 +39,8 @@ extension Recipe {
             guard let (path, literal) = unfitNumber(in: data) else {
                 return "a number does not fit its value (a fraction where a whole number is needed, or out of range)"
             }
-            // Out of range: too large, too small for a Double (`1e-400`: a digit that is not 0 read as 0), or whole.
+            // Out of range: too large, too small for a Double (`1e-400`: a digit that is not 0 read as 0), or whole (a
+            // fraction a Double cannot tell from a whole number, 100.000000000000001, the decoder takes as one).
             let value = Double(literal) ?? .infinity
             let mantissa = literal.prefix { $0 != "e" && $0 != "E" }
             let underflow = value == 0 && mantissa.contains { "123456789".contains($0) }
@@ -101,7 +102,8 @@ extension Recipe {
     /// Which number the decoder could not take, as written, when it said only "not valid JSON" of valid JSON (a
     /// fraction or an out-of-range number where a whole number is decoded, a number too small for a Double): of the
     /// numbers written with a fraction, an exponent or 16 digits or more, the first in the text that the decoder
-    /// still cannot take once every other one is made 1. Read from the text, not from a parse: Foundation's parse
+    /// still cannot take once every other one is made 1, where it takes them all made 1 (else another value is at
+    /// fault, and none is named). Read from the text, not from a parse: Foundation's parse
     /// makes `1e-400` 0 and `100.00000000000001` a decimal, which left such a number unnamed. (Rejected: decoding
     /// every whole-number field as Double to check it by hand: every operation's `init(from:)` would grow a second
     /// path, and a new field could forget it.)
@@ -111,20 +113,23 @@ extension Recipe {
             let literal = scan.bytes[range]
             return literal.contains { ".eE".utf8.contains($0) } || literal.filter { (0x30...0x39).contains($0) }.count >= 16
         }
-        for (path, range) in suspects {
+        /// Whether the decoder takes `data` with every suspect but `kept` made 1 (a 1 and spaces: the other numbers keep
+        /// their places), as far as numbers go: it fails with no other error than "not valid JSON".
+        func takes(keeping kept: Range<Int>?) -> Bool {
             var mended = scan.bytes
-            // A 1 and spaces: the other numbers keep their places.
-            for (_, other) in suspects where other != range {
+            for (_, other) in suspects where other != kept {
                 mended.replaceSubrange(other, with: [UInt8(ascii: "1")] + Array(repeating: UInt8(ascii: " "), count: other.count - 1))
             }
             do {
                 _ = try JSONDecoder().decode(Recipe.self, from: Data(mended))
             } catch let DecodingError.dataCorrupted(context)
                         where context.codingPath.isEmpty && context.debugDescription.contains("not valid JSON") {
-                return (path, String(decoding: scan.bytes[range], as: UTF8.self))
+                return false
             } catch {}
+            return true
         }
-        return nil
+        guard takes(keeping: nil) else { return nil }
+        return suspects.first { !takes(keeping: $0.range) }.map { ($0.path, String(decoding: scan.bytes[$0.range], as: UTF8.self)) }
     }
 
     /// A type as a recipe's author knows it: "a number", "a list", …
