@@ -226,9 +226,12 @@ struct JobRunner {
                 // can no longer finish that one (before, nothing said so, and `kiln status` then showed only this one).
                 // Its outputs stay, known by what made them (``Journal/earlier()``). Not refused: unlike in place, no
                 // picture is touched twice, and a new export over an abandoned one is a choice a user makes.
-                let mine = Set(record.items.map(\.input))
-                if !record.options.inPlace, shard == nil, Provenance.digest(of: earlier.options.plan)
-                    != Provenance.digest(of: record.options.plan) || !earlier.items.allSatisfy({ mine.contains($0.input) }) {
+                // Other work: other options, or an image that job had left (not made, or failed) that this one does
+                // not name (its finished ones stay made, named or not).
+                let mine = Set(record.items.map(\.input)), finished = journal.finished()
+                let undone = earlier.items.filter { finished[$0.output].map { $0.status == .failed } ?? true }
+                if !record.options.inPlace, shard == nil,
+                   earlier.options.plan != record.options.plan || !undone.allSatisfy({ mine.contains($0.input) }) {
                     let done = ended.map { " (\($0.title), \($0.completed) of \($0.total) done)" } ?? ""
                     notes.append("\(directory) held an unfinished job\(done) of other work; this export takes its journal's "
                                  + "place, so `kiln resume \(directory)` can no longer finish that one. Its outputs stay (as "

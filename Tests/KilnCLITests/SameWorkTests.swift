@@ -52,6 +52,13 @@ import Testing
         #expect(try export("6", stallAfter: "2").status == 75)
         let again = try export("6", stallAfter: "3")
         #expect(again.status == 75 && warnings(again).isEmpty, "\(again.stdout)")
+        // The same options over only what it left (its finished images stay made): the same work, nothing said.
+        let journal = (try? String(contentsOfFile: out + "/.kiln/finished.ndjson", encoding: .utf8)) ?? ""
+        let left = Paths.pngs(in: Paths.sampleData).filter { !journal.contains("\"output\":\"\($0)\"") }
+        #expect(!left.isEmpty && left.count < Paths.pngs(in: Paths.sampleData).count, "\(journal)")
+        let rest = try kiln(["export"] + left.map { Paths.sampleData + "/" + $0 } + ["--output", out, "--level", "6", "--jobs", "1",
+                            "--stall-timeout", "1", "--progress", "json"], environment: ["KILN_TEST_STALL_AFTER": "1"])
+        #expect(rest.status == 75 && warnings(rest).isEmpty, "\(rest.stdout)")
         let other = try export("3", stallAfter: nil)
         let said = warnings(other)
         #expect(said.count == 1 && said.first?.contains("\(out) held an unfinished job (Exporting ") == true
