@@ -60,7 +60,8 @@ public final class EncodeProgress: Sendable {
                     return cpu - since.cpu
                 }
                 guard spent > 0 else { return }
-                raise(&state.fraction, to: state.said + step * 0.99 * spent / (spent + 10))
+                // Never past the whole: libwebp's work after its 100 % (its chunks muxed) is within it.
+                raise(&state.fraction, to: min(1, state.said + step * 0.99 * spent / (spent + 10)))
             }
         }
         timer.setCancelHandler { ended.signal() }

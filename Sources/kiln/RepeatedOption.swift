@@ -73,7 +73,8 @@ enum RepeatedOption {
             return nil
         }
         var options: [String: Option] = [:]
-        for argument in tool.command.arguments ?? [] where argument.kind == "option" {
+        // An option declared to repeat (an array) takes each value given.
+        for argument in tool.command.arguments ?? [] where argument.kind == "option" && argument.isRepeating != true {
             let names = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
             guard let shown = names.first(where: { $0.hasPrefix("--") }) ?? names.first else { continue }
             let option = Option(shown: shown, unconditional: argument.parsingStrategy == "unconditional")
@@ -97,6 +98,7 @@ enum RepeatedOption {
             let kind: String
             let names: [Name]?
             let parsingStrategy: String?
+            let isRepeating: Bool?
         }
 
         let command: Command

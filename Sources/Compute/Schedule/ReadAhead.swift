@@ -25,9 +25,9 @@ package final class ReadAhead: RowSource, @unchecked Sendable {
     package let depth: PixelBuffer.Depth
 
     /// Stored bytes a block holds, at least (and at least one row): whole rows up to this or just past it.
-    /// Past it, not short of it: the allocator serves 1 MiB and more with a mapping of its own, returned when
-    /// freed (kiln's `MemoryPolicy`), and blocks just short of it came from its heap, where a batch of small
-    /// images left them scattered: `--jobs 64` of 200 images of 800 × 600 under `--memory 100M` grew to 200 MB
+    /// Past it, not short of it: the allocator maps a request of 1 MiB and more of its own, returned when freed
+    /// (kiln's `MemoryPolicy`), where no free space of its heap serves it, and blocks just short of it always came
+    /// from its heap, where a batch of small images left them scattered: `--jobs 64` of 200 images of 800 × 600 under `--memory 100M` grew to 200 MB
     /// and more (1 MiB less 256 bytes a block); with blocks past it, 94 MB (80 MB at `--jobs 2`, from 88).
     package static let blockBytes = 1 << 20
     /// Blocks in the ring: one being decoded, one being read, one ready.

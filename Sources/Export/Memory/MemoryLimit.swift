@@ -11,11 +11,12 @@ public enum MemoryLimit {
     /// The default budget: `defaultShare` of `available`.
     public static var defaultBudget: Int { Int(Double(available) * defaultShare) }
 
-    /// The machine's physical memory, or the cgroup's limit when lower.
-    public static var available: Int {
+    /// The machine's physical memory, or the cgroup's limit when lower: read once (a job asks it several times at its
+    /// start, and the cgroup's is a walk up its tree).
+    public static let available: Int = {
         let physical = Int(ProcessInfo.processInfo.physicalMemory)
         return min(physical, cgroupLimit ?? physical)
-    }
+    }()
 
     /// The limit of this process's cgroup: the lowest `memory.max` (v2) or `memory.limit_in_bytes` (v1) of the
     /// cgroup `/proc/self/cgroup` names and of every one above it, if any. Before, only the files at the top of the
