@@ -49,13 +49,24 @@ enum XMPProperties {
         var result: [UInt8] = []
         result.reserveCapacity(packet.count)
         var inTag = false
+        // The quote an attribute's value inside a tag opened: its text (which may quote `tiff:ImageWidth='400'`) is
+        // no attribute, and its `>` ends no tag.
+        var quote: UInt8?
         var index = 0
         while index < packet.count {
             let byte = packet[index]
-            if byte == UInt8(ascii: "<") { inTag = true } else if byte == UInt8(ascii: ">") { inTag = false }
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "<") {
+                inTag = true
+            } else if byte == UInt8(ascii: ">") {
+                inTag = false
+            } else if inTag, byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            }
             let before = index > 0 ? packet[index - 1] : 0
-            // An attribute: inside a tag, after white space. An element: right after its "<".
-            let attribute = inTag && isSpace(before)
+            // An attribute: inside a tag, outside a value, after white space. An element: right after its "<".
+            let attribute = inTag && quote == nil && isSpace(before)
             let element = before == UInt8(ascii: "<")
             guard attribute || element,
                   let (name, value) = names.first(where: { packet[index...].starts(with: $0.name) }),
@@ -66,9 +77,13 @@ enum XMPProperties {
             }
             result.append(contentsOf: packet[index..<range.lowerBound])
             result.append(contentsOf: value)
-            // The element's ">" was passed: outside the tag now.
-            if element { inTag = false }
-            index = range.upperBound
+            if element {
+                inTag = false  // The element's ">" was passed: outside the tag now.
+                index = range.upperBound
+            } else {
+                result.append(packet[range.upperBound])  // The value's closing quote: the tag goes on.
+                index = range.upperBound + 1
+            }
         }
         return result
     }

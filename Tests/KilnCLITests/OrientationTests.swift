@@ -281,9 +281,11 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let text = PNGBytes.data(of: "iTXt", in: try Self.read(output)).map { String(decoding: $0.dropFirst(22), as: UTF8.self) }
         #expect(text == [prefixed.replacingOccurrences(of: #"t:Orientation="6""#, with: #"t:Orientation="1""#)], "\(text)")
-        // The same words in text, under a prefix not bound to it, or with no EXIF orientation (kiln turned nothing): left alone.
+        // The same words in text (an element's, or an attribute's value: it was taken for an attribute), under a prefix
+        // not bound to it, or with no EXIF orientation (kiln turned nothing): left alone.
         let quoted = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
-            + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7">"#
+            + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7" "#
+            + #"dc:title="a > b tiff:Orientation='5' c">"#
             + #"<dc:description> tiff:Orientation="3" </dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
         let otherTiff = attribute.replacingOccurrences(of: "http://ns.adobe.com/tiff/1.0/", with: "urn:other")
         for (xmp, exif) in [(quoted, OrientedImages.exif(orientation: 6, littleEndian: true)), (attribute, nil),
