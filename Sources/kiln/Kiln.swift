@@ -31,14 +31,14 @@ struct Kiln: AsyncParsableCommand {
         // Batch durability holds staged outputs open; the commit sizes itself to the limit, raised first.
         OpenFiles.raiseSoftLimit()
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = EmptyOptionValue.split(Array(CommandLine.arguments.dropFirst()))
         if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments)
             ?? TextOptionValue.message(for: arguments)
             ?? RepeatedOption.message(for: arguments, commands: configuration.subcommands) {
             exit(withError: ValidationError(message))
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -91,6 +91,23 @@ import Testing
         #expect(resumed.status == 64 && resumed.stderr.contains("--grace is given twice (1, then 2)"), "\(resumed.stderr)")
     }
 
+    /// An empty value written with `=` (a script's `--title="$T"`, `T` unset) is an empty value: ArgumentParser took the
+    /// next argument for it (`--title= --rotate=90` made the title "--rotate=90" and turned nothing, exit 0).
+    @Test func anEmptyValueWithAnEqualsSignIsEmpty() throws {
+        let work = try TemporaryDirectory()
+        let r = try kiln(["export", "--output", work.join("out"), "--title=", "--rotate=90", "--subtitle=", "--device", "cpu",
+                          "--progress", "json", Paths.sampleData + "/rgb8.png"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let start = Events(r.stdoutLines).named("start").first ?? [:]
+        #expect(start[string: "title"] == "Exporting 1 image" && start[string: "subtitle"].hasPrefix("rotate 90"), "\(start)")
+        #expect(try ImageTools.identify(work.join("out/rgb8.png")).hasPrefix("64 96 "), "turned")
+        let keep = try kiln(["export", "--output", work.join("keep"), "--keep=", Paths.sampleData + "/rgb8.png"])
+        #expect(keep.status == 64 && keep.stderr.contains("the list of kinds is empty"), "\(keep.stderr)")
+        let twice = try kiln(["export", "--output", work.join("twice"), "--rotate=90", "--title=", "--rotate=180",
+                              Paths.sampleData + "/rgb8.png"])
+        #expect(twice.status == 64 && twice.stderr.contains("--rotate is given twice (90, then 180)"), "\(twice.stderr)")
+    }
+
     @Test func resumeRefusesAStoredPlanOutOfRange() throws {
         let work = try TemporaryDirectory()
         let out = work.join("out")
