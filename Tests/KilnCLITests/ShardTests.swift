@@ -195,6 +195,22 @@ import Testing
         #expect(try second.wait(timeout: .seconds(120)).status == 75)
     }
 
+    /// Both shards queued behind another job: the job is `queued`, not `running` (it said running, 0 done).
+    @Test func shardsAllQueuedAreAQueuedJob() throws {
+        let out = try TemporaryDirectory(), other = try TemporaryDirectory(), slots = try TemporaryDirectory()
+        let shared = ["KILN_RUNTIME_DIR": slots.path]
+        let holder = try startKiln(["export", Paths.sampleData, "--output", other.path, "--progress", "json",
+                                    "--stall-timeout", "600"], environment: shared.merging(["KILN_TEST_STALL_AFTER": "1"]) { $1 })
+        #expect(holder.waitUntil { holder.stdoutSoFar.contains("\"event\":\"file\"") })
+        let shards = try ["0/2", "1/2"].map { try startKiln(export(out.path, $0), environment: shared) }
+        for shard in shards { #expect(shard.waitUntil { shard.stdoutSoFar.contains("\"event\":\"queued\"") }) }
+        #expect(shards[0].waitUntil { self.shards(status(out.path)).allSatisfy { $0[string: "state"] == "queued" } })
+        #expect(status(out.path)["state"] as? String == "queued", "\(status(out.path))")
+        #expect(try kiln(["status", out.path]).stdout.hasPrefix("queued: 0/"))
+        for child in shards + [holder] { child.send(SIGTERM) }
+        for child in shards + [holder] { #expect(try child.wait(timeout: .seconds(120)).status == 75) }
+    }
+
     /// Before: a plain export (or `kiln resume` without `--shard`) that ended cleanly in a folder shards share
     /// removed all of `.kiln`, a running shard's journal and lock with it: `kiln status` and `kiln cancel` then
     /// said the folder held no job, and a retry of that shard could run beside it.

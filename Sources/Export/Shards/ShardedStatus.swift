@@ -64,8 +64,9 @@ public struct ShardedStatus: Codable, Sendable {
     public var event = "status"
     /// How many shards the job has.
     public var shardCount: Int
-    /// The job as a whole: `running` while any shard runs, `finished` when all are,
-    /// `notStarted` before any started, else `incomplete` (some shards stopped or not yet started).
+    /// The job as a whole: `running` while any shard runs, else `queued` while one waits for the machine's slots,
+    /// `finished` when all are, `notStarted` before any started, else `incomplete` (some shards stopped or not yet
+    /// started).
     public var state: String
     /// Items in the whole plan.
     public var total: Int
@@ -182,7 +183,9 @@ public struct ShardedStatus: Codable, Sendable {
     private static func aggregate(_ shards: [Shard], count: Int, warnings: [String], cancelled: String?,
                                   journals: [Journal]) -> ShardedStatus {
         let live: Set<State> = [.queued, .running, .stopping, .suspended]
-        let state = shards.contains { live.contains($0.state) } ? "running"
+        // Shards that all wait for a slot are not running (it said so of shards queued behind another job).
+        let state = shards.contains { live.contains($0.state) && $0.state != .queued } ? "running"
+            : shards.contains { $0.state == .queued } ? "queued"
             : shards.allSatisfy { $0.state == .finished } ? "finished"
             : shards.allSatisfy { $0.state == .notStarted } ? "notStarted" : "incomplete"
         let pixels = shards.map(\.pixels).reduce(0, +)
