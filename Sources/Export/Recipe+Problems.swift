@@ -31,9 +31,14 @@ extension Recipe {
             do {
                 _ = try JSONSerialization.jsonObject(with: data)
             } catch {
-                // "Number 1e400 is not representable in Swift.": out of range, in words without Swift.
-                let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String)?
-                    .replacingOccurrences(of: " is not representable in Swift.", with: " is out of range")
+                // A number no Double holds (1e400) is named where it stands, as written; before, "not valid JSON
+                // (Number 1e400 is not representable …)" named no place.
+                let scan = JSONScan(utf8(data))
+                if let (path, range) = scan.numbers.first(where: { !(Double(String(decoding: scan.bytes[$0.range], as: UTF8.self))
+                                                                       ?? .infinity).isFinite }) {
+                    return "\(path): \(String(decoding: scan.bytes[range], as: UTF8.self)) is out of range"
+                }
+                let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
                 return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
             }
             guard let (path, literal) = unfitNumber(in: data) else {
@@ -65,7 +70,7 @@ extension Recipe {
 
     /// `data` (JSON the decoder read) as UTF-8 without a byte-order mark: the decoder also takes UTF-16 and UTF-32,
     /// and a leading mark (Windows Notepad writes one), which the scanner would read as a word and stop at.
-    private static func utf8(_ data: Data) -> Data {
+    static func utf8(_ data: Data) -> Data {
         let bytes = [UInt8](data.prefix(4))
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return data.dropFirst(3) }
         guard bytes.count == 4 else { return data }  // "{}": no room for another encoding's marks

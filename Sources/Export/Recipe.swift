@@ -105,7 +105,9 @@ public struct Recipe: Sendable, Equatable, Codable {
     public static func load(contentsOf path: String) throws(RenderError) -> Recipe {
         let data: Data
         switch SmallFile.contents(of: path) {
-        case .success(let bytes): data = bytes
+        // As UTF-8: the decoder takes UTF-16 and UTF-32 without a mark, but not UTF-32 with one (refused as "a
+        // number does not fit its value", with no number in it).
+        case .success(let bytes): data = utf8(bytes)
         case .failure(let error): throw .invalidRecipe(path: path, problem: "cannot read the file (\(error.reason))")
         }
         var recipe: Recipe

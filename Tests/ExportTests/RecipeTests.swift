@@ -23,6 +23,7 @@ import Testing
         (#"{"operations":[{"op":"blur","sigma":2.5},{"op":"resize","width":100.5}]}"#,
          "operations[1].width: must be a whole number, not 100.5"),
         (#"{"operations":[{"op":"resize","width":1e20}]}"#, "operations[0].width: 1e20 is out of range"),
+        (#"{"operations":[{"op":"resize","width":1e400}]}"#, "operations[0].width: 1e400 is out of range"),
         // Numbers Foundation's parse makes another (0, a decimal): named as written (they named no place).
         (#"{"operations":[{"op":"blur","sigma":1e-400}]}"#, "operations[0].sigma: 1e-400 is out of range"),
         (#"{"operations":[{"op":"resize","width":100.00000000000001}]}"#,
@@ -85,6 +86,20 @@ import Testing
         #expect(throws: RenderError.invalidRecipe(path: file, problem: "operations[0].width: given twice")) {
             try Recipe.load(contentsOf: file)
         }
+    }
+
+    /// A recipe in UTF-32 with its byte-order mark is read as in UTF-8: it was refused as "a number does not fit its
+    /// value", with no number in it (the decoder takes UTF-32 only without a mark).
+    @Test(arguments: [true, false])
+    func aUTF32RecipeWithItsMarkIsRead(littleEndian: Bool) throws {
+        let json = #"{"operations":[{"op":"blur","sigma":2}]}"#
+        let units = json.unicodeScalars.flatMap { scalar in
+            (0..<4).map { UInt8((scalar.value >> (8 * (littleEndian ? $0 : 3 - $0))) & 0xFF) }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-recipe-\(UUID().uuidString).json").path
+        try Data((littleEndian ? [0xFF, 0xFE, 0, 0] : [0, 0, 0xFE, 0xFF]) + units).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(try Recipe.load(contentsOf: file).operations.count == 1)
     }
 
     /// The shortest recipes, `{}` and `{} ` (no operations, default output), are valid: the encoding check read four
