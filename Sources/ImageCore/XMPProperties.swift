@@ -54,6 +54,15 @@ enum XMPProperties {
         var quote: UInt8?
         var index = 0
         while index < packet.count {
+            // A comment or a CDATA section is text, whatever it quotes: copied as it is (the sizes quoted in a
+            // description's CDATA were rewritten).
+            if quote == nil, let end = Self.skipped.lazy.compactMap({ open, close in
+                packet[index...].starts(with: open) ? Self.end(of: close, in: packet, after: index + open.count) : nil
+            }).first {
+                result.append(contentsOf: packet[index..<end])
+                index = end
+                continue
+            }
             let byte = packet[index]
             if let open = quote {
                 if byte == open { quote = nil }
@@ -86,6 +95,19 @@ enum XMPProperties {
             }
         }
         return result
+    }
+
+    /// What opens and closes the parts of a packet that are text, whatever they hold: comments and CDATA sections.
+    private static let skipped = [(Array("<!--".utf8), Array("-->".utf8)), (Array("<![CDATA[".utf8), Array("]]>".utf8))]
+
+    /// Where `close` ends, looking from `start` on (the packet's end when it never does).
+    private static func end(of close: [UInt8], in packet: [UInt8], after start: Int) -> Int {
+        var at = start
+        while at + close.count <= packet.count {
+            if packet[at] == close[0], packet[at...].starts(with: close) { return at + close.count }
+            at += 1
+        }
+        return packet.count
     }
 
     /// `text` as XML character data or an attribute's value.

@@ -285,7 +285,8 @@ import Testing
         // not bound to it, or with no EXIF orientation (kiln turned nothing): left alone.
         let quoted = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
             + #"<rdf:Description xmlns:my="urn:x" my:tiff:Orientation='8' mytiff:Orientation="7" "#
-            + #"dc:title="a tiff:Orientation='5' > b">"#
+            + #"dc:title="a tiff:Orientation='5' > b"><!-- <tiff:Orientation>4</tiff:Orientation> -->"#
+            + #"<dc:rights><![CDATA[<tiff:Orientation>2</tiff:Orientation> tiff:Orientation="2"]]></dc:rights>"#
             + #"<dc:description> tiff:Orientation="3" </dc:description></rdf:Description></rdf:RDF></x:xmpmeta>"#
         let otherTiff = attribute.replacingOccurrences(of: "http://ns.adobe.com/tiff/1.0/", with: "urn:other")
         for (xmp, exif) in [(quoted, OrientedImages.exif(orientation: 6, littleEndian: true)), (attribute, nil),
