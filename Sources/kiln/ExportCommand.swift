@@ -105,10 +105,11 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The subtitle shown while exporting, before the device, which is always named (default, as for an empty text: the operations, format and level).")
     var subtitle: String?
 
-    /// `--title` and `--subtitle` as given, an empty text (a script's unset variable) as none: it showed an empty
-    /// title, and "Holiday —  · CPU".
+    /// `--title` and `--subtitle` as given, an empty or blank text (a script's unset variable) as none: it showed an
+    /// empty title, and "Holiday —  · CPU".
     private var shownTitles: (title: String?, subtitle: String?) {
-        (title.flatMap { $0.isEmpty ? nil : $0 }, subtitle.flatMap { $0.isEmpty ? nil : $0 })
+        func given(_ text: String?) -> String? { text.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } }
+        return (given(title), given(subtitle))
     }
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",

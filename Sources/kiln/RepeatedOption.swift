@@ -32,8 +32,11 @@ enum RepeatedOption {
             let argument = given[index]
             index += 1
             let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            for key in names(in: parts[0]) {
+            let keys = names(in: parts[0])
+            for (position, key) in keys.enumerated() {
                 guard let option = declared[key] else { continue }
+                // A short option inside a group (`-oout`) is ArgumentParser's to refuse or read; this scan leaves it.
+                if !parts[0].hasPrefix("--"), position < keys.count - 1 { break }
                 var value = parts.count == 2 ? parts[1] : ""
                 if parts.count == 1, index < given.count,
                    option.unconditional || !given[index].hasPrefix("-") || Double(given[index]) != nil {
@@ -41,8 +44,8 @@ enum RepeatedOption {
                     index += 1
                 }
                 if let first = values[option.shown] {
-                    return "\(option.shown) is given twice (\(first), then \(value)): kiln takes one value of each option "
-                        + "(and applies each operation once, in a fixed order); give it once"
+                    return "\(option.shown) is given twice (\(first), then \(value)): kiln takes one value of each option"
+                        + (name == "export" ? " (and applies each operation once, in a fixed order)" : "") + "; give it once"
                 }
                 values[option.shown] = value
                 break  // A short option takes the rest of its group's arguments: none of the group follows it.

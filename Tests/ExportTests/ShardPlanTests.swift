@@ -73,6 +73,10 @@ import Testing
             try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_COUNT": "4", "JOB_COMPLETION_INDEX": "1",
                                                       "KILN_SHARD_COUNT": "4"])
         }
+        #expect(throws: ShardSpecError.environment("KILN_SHARD_COUNT is set but JOB_COMPLETION_INDEX is not (an Indexed Job "
+                                                   + "sets it; or give --shard K/N)")) {
+            try ShardSpec.parse("auto", environment: ["KILN_SHARD_COUNT": "2"])
+        }
         // Both engines' variables: Slurm's are read.
         #expect(try ShardSpec.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "2",
                                                          "JOB_COMPLETION_INDEX": "3", "KILN_SHARD_COUNT": "4"])

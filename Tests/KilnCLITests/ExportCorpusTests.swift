@@ -86,7 +86,7 @@ import Testing
         #expect(customStart[string: "subtitle"] == "for the web · CPU (--device cpu)")
         // An empty text is the default (it showed an empty title, and "Holiday —  · CPU").
         let empty = try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", out.join("e"), "--title", "",
-                              "--subtitle", "", "--device", "cpu", "--progress", "json"])
+                              "--subtitle", " ", "--device", "cpu", "--progress", "json"])
         let emptyStart = Events(empty.stdoutLines).named("start").first ?? [:]
         #expect(emptyStart[string: "title"] == "Exporting 1 image" && emptyStart[string: "subtitle"] == "PNG level 6 · CPU (--device cpu)",
                 "\(empty.stdout)")

@@ -97,6 +97,10 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
                 throw .environment("Slurm gives task \(id) (array from \(first)) of \(count), shard \(spec): \(error.reason)")
             }
         }
+        if environment["JOB_COMPLETION_INDEX"] == nil, environment["KILN_SHARD_COUNT"] != nil {
+            throw .environment("KILN_SHARD_COUNT is set but JOB_COMPLETION_INDEX is not (an Indexed Job sets it; or give "
+                               + "--shard K/N)")
+        }
         if let index = environment["JOB_COMPLETION_INDEX"] {
             guard let count = environment["KILN_SHARD_COUNT"] else {
                 throw .environment("JOB_COMPLETION_INDEX is set but KILN_SHARD_COUNT is not (set it to the Job's completions)")
