@@ -66,7 +66,7 @@ struct JobRunner {
         if resident >= settings.memoryBudget {
             let budget = settings.memory == nil ? "the memory budget (half of this machine's or its cgroup's memory)"
                 : "--memory"
-            throw reporter.refusal("\(budget) \(ByteSize.text(settings.memoryBudget)) is less than kiln itself holds "
+            throw reporter.refusal("\(budget) \(ByteSize.budgetText(settings.memoryBudget)) is less than kiln itself holds "
                                    + "(\(ByteSize.text(resident)): its code, libraries and plan), so no image could be "
                                    + "exported; give it more than that", KilnExitCode.usage)
         }
@@ -308,7 +308,7 @@ struct JobRunner {
         // A budget past what the machine (or the cgroup) has holds nothing back: said, not refused (a job sized for
         // another machine still runs). Before, `--memory 1T` on 24 GB went without a word.
         if settings.memory != nil, memory.limit > MemoryLimit.available {
-            reporter.warning("--memory \(ByteSize.text(memory.limit)) is more than the \(ByteSize.text(MemoryLimit.available)) "
+            reporter.warning("--memory \(ByteSize.budgetText(memory.limit)) is more than the \(ByteSize.text(MemoryLimit.available)) "
                              + "this machine (or its cgroup) has: it holds no image back, and the system may stop kiln first")
         }
         if let report, DeviceProbe.failed(report) { reporter.warning(report.reason + "; rendering on the CPU") }

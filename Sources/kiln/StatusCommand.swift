@@ -118,7 +118,7 @@ struct StatusCommand: ParsableCommand {
             if let conflicts, conflicts > 0 { detail += " (\(conflicts) conflict\(conflicts == 1 ? "" : "s"))" }
             if let exitCode { detail += " · exit code \(exitCode)" }
             if running, let live { detail += " · pid \(live.pid) · \(live.device)" }
-            if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.text(memory))" }
+            if running, let memory = live?.memory { detail += " · memory budget \(ByteSize.budgetText(memory))" }
             if running, let live { detail += ShardedStatusView.rate(live.imagesPerSecond, live.pixelsPerSecond) }
             say(detail)
             if state == .queued, let live {

@@ -22,3 +22,14 @@ import Testing
         #expect(MemoryLimit.cgroupLimit(membership: nil) { container[$0] } == 536_870_912)
     }
 }
+
+/// A budget is said as it was given where it is a whole number of a unit: `--memory 1750M` was said as "1.7 GB" beside
+/// an image that needed "about 1.7 GB".
+@Suite struct BudgetTextTests {
+    @Test func aBudgetIsSaidAsGiven() {
+        #expect(ByteSize.budgetText(1750 << 20) == "1750 MB")
+        #expect(ByteSize.budgetText(2 << 30) == "2 GB")
+        #expect(ByteSize.budgetText(ByteSize.parse("1.5G")!) == "1536 MB")
+        #expect(ByteSize.budgetText(12_638_255_104) == ByteSize.text(12_638_255_104))
+    }
+}

@@ -23,6 +23,16 @@ public enum ByteSize {
         return Int(bytes)
     }
 
+    /// A budget as it was given where it is a whole number of a unit ("1750 MB", "2 GB"; `--memory 1750M` was said
+    /// as "1.7 GB" beside an image that needed "about 1.7 GB"), else ``text(_:roundingUp:)``'s.
+    public static func budgetText(_ bytes: Int) -> String {
+        for (unit, size) in [("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20)]
+        where bytes >= size && bytes % size == 0 {
+            return "\(bytes / size) \(unit)"
+        }
+        return text(bytes)
+    }
+
     /// `bytes` for people: "300 MB", "1.6 GB" (units of 1024), to the nearest, or `roundingUp` (what a
     /// `--memory` must at least be: "needs 834 MB" of 834.4 MB refused `--memory 834M`).
     public static func text(_ bytes: Int, roundingUp: Bool = false) -> String {

@@ -42,11 +42,11 @@ public final class MemoryBudget: @unchecked Sendable {
             // 2.2 MB … beside the 83 MB kiln itself holds, more than --memory 60 MB allows" read as a contradiction).
             if reserved >= limit {
                 return "it needs about \(ByteSize.text(needed)) of memory to render, and kiln itself already holds "
-                    + "\(ByteSize.text(reserved)) (its code, libraries and plan), more than --memory \(ByteSize.text(limit)) "
+                    + "\(ByteSize.text(reserved)) (its code, libraries and plan), more than --memory \(ByteSize.budgetText(limit)) "
                     + "allows in all: no image fits; this one needs --memory \(ByteSize.text(enough, roundingUp: true)) at least"
             }
             return "it needs about \(ByteSize.text(needed)) of memory to render (beside the \(ByteSize.text(reserved)) kiln itself "
-                + "holds), more than --memory \(ByteSize.text(limit)) allows; --memory \(ByteSize.text(enough, roundingUp: true)) "
+                + "holds), more than --memory \(ByteSize.budgetText(limit)) allows; --memory \(ByteSize.text(enough, roundingUp: true)) "
                 + "would fit it alone"
         }
     }
