@@ -560,7 +560,7 @@ struct JobRunner {
     /// on the display: appended to a custom subtitle.
     private func displayTitles(_ record: JobRecord, device: String) -> (String, String) {
         let count = record.items.count
-        let title = record.title ?? "Exporting \(count) image\(count == 1 ? "" : "s")"
+        let title = record.title ?? JobRecord.defaultTitle(images: count)
         if let subtitle = record.subtitle { return (title, subtitle + " · " + device) }
         let parts = record.options.plan.operations.map(\.summary) + [record.options.plan.output.summary(level: record.options.plan.level, outputs: record.items.map(\.output)), device]
         return (title, parts.joined(separator: " · "))

@@ -12,8 +12,13 @@ public struct JobRecord: Codable, Sendable, Equatable {
     public var options: ExportOptions
     /// `--device` as given (`auto`, `gpu`, `vulkan`, `cpu`).
     public var device: String
-    /// `--title`, when given (otherwise derived when shown).
+    /// `--title`, when given (otherwise derived when shown: ``defaultTitle(images:)``).
     public var title: String?
+
+    /// The title a job of `images` images shows without `--title`: "Exporting 29 images".
+    public static func defaultTitle(images: Int) -> String {
+        "Exporting \(images) image\(images == 1 ? "" : "s")"
+    }
     /// `--subtitle`, when given (otherwise derived from the operations and device).
     public var subtitle: String?
     /// Every input and its output, in order.

@@ -27,7 +27,7 @@ public struct ShardSpec: Codable, Sendable, Hashable, CustomStringConvertible {
 
     /// The title a run of this shard shows without `--title`: "Exporting 50 images (shard 0/4)".
     public func title(images: Int) -> String {
-        "Exporting \(images) image\(images == 1 ? "" : "s") (shard \(self))"
+        JobRecord.defaultTitle(images: images) + " (shard \(self))"
     }
 
     /// Parses `K/N` (`0 ≤ K < N`), or `auto`: the shard an array engine gives this

@@ -203,8 +203,8 @@ public struct ShardedStatus: Codable, Sendable {
         if let (index, said) = journals.enumerated().lazy.compactMap({ index, journal in journal.status().map { (index, $0) } })
             .first {
             let own = ShardSpec(index: index, count: count).title(images: shards[index].total)
-            status.title = said.title != own ? said.title : "Exporting \(status.total) image\(status.total == 1 ? "" : "s") in "
-                + "\(count) shard\(count == 1 ? "" : "s")"
+            status.title = said.title != own ? said.title
+                : JobRecord.defaultTitle(images: status.total) + " in \(count) shard\(count == 1 ? "" : "s")"
             status.subtitle = said.subtitle
         }
         status.started = shards.compactMap(\.started).min()
