@@ -1,18 +1,12 @@
 import Foundation
 import ImageCore
+import KilnTestSupport
 import Testing
 
 /// An encoder that reports in steps and says nothing for long stretches between them (libwebp's last stage): the CPU
 /// time its thread spends is reported within the step, never reaching the next, and a thread that spends none
 /// (blocked) reports nothing.
 @Suite struct EncodeProgressTests {
-    /// The fractions an encode reported, in order.
-    private final class Seen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var values: [Double] = []
-        func append(_ value: Double) { lock.withLock { values.append(value) } }
-        var all: [Double] { lock.withLock { values } }
-    }
 
     /// CPU time spent on this thread, in seconds.
     private func cpuSeconds() -> Double {
@@ -22,7 +16,7 @@ import Testing
     }
 
     @Test func aSilentEncoderThatWorksMovesWithinItsStep() {
-        let seen = Seen()
+        let seen = Collected<Double>()
         let progress = EncodeProgress { seen.append($0) }
         progress.report(0.42)
         // Two seconds of CPU on this thread (however long that takes on a loaded machine), saying nothing.
@@ -45,7 +39,7 @@ import Testing
     }
 
     @Test func aBlockedEncoderReportsNothing() {
-        let seen = Seen()
+        let seen = Collected<Double>()
         let progress = EncodeProgress { seen.append($0) }
         progress.reportingWork(below: 0.01) { Thread.sleep(forTimeInterval: 1.5) }
         #expect(seen.all.isEmpty)

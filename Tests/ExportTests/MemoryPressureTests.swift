@@ -7,13 +7,6 @@ import Testing
 /// time while `some avg10` is above the threshold, one warning, back to the budget
 /// alone once it falls.
 @Suite struct MemoryPressureTests {
-    private final class Warnings: @unchecked Sendable {
-        private let lock = NSLock()
-        private var messages: [String] = []
-        func add(_ message: String) { lock.withLock { messages.append(message) } }
-        var all: [String] { lock.withLock { messages } }
-    }
-
     private func write(_ path: String, some avg10: Double) throws {
         try "some avg10=\(avg10) avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
@@ -23,8 +16,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let file = dir.join("memory")
         try write(file, some: 42.5)
-        let warnings = Warnings()
-        let found = MemoryPressure(path: file, warn: { warnings.add($0) })
+        let warnings = Collected<String>()
+        let found = MemoryPressure(path: file, warn: { warnings.append($0) })
         let pressure = try #require(found)
         let budget = MemoryBudget(limit: 1 << 30, pressure: pressure)
         #expect(try budget.admit(100, cancelled: { false }))
