@@ -55,7 +55,8 @@ import Testing
         (#"{"operations":[{"op":"adjust","gamma":0}]}"#, "operations[0].gamma: must be 0.01…100, not 0"),
         (#"{"operations":[{"op":"resize","width":60000,"height":60000,"fit":"fill","upscale":true}]}"#,
          "resize would make a 60000×60000 image"),
-        (#"{"operations":[{"op":"blur","sigma":1e999}]}"#, "not valid JSON"),
+        // Named where it stands (it said only "not valid JSON").
+        (#"{"operations":[{"op":"blur","sigma":1e999}]}"#, "operations[0].sigma: 1e999 is out of range"),
         (#"{"operations":[{"op":"watermark","file":"missing.png"}]}"#, "missing.png"),
         (#"{"operations":[]"#, "not valid JSON"),
         (#"{"operations":[{"op":"blur","sigma":2,"sigmaa":3}]}"#, #"operations[0]: unknown key "sigmaa""#),
@@ -155,7 +156,7 @@ import Testing
         #expect(missing.stderr.contains("none.json"), "\(missing.stderr)")
     }
 
-    /// "N images were smaller than the --resize box and kept their size" counts the images a resize left
+    /// "N images were smaller than the resize box and kept their size" counts the images a resize left
     /// unenlarged, whatever comes after it. Before, it compared the job's output with the box: a resize to
     /// 500 wide then a rotation (333 × 500) or a crop was said to have kept its size, and a 300 × 900 image
     /// under `--fit cover` or `fill` 500x500 (300 × 500 out: not widened) was not counted.

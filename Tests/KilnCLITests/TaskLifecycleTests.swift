@@ -23,7 +23,7 @@ import Testing
     }
 
     /// Before: the images a stop abandoned after their render were counted in "N images were smaller
-    /// than the --resize box" (5 counted, 3 written, in an exploratory run at level 9).
+    /// than the resize box" (5 counted, 3 written, in an exploratory run at level 9).
     @Test func aStopCountsOnlyTheImagesItWroteAsKeptSmall() throws {
         let out = try TemporaryDirectory()
         // Level 9 compresses each image whole after its render: images are abandoned with their pixels made.
@@ -35,7 +35,7 @@ import Testing
         #expect(r.status == 75, "\(r.stderr)")
         let events = Events(r.stdoutLines)
         let written = events.files("written").count
-        let note = events.named("warning").compactMap { $0["message"] as? String }.first { $0.contains("--resize box") }
+        let note = events.named("warning").compactMap { $0["message"] as? String }.first { $0.contains("resize box") }
         #expect(note?.hasPrefix(written == 1 ? "1 image was" : "\(written) images were") == true,
                 "\(written) written: \(note ?? "no note")")
     }
