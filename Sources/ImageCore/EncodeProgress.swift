@@ -49,6 +49,8 @@ public final class EncodeProgress: Sendable {
             return clock_gettime(clock, &now) == 0 ? Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 : nil
         }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "kiln.encode-progress"))
+        // Signalled by the timer's cancel handler: the call returns only once no tick can come (a tick after it would
+        // raise the progress of work this thread no longer does).
         let ended = DispatchSemaphore(value: 0)
         // What the encoder had said at the last tick, and this thread's CPU time when it said it.
         let since = Locked<(said: Double, cpu: Double)>((-1, 0))
