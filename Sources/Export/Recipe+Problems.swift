@@ -34,8 +34,10 @@ extension Recipe {
                 // A number no Double holds (1e400) is named where it stands, as written; before, "not valid JSON
                 // (Number 1e400 is not representable …)" named no place.
                 let scan = JSONScan(utf8(data))
-                if let (path, range) = scan.numbers.first(where: { !(Double(String(decoding: scan.bytes[$0.range], as: UTF8.self))
-                                                                       ?? .infinity).isFinite }) {
+                // A number too large for a Double, not a word that is no number (`100px` is the parser's to say).
+                if let (path, range) = scan.numbers.first(where: {
+                    Double(String(decoding: scan.bytes[$0.range], as: UTF8.self)).map { !$0.isFinite } ?? false
+                }) {
                     return "\(path): \(String(decoding: scan.bytes[range], as: UTF8.self)) is out of range"
                 }
                 let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
@@ -202,7 +204,11 @@ struct JSONScan {
                 }
                 afterComma = false
                 if opening == UInt8(ascii: "[") {
+                    // On JSON that is not (a `}` where `]` belongs, read when the parser refused it, to name a
+                    // number), a value that reads nothing ends the walk: it looped on that byte for ever.
+                    let start = index
                     value(at: "\(path)[\(element)]", member: false)
+                    if index == start { index = bytes.count }
                     continue
                 }
                 let key = string()

@@ -57,6 +57,10 @@ import Testing
          "resize would make a 60000×60000 image"),
         // Named where it stands (it said only "not valid JSON").
         (#"{"operations":[{"op":"blur","sigma":1e999}]}"#, "operations[0].sigma: 1e999 is out of range"),
+        // A `}` where `]` belongs is the parser's to say: the walk that names numbers looped on it for ever; and a
+        // word that is no number is no number out of range.
+        (#"{"operations":[{"op":"blur","sigma":2}}"#, "not valid JSON"),
+        (#"{"operations":[{"op":"resize","width":100px}]}"#, "not valid JSON"),
         (#"{"operations":[{"op":"watermark","file":"missing.png"}]}"#, "missing.png"),
         (#"{"operations":[]"#, "not valid JSON"),
         (#"{"operations":[{"op":"blur","sigma":2,"sigmaa":3}]}"#, #"operations[0]: unknown key "sigmaa""#),
