@@ -31,7 +31,7 @@ struct Kiln: AsyncParsableCommand {
         // Batch durability holds staged outputs open; the commit sizes itself to the limit, raised first.
         OpenFiles.raiseSoftLimit()
         let names = configuration.subcommands.compactMap { $0.configuration.commandName }
-        let arguments = EmptyOptionValue.split(Array(CommandLine.arguments.dropFirst()))
+        let arguments = EmptyOptionValue.split(Array(CommandLine.arguments.dropFirst()), commands: configuration.subcommands)
         if let message = CommandSuggestion.message(for: arguments, commands: names) ?? DashedName.message(for: arguments)
             ?? TextOptionValue.message(for: arguments)
             ?? RepeatedOption.message(for: arguments, commands: configuration.subcommands) {

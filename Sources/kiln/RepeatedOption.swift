@@ -8,7 +8,7 @@ import Foundation
 /// and is let be.
 ///
 /// Which arguments are options, and which of them take the next argument whatever it is (`--brightness -0.5`), is
-/// read from the command's own declarations (ArgumentParser's description of the tool), and only once a name is
+/// read from the command's own declarations (``OptionDeclarations``), and only once a name is
 /// seen twice: a value (`--title=--rotate`) or an input after `--` is never taken for an option. (Rejected:
 /// declaring every option an array and refusing more than one value, whose help and usage would then say that the
 /// option repeats; and a list of the names kept by hand, which the next option would be missing from.)
@@ -16,8 +16,9 @@ enum RepeatedOption {
     /// The message for the first option of `arguments` (the subcommand's name first) given twice before `--`, when
     /// the subcommand is one of `commands`; nil when there is none.
     static func message(for arguments: [String], commands: [any ParsableCommand.Type]) -> String? {
-        guard let name = arguments.first,
-              let command = commands.first(where: { $0.configuration.commandName == name }) else { return nil }
+        guard let name = arguments.first, commands.contains(where: { $0.configuration.commandName == name }) else {
+            return nil
+        }
         let given = Array(arguments.dropFirst().prefix(while: { $0 != "--" }))
         // Most command lines repeat no name at all: the command's declarations are read only for one that does, or
         // that gives a short name (`-o` is `--output`). Reading them costs about 1.7 ms (an export of an 8 × 8 image
@@ -25,7 +26,7 @@ enum RepeatedOption {
         // letter, which an option named otherwise would slip past.
         var seen = Set<String>()
         guard given.flatMap(names).contains(where: { !$0.hasPrefix("--") || !seen.insert($0).inserted }),
-              let declared = declarations(of: command) else { return nil }
+              let declared = OptionDeclarations.options(for: arguments, among: commands) else { return nil }
         var values: [String: String] = [:]
         var index = 0
         while index < given.count {
@@ -60,50 +61,5 @@ enum RepeatedOption {
         if argument.hasPrefix("--") { return [String(argument.prefix { $0 != "=" })] }
         guard argument.count > 1, argument.hasPrefix("-"), Double(argument) == nil else { return [] }
         return argument.dropFirst().map { "-\($0)" }
-    }
-
-    /// An option as the command declares it.
-    private struct Option {
-        /// Its name as help shows it: the long one where it has one.
-        let shown: String
-        /// Whether it takes the next argument as its value whatever that is (`parsing: .unconditional`).
-        let unconditional: Bool
-    }
-
-    /// The options `command` declares (not its flags), by each of their names (`--output`, `-o`).
-    private static func declarations(of command: any ParsableCommand.Type) -> [String: Option]? {
-        guard let tool = try? JSONDecoder().decode(ToolDescription.self, from: Data(command._dumpHelp().utf8)) else {
-            return nil
-        }
-        var options: [String: Option] = [:]
-        // An option declared to repeat (an array) takes each value given.
-        for argument in tool.command.arguments ?? [] where argument.kind == "option" && argument.isRepeating != true {
-            let names = (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
-            guard let shown = names.first(where: { $0.hasPrefix("--") }) ?? names.first else { continue }
-            let option = Option(shown: shown, unconditional: argument.parsingStrategy == "unconditional")
-            for name in names { options[name] = option }
-        }
-        return options
-    }
-
-    /// The part of ArgumentParser's description of a command (`--experimental-dump-help`) read here.
-    private struct ToolDescription: Decodable {
-        struct Command: Decodable {
-            let arguments: [Argument]?
-        }
-
-        struct Argument: Decodable {
-            struct Name: Decodable {
-                let kind: String
-                let name: String
-            }
-
-            let kind: String
-            let names: [Name]?
-            let parsingStrategy: String?
-            let isRepeating: Bool?
-        }
-
-        let command: Command
     }
 }

@@ -111,6 +111,10 @@ import Testing
         let twice = try kiln(["export", "--output", work.join("twice"), "--rotate=90", "--title=", "--rotate=180",
                               Paths.sampleData + "/rgb8.png"])
         #expect(twice.status == 64 && twice.stderr.contains("--rotate is given twice (90, then 180)"), "\(twice.stderr)")
+        // A flag written so is the flag, as ArgumentParser reads it (not the flag and an empty input).
+        let flag = try kiln(["export", "--output", work.join("flag"), "--recursive=", "--device", "cpu", "--progress", "none",
+                             Paths.sampleData + "/rgb8.png"])
+        #expect(flag.status == 0, "\(flag.stderr)")
     }
 
     @Test func resumeRefusesAStoredPlanOutOfRange() throws {
