@@ -106,15 +106,15 @@ public struct WebPImageCodec: ImageCodec {
     /// MB of the same export streamed to PNG): lossy 10.3 bytes a pixel in all, 19.3 with alpha (its plane is coded
     /// lossless); lossless 36.6 at the default effort and at quality 100 (24.5 at effort 0, 32 at 6). A 16-bit
     /// source under the --memory its estimate names (317M) peaked at 309 MB. Lossless at effort 5 and a quality above
-    /// 75 holds more, 41 bytes a pixel, and at effort 6 and quality 100 the most, 48 (3000 × 2000, less the 30 MB of
-    /// kiln itself; effort 6 at 90 held what 4 does). Before, 14 bytes a pixel for every kind:
+    /// 75 holds more, 41 bytes a pixel, and at effort 6 and quality 100 the most, 48 (these at 3000 × 2000, less the
+    /// 30 MB of kiln itself; effort 6 at 75 and 90 held what 4 does, 33). Before, 14 bytes a pixel for every kind:
     /// a lossless output went past `--memory` (an 8000 × 6000 one peaked at 1.17 GB under 861M), and lossy ones
     /// without alpha were refused under budgets they fit in.
     public func writerBytes(width: Int, height: Int, depth: PixelBuffer.Depth, settings: WriteSettings) -> Int {
         let rows = 4 * depth.bytesPerSample + (depth == .sixteen ? 4 : 0)
         let quality = settings.quality ?? WebPImageCodec.defaultQuality
         let encoder = !settings.lossless ? (settings.content?.alpha ?? true ? 20 : 11)
-            : settings.effort == 6 && quality == 100 ? 52 : settings.effort >= 5 && quality > 75 ? 44 : 38
+            : settings.effort == 6 && quality == 100 ? 52 : settings.effort == 5 && quality > 75 ? 44 : 38
         return width * height * max(rows, encoder)
     }
 

@@ -272,8 +272,11 @@ import Testing
             }
         }
         // Under the prefix the packet binds to the TIFF namespace, whatever it is: before, `t:Orientation` stayed 6.
+        // After a comment, a CDATA section and a quoted `>`, which are text, the attribute is found all the same.
         let prefixed = attribute.replacingOccurrences(of: "xmlns:tiff=", with: "xmlns:t=")
             .replacingOccurrences(of: "tiff:Orientation", with: "t:Orientation")
+            .replacingOccurrences(of: "<rdf:Description ", with: #"<!-- <t:Orientation>3</t:Orientation> -->"#
+                                  + #"<![CDATA[ t:Orientation="3" ]]><rdf:Description dc:title="x > y" "#)
         let itxt = PNGBytes.chunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + Array(prefixed.utf8))
         let sub = try TemporaryDirectory()
         let (r, output) = try Self.export(PNGBytes.insertBeforeImageData(itxt, into: OrientedImages.png(
