@@ -42,8 +42,12 @@ enum XMPProperties {
     /// `packet` with every value it states of the properties of `settings` replaced by the setting's.
     static func setting(_ settings: [Setting], in packet: [UInt8]) -> [UInt8] {
         // Each qualified name the packet may use, with the bytes of its new value.
+        // The packet's bindings read once a namespace (seven settings, three namespaces).
+        var bound: [String: [String]] = [:]
         let names: [(name: [UInt8], value: [UInt8])] = settings.flatMap { setting in
-            prefixes(in: packet, of: setting).map { (Array("\($0):\(setting.name)".utf8), escaped(setting.value)) }
+            let prefixes = bound[setting.namespace] ?? prefixes(in: packet, of: setting)
+            bound[setting.namespace] = prefixes
+            return prefixes.map { (Array("\($0):\(setting.name)".utf8), escaped(setting.value)) }
         }
         guard !names.isEmpty else { return packet }
         var result: [UInt8] = []
