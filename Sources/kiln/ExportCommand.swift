@@ -57,7 +57,7 @@ struct ExportCommand: AsyncParsableCommand {
         uses the GPU at a time (and, by default, one the CPU: KILN_CPU_SLOTS sets how \
         many); --strategy says whether to wait. The slots are files in \
         $KILN_RUNTIME_DIR, else $XDG_RUNTIME_DIR/kiln, else /tmp/kiln-<uid>; that \
-        folder must be yours, not a symbolic link and not writable by others (the \
+        folder must be yours, not a symbolic link and not writable by group or others (the \
         /tmp default: mode 0700), or the job exits 69 before writing anything.
 
         With --shard K/N, a process exports its share of the inputs, so that N \

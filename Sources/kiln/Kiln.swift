@@ -11,7 +11,8 @@ struct Kiln: AsyncParsableCommand {
         Exit codes:
           0   every output written (or already there)
           1   some inputs failed or conflict with existing outputs; the rest were
-              written (also status/cancel with no job to act on)
+              written (also status/cancel with no job to act on or a journal
+              that cannot be read)
           64  usage error (bad flag, bad value, bad recipe, unusable output
               directory, an input named on the command line missing or
               unreadable, a bad - list, no images found)

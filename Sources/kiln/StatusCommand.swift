@@ -11,7 +11,7 @@ struct StatusCommand: ParsableCommand {
         For a job split with export --shard, every shard's journal under \
         DIR/.kiln/shards is read: the totals, the pixel-weighted fraction, the \
         throughput, and each shard's state (not started, queued, running with its \
-        pid and host, stopping, stopped, finished) with its counts. It works from \
+        pid and host, stopping, suspended, stopped, finished) with its counts. It works from \
         any host that mounts DIR. A job not split by --shard that ended says how: \
         its exit code and its conflicts (exitCode and conflicts in --json, as the \
         end event of --progress json).

@@ -64,6 +64,17 @@ import Testing
         #expect(listing(slots) == [])
     }
 
+    /// A folder its group can write is refused as such: the reason named who can write it (it said "others" for 0775).
+    @Test func aFolderItsGroupCanWriteIsRefusedSayingSo() throws {
+        let dir = try TemporaryDirectory()
+        let slots = dir.join("slots"), out = dir.join("out")
+        #expect(mkdir(slots, 0o700) == 0)
+        #expect(chmod(slots, 0o775) == 0)
+        let r = try export(out, runtime: slots)
+        expectRefused(r, folder: slots, reason: "is writable by its group (mode 0775)", out: out)
+        #expect(listing(slots) == [])
+    }
+
     /// The control: the same export with a folder of the user's own runs, and the folder is made 0700.
     @Test func aFolderOfYourOwnIsMadePrivateAndUsed() throws {
         let dir = try TemporaryDirectory()

@@ -92,7 +92,9 @@ public struct RuntimeFolder: Sendable {
         let me = geteuid()
         if owner != me { return "is owned by uid \(owner), not you (uid \(me))" }
         let permissions = String(format: "%04o", mode & 0o7777)
-        if mode & 0o022 != 0 { return "is writable by others (mode \(permissions))" }
+        if mode & 0o022 != 0 {
+            return "is writable by \(mode & 0o002 != 0 ? "others" : "its group") (mode \(permissions))"
+        }
         if source == .sharedTemporary && mode & 0o077 != 0 {
             return "is open to others (mode \(permissions); kiln makes it 0700)"
         }
