@@ -3,7 +3,7 @@ import Color
 public import ImageCore
 
 /// A JPEG decoded a scanline at a time (SPEC §8): baseline or progressive,
-/// gray, YCbCr, RGB, CMYK or YCCK (Adobe-inverted too; converted to sRGB through
+/// gray, YCbCr, RGB, CMYK or YCCK (read as inverted, as Photoshop writes them; converted to sRGB through
 /// the embedded profile, ``CMYKConverter``), restart markers, into canonical 8-bit RGBA rows.
 /// Rows come forward only; ``finish()`` reads the rest of the stream to EOI,
 /// so an image is accepted only when the whole file is valid. libjpeg's
