@@ -904,8 +904,9 @@ public final class ExportJob: Sendable {
         let path = shown(item.output)
         guard let present = output.regularFileContents(item.output) else {
             // A folder stays whatever the flags: no rename replaces it (before, this said --overwrite did).
-            return .conflict(output.isFolder(item.output) ? "\(path) is a folder; kept (--overwrite replaces files and links, never a folder)"
-                                 : "\(path) exists and is not a regular file; kept — --overwrite replaces it")
+            let type = output.fileType(item.output)
+            return .conflict(type == S_IFDIR ? "\(path) is a folder; kept (--overwrite replaces files and links, never a folder)"
+                                 : "\(path) is \(type.flatMap(SpecialFile.kind) ?? "not a regular file"); kept — --overwrite replaces it")
         }
         guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {
             // A hint stands for the very input file that made the output, not any of its name, size

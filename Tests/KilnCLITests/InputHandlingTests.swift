@@ -151,6 +151,22 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: dir.join("out/a.png"))[.type] as? FileAttributeType == .typeDirectory)
     }
 
+    /// A named pipe at an output's path is a conflict said at once, by what it is. Opened to be compared, it held
+    /// the job waiting for a writer until the watchdog stopped it (exit 75, naming nothing); the other image is written.
+    @Test func aNamedPipeAtAnOutputIsKeptAndSaidAtOnce() throws {
+        let dir = try makeTree()
+        try FileManager.default.createDirectory(atPath: dir.join("out"), withIntermediateDirectories: true)
+        #expect(mkfifo(dir.join("out/a.png"), 0o644) == 0)
+        let r = try kiln(["export", dir.join("in/a.png"), dir.join("in/sub/b.png"), "--output", dir.join("out"),
+                          "--progress", "json", "--stall-timeout", "10"])
+        #expect(r.status == 1, "\(r.stdout)")
+        let said = Events(r.stdoutLines).named("file").first { $0["status"] as? String != "written" }?[string: "error"] ?? ""
+        #expect(said.contains(dir.join("out/a.png") + " is a named pipe (FIFO); kept"), "\(r.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.join("out/b.png")))
+        var info = stat()
+        #expect(lstat(dir.join("out/a.png"), &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the pipe stays")
+    }
+
     @Test func collidingOutputsFailTheSecondInput() throws {
         let dir = try makeTree()
         try FileManager.default.copyItem(atPath: dir.join("in/a.png"), toPath: dir.join("in/a.PNG"))

@@ -187,6 +187,7 @@ struct SpecialFile: Error, CustomStringConvertible {
         case S_IFSOCK: "a socket"
         case S_IFCHR: "a character device"
         case S_IFBLK: "a block device"
+        case S_IFLNK: "a symbolic link"
         default: "not a regular file"
         }
     }

@@ -146,12 +146,13 @@ public final class OutputDirectory: Sendable {
         return parent.status(of: name) != nil
     }
 
-    /// Whether a folder (not a symlink to one) sits at this output path: no rename replaces it.
-    public func isFolder(_ relative: String) -> Bool {
+    /// The type (`S_IFDIR`, `S_IFIFO`, `S_IFLNK`, …) of what sits at this output path, a symlink not followed;
+    /// nil when nothing does.
+    public func fileType(_ relative: String) -> mode_t? {
         guard let (parent, name) = try? parent(of: relative, create: false), let info = parent.status(of: name) else {
-            return false
+            return nil
         }
-        return info.st_mode & S_IFMT == S_IFDIR
+        return info.st_mode & S_IFMT
     }
 
     /// The size of the output `relative` when it is a regular file (a symlink is never followed), else nil.
@@ -164,7 +165,9 @@ public final class OutputDirectory: Sendable {
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
         guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }
-        let fd = parent.openFile(name, O_RDONLY)
+        // Not blocking: a named pipe at the output's path is opened at once, found no file and kept (opened
+        // waiting for a writer, it held the job until the watchdog stopped it, exit 75, naming nothing).
+        let fd = parent.openFile(name, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -262,7 +265,7 @@ public final class OutputDirectory: Sendable {
             do {
                 try placeUnnamed(&staged, in: parent, as: name, replace: replace)
             } catch {
-                throw replace && isFolder(relative) ? overFolder : error
+                throw replace && fileType(relative) == S_IFDIR ? overFolder : error
             }
             ok = true
             return
@@ -270,7 +273,7 @@ public final class OutputDirectory: Sendable {
         if replace {
             guard renameat(from, staging, to, name) == 0 else {
                 let failure = errno
-                throw isFolder(relative) ? overFolder : .system("cannot rename into place", failure)
+                throw fileType(relative) == S_IFDIR ? overFolder : .system("cannot rename into place", failure)
             }
         } else if !Self.linksDisabled, let renamed = LinuxCalls.renameNoReplace(from, staging, to, name),
                   renamed == 0 || !Self.noHardLinks(errno) && errno != EINVAL {
