@@ -303,9 +303,18 @@ public struct InputCollector {
     /// Swift compares strings by canonical equivalence, so two names that differ only in how Unicode composes
     /// an accent (NFC `café`, NFD `cafe` + U+0301), two files to Linux, are one key to every record kiln keeps:
     /// the second such output fails alone, saying so (before, in place, it was left out as a repeat, exit 0).
+    ///
+    /// Of two inputs for one output, the one whose name the output has keeps it (`a.png` beside `a.PNG`, `b.jpg`
+    /// beside `b.jpeg`), whichever comes first; else the first. Before, the first in byte order kept it: `a.PNG`,
+    /// and `a.png` failed. An output that is another's folder (`x.png` from a file `x.PNG`, `x.png/inner.png` from
+    /// a folder `x.png`) fails too, the later of the two: no file can be both. Before, that was found only while
+    /// writing, and which of the two failed changed from run to run ("the output appeared while the job ran", or
+    /// "is not a directory").
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
-        var firstInput: [String: (input: String, output: String)] = [:]
+        var firstInput: [String: (input: String, output: String, kept: Int)] = [:]
         firstInput.reserveCapacity(items.count)
+        // The input of the first output under each folder an output needs (`a`, `a/b` for `a/b/c.png`).
+        var folderOwner: [String: String] = [:]
         var inPlacePaths: [String: (path: String, input: String)] = [:]
         // In place, each input resolved once (links, `.`, `..`), and whether it is a symbolic link itself.
         let resolved: [(path: String, link: Bool)?] = items.map { item in
@@ -348,16 +357,53 @@ public struct InputCollector {
                         repeated.append(item.input)
                         continue
                     }
-                    item.problem = other.output.utf8.elementsEqual(item.output.utf8)
-                        ? "its output \(item.output) is also the output of \(other.input)"
-                        : Self.normalisationProblem(item.output, other.input)
+                    if !other.output.utf8.elementsEqual(item.output.utf8) {
+                        item.problem = Self.normalisationProblem(item.output, other.input)
+                    } else if Self.hasOutputsName(item) && !Self.hasOutputsName(kept[other.kept]) {
+                        kept[other.kept].problem = "its output \(item.output) is also the output of \(item.input), "
+                            + "whose name it is"
+                        firstInput[item.output] = (item.input, item.output, kept.count)
+                    } else {
+                        item.problem = "its output \(item.output) is also the output of \(other.input)"
+                    }
+                } else if !options.inPlace, let clash = Self.folderClash(item.output, outputs: firstInput, folders: folderOwner) {
+                    item.problem = clash
                 } else {
-                    firstInput[item.output] = (item.input, item.output)
+                    firstInput[item.output] = (item.input, item.output, kept.count)
+                    var folder = item.output[...]
+                    while let slash = folder.lastIndex(of: "/") {
+                        folder = folder[..<slash]
+                        if folderOwner[String(folder)] == nil { folderOwner[String(folder)] = item.input }
+                    }
                 }
             }
             kept.append(item)
         }
         return (kept, repeated)
+    }
+
+    /// Whether `item`'s output has its input's own name (`a.png` from `in/a.png`; not from `in/a.PNG`).
+    private static func hasOutputsName(_ item: ExportItem) -> Bool {
+        let name = { (path: String) in path.split(separator: "/").last.map { Array($0.utf8) } ?? [] }
+        return name(item.input) == name(item.output)
+    }
+
+    /// Why `output` cannot be written beside the outputs claimed so far: it is the folder of one (`folders`:
+    /// each folder an output needs, with that output's input), or a folder it needs is one (`outputs`); nil when neither.
+    private static func folderClash(_ output: String, outputs: [String: (input: String, output: String, kept: Int)],
+                                    folders: [String: String]) -> String? {
+        if let other = folders[output] {
+            return "its output \(output) is a folder of \(other)'s output; a file and a folder cannot share a name"
+        }
+        var folder = output[...]
+        while let slash = folder.lastIndex(of: "/") {
+            folder = folder[..<slash]
+            if let other = outputs[String(folder)] {
+                return "its output needs a folder \(folder), which is the output of \(other.input); a file and a folder "
+                    + "cannot share a name"
+            }
+        }
+        return nil
     }
 
     /// Why an output whose name differs from `other`'s only in Unicode normalisation fails.

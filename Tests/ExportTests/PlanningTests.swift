@@ -48,6 +48,45 @@ struct PlanningTests {
         #expect(items[1].problem?.contains("/one/a.png") == true)
     }
 
+    @Test("of two inputs for one output, the one whose name it is keeps it, whichever comes first")
+    func theOutputsOwnNameKeepsIt() throws {
+        let work = try TemporaryDirectory()
+        for name in ["a.PNG", "a.png", "b.jpeg", "b.jpg"] { try ExportFixtures.png(at: work.join("in/" + name)) }
+        let items = try InputCollector(options: ExportOptions(inputs: [work.join("in")], outputDirectory: "/tmp/none")).collect()
+        // Byte order puts a.PNG before a.png and b.jpeg before b.jpg: the first of each pair kept it before.
+        #expect(items.map(\.input) == ["a.PNG", "a.png", "b.jpeg", "b.jpg"].map { work.join("in/" + $0) })
+        #expect(items.map { $0.problem == nil } == [false, true, false, true], "\(items)")
+        #expect(items[0].problem == "its output a.png is also the output of \(work.join("in/a.png")), whose name it is")
+        // Named the other way round, the one named first keeps it as before.
+        let pair = try InputCollector(options: ExportOptions(inputs: ["/one/a.png", "/two/a.PNG"], outputDirectory: "/tmp/none"))
+            .collect()
+        #expect(pair.map { $0.problem == nil } == [true, false], "\(pair)")
+    }
+
+    @Test("an output that is another's folder fails, the later of the two, the same every run")
+    func aFileAndAFolderCannotShareAName() throws {
+        let work = try TemporaryDirectory()
+        try ExportFixtures.png(at: work.join("in/x.PNG"))
+        try ExportFixtures.png(at: work.join("in/x.png/inner.png"))
+        var options = ExportOptions(inputs: [work.join("in")], outputDirectory: "/tmp/none")
+        options.recursive = true
+        let items = try InputCollector(options: options).collect()
+        #expect(items.map(\.output) == ["x.png", "x.png/inner.png"])
+        #expect(items[0].problem == nil)
+        #expect(items[1].problem == "its output needs a folder x.png, which is the output of \(work.join("in/x.PNG")); "
+                + "a file and a folder cannot share a name")
+        // The folder's output first: the file's output is that folder.
+        let named = try InputCollector(options: ExportOptions(inputs: ["d/x.png/inner.png", "d/x.png.jpg"],
+                                                              outputDirectory: "/tmp/none")).collect()
+        #expect(named.map(\.output) == ["d/x.png/inner.png", "d/x.png.jpg"])
+        #expect(named.allSatisfy { $0.problem == nil }, "x.png.jpg is no folder of x.png/: \(named)")
+        var png = ExportOptions(inputs: ["d/x.png/inner.png", "d/x.jpg"], outputDirectory: "/tmp/none")
+        png.plan.output.format = .png
+        let clash = try InputCollector(options: png).collect()
+        #expect(clash.map(\.output) == ["d/x.png/inner.png", "d/x.png"])
+        #expect(clash[1].problem == "its output d/x.png is a folder of d/x.png/inner.png's output; a file and a folder cannot share a name")
+    }
+
     @Test("the scan lists every folder it reaches, an output directory inside the input too (the job refuses that layout)")
     func outputInsideInput() throws {
         let work = try TemporaryDirectory()
