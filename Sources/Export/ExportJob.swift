@@ -632,6 +632,7 @@ public final class ExportJob: Sendable {
                         converted = conversion != nil
                         return conversion
                     } ?? nil
+                    if !keepsSampleValues(converted: converted) { leading.forgetSampleValues() }
                     // A writer that compresses as the rows arrive does its encode in the render stage.
                     try made.begin(metadata: leading, progress: EncodeProgress { fraction in
                         tracker.advance(progressItem, rendering: fraction)
@@ -648,6 +649,7 @@ public final class ExportJob: Sendable {
                 takeColourProfile(&metadata)
                 // The profile the rows were converted into, in the blocks the writer completes the file with.
                 if converted { converter?.retag(&metadata) }
+                if !keepsSampleValues(converted: converted) { metadata.forgetSampleValues() }
                 // A dropped profile's conversion to sRGB, said: one built from PNG's chunks by them, once per job
                 // (PngSuite gave 103 such lines); a file's own by its name, per image.
                 let droppedName = reader.leadingMetadata.colorProfile?.describedName ?? ""
@@ -812,6 +814,12 @@ public final class ExportJob: Sendable {
         metadata.describeOutput(width: width, height: height, upright: options.plan.autorotate && !late,
                                 pictureChanged: applied != 1 || !options.plan.operations.isEmpty,
                                 transposed: quarterTurns % 2 == 1)
+    }
+
+    /// Whether the output's samples keep the source's values (``Operation/onlyMovesSamples``, no colour conversion:
+    /// `converted`), so that what the source says of them still holds.
+    private func keepsSampleValues(converted: Bool) -> Bool {
+        !converted && options.plan.operations.allSatisfy(\.onlyMovesSamples)
     }
 
     /// The codec `item`'s output is written with: the format `--format` names;

@@ -64,6 +64,14 @@ extension ImageMetadata {
         carried?.blocks = blocks
     }
 
+    /// Leaves out what the source says of its samples' values that new values make false: PNG's sBIT (how many
+    /// of each sample's bits are significant), once an operation or a colour conversion computed new values (a
+    /// resize of 5-6-5 data makes values of every bit; a reader that honours the chunk drops the low ones). vips
+    /// and ImageMagick drop it after a resize too; a crop, a turn or a mirror keeps it.
+    public mutating func forgetSampleValues() {
+        carried?.blocks.removeAll { $0.type == "sBIT" }
+    }
+
     /// How a PNG's iTXt chunk of uncompressed XMP starts: its keyword, NUL, compression flag 0.
     private static let uncompressedXMPChunk = Array("XML:com.adobe.xmp".utf8) + [0, 0]
 }

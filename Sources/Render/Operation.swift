@@ -28,6 +28,15 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The recipe's `op` names, in SPEC §4.2's (and the flags') order.
     public static let names = ["crop", "rotate", "flip", "resize", "adjust", "blur", "sharpen", "grayscale", "watermark"]
 
+    /// Whether the operation only moves samples (a crop, a quarter turn, a mirror): every output sample is one of
+    /// the source's, its value unchanged, so what the source says of its values (PNG's sBIT) still holds.
+    public var onlyMovesSamples: Bool {
+        switch self {
+        case .crop, .rotate, .flip: true
+        case .resize, .adjust, .blur, .sharpen, .grayscale, .watermark: false
+        }
+    }
+
     /// The `op` name.
     public var name: String {
         switch self {

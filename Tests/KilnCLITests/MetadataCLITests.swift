@@ -106,6 +106,31 @@ import Testing
         }
     }
 
+    /// sBIT says how many bits of each sample are significant: it holds while the samples keep their values (turned,
+    /// mirrored, cropped) and is left out once an operation computes new ones. A resize of 5-6-5 data kept "5 6 5"
+    /// beside values of every bit, which a reader honouring it cuts down (vips and ImageMagick drop it).
+    @Test func sBITIsKeptOnlyWhileTheValuesAre() throws {
+        let dir = try TemporaryDirectory()
+        // 5-6-5 samples, each replicated to 8 bits as the chunk promises, varied so that a resize makes new values.
+        let rows: [[UInt8]] = (0..<8).map { y in
+            (0..<16).flatMap { x -> [UInt8] in
+                let (r, g, b) = (UInt8((x * 2 + y) % 32), UInt8((x + y * 7) % 64), UInt8((x * 3 + y * 5) % 32))
+                return [r << 3 | r >> 2, g << 2 | g >> 4, b << 3 | b >> 2]
+            }
+        }
+        let png = PNGBytes.stored(width: 16, colorType: 2, rows: rows, before: PNGBytes.chunk("sBIT", [5, 6, 5]))
+        try Data(png).write(to: URL(fileURLWithPath: dir.join("565.png")))
+        let cases: [(String, [String], Bool)] = [("none", [], true), ("turned", ["--rotate", "90", "--flip", "h"], true),
+                                                 ("resized", ["--resize", "8x"], false),
+                                                 ("brighter", ["--brightness", "0.05"], false)]
+        for (name, flags, kept) in cases {
+            let r = try kiln(["export", dir.join("565.png"), "-o", dir.join(name)] + flags)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let output = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join(name + "/565.png"))))
+            #expect(PNGBytes.data(of: "sBIT", in: output) == (kept ? [[5, 6, 5]] : []), "\(name)")
+        }
+    }
+
     /// Before: a gray PNG's gray profile was written into JPEG and WebP outputs, whose rows are colour
     /// (a three-component JPEG tagged GRAY), and a gray JPEG's was dropped from its gray PNG output.
     @Test(.enabled(if: ImageTools.has("convert") && ImageTools.has("exiftool"), "needs ImageMagick and exiftool"))
