@@ -72,6 +72,40 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: copied.join(name))) == before)
     }
 
+    /// A resume redoes an output whose input was rewritten since to the same size under the same modification time
+    /// (an editor or a sync tool that keeps times): its change time moved on. Before, the output of the old version
+    /// stayed, counted as done earlier, with no word.
+    @Test func aResumeRedoesAnOutputWhoseInputWasRewrittenUnderItsOwnTime() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        // Stored (uncompressed) PNGs: another value of one pixel is a file of the very same size.
+        func image(_ value: UInt8) -> Data {
+            Data(PNGBytes.stored(width: 8, colorType: 0, rows: (0..<8).map { y in (0..<8).map { x in x + y == 0 ? value : 90 } }))
+        }
+        for name in ["a", "b", "c", "d"] { try image(10).write(to: URL(fileURLWithPath: dir.join("in/\(name).png"))) }
+        let stopped = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json", "--jobs", "1",
+                                "--stall-timeout", "1", "--grace", "0"], environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(stopped.status == 75, "\(stopped.stdout)")
+        let written = Events(stopped.stdoutLines).files("written").map { $0[string: "input"] }
+        let first = try #require(written.first, "\(stopped.stdout)")
+        // Rewritten in place (the same inode), its size and modification time as they were.
+        var info = stat()
+        #expect(stat(first, &info) == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: first))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: first))
+        try handle.write(contentsOf: image(200))
+        try handle.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first)).count == before.count)
+        var times = [info.st_atim, info.st_mtim]
+        #expect(utimensat(AT_FDCWD, first, &times, 0) == 0)
+        let resumed = try kiln(["resume", dir.join("out"), "--progress", "json"])
+        #expect(resumed.status == 0, "\(resumed.stdout)")
+        let redone = Events(resumed.stdoutLines).files("written").map { $0[string: "input"] }
+        #expect(redone.contains(first), "\(resumed.stdout)")
+        let output = dir.join("out/" + (first as NSString).lastPathComponent)
+        #expect(try PNGDecoder.decode(contentsOf: output).bytes.first == 200, "the output is of the input as it is now")
+    }
+
     @Test func theJournalGoesAfterACleanRunUnlessKeptAndIdenticalWorkIsStillSkipped() throws {
         let out = try TemporaryDirectory()
         let args = ["export", Paths.sampleData, "--output", out.path, "--progress", "json", "--resize", "16x16"]

@@ -58,4 +58,13 @@ struct FileVersion: Equatable, Sendable, CustomStringConvertible {
     /// alone name a place a later file may take (ext4 gives a removed file's inode number to the
     /// next one made); the change time moves on with any write, rename over it or new link.
     var description: String { "\(identity)-\(changed)" }
+
+    /// Whether this is another version than `recorded` (a ``description``) names: another inode or change time.
+    /// The device is not compared: a file on a network file system has another device number on each host that
+    /// mounts it (a shard resumed on another node). False where `recorded` is no such form.
+    func differs(from recorded: String) -> Bool {
+        let parts = recorded.split(separator: "-")
+        guard parts.count == 3, let inode = UInt64(parts[1]), let changed = Int(parts[2]) else { return false }
+        return inode != identity.inode || changed != self.changed
+    }
 }

@@ -220,8 +220,12 @@ extension Journal {
             // A conflict's record says what made the output it kept, not this job's work: never a write to redo
             // (a resume overwrote such a kept output, without --overwrite, once its input had changed).
             if record.status == .conflict || record.status == .failed { continue }
+            // An input changed since (its size, its time, or, for an output this job wrote from it, its inode or
+            // change time: a rewrite of the same size under the same time, as an editor that keeps times does) is
+            // done again. Before, such a rewrite left the output of the old version in place, said nowhere.
             if let made = record.made, let input = inputs[relative], let now = FileVersion(path: input),
-               now.size != made.inputSize || now.modified != made.inputModified {
+               now.size != made.inputSize || now.modified != made.inputModified
+                || record.status == .written && record.input.map(now.differs) == true {
                 lost.insert(relative)
                 continue
             }
