@@ -545,9 +545,12 @@ public final class ExportJob: Sendable {
                 let untagged = !keep.contains(.icc)
                 let takeColourProfile = { (metadata: inout ImageMetadata) in
                     if let colourForGray { metadata.replaceColorProfile(with: colourForGray) }
-                    // Untagged, an output's colours are sRGB (what a profile dropped said is converted to sRGB first): its
-                    // EXIF says so. A dropped sRGB chunk or profile left "Adobe RGB" (R03) beside pixels it no longer
-                    // defined, which DCF readers, and kiln, then read as Adobe RGB.
+                }
+                // Untagged, an output's colours are sRGB (what a profile dropped said is converted to sRGB first): its
+                // EXIF says so. A dropped sRGB chunk or profile left "Adobe RGB" (R03) beside pixels it no longer
+                // defined, which DCF readers, and kiln, then read as Adobe RGB. Said after a conversion's retagging,
+                // which named the profile it converted into, kept nowhere ("sRGB built-in", lcms2's name).
+                let describeUntagged = { (metadata: inout ImageMetadata) in
                     if untagged { metadata.describeColours(sRGB: true, profileName: "sRGB IEC61966-2.1") }
                 }
                 let grayProfile = profile?.colorSpace == "GRAY"
@@ -632,6 +635,7 @@ public final class ExportJob: Sendable {
                         converted = conversion != nil
                         return conversion
                     } ?? nil
+                    describeUntagged(&leading)
                     if !keepsSampleValues(converted: converted) { leading.forgetSampleValues() }
                     // A writer that compresses as the rows arrive does its encode in the render stage.
                     try made.begin(metadata: leading, progress: EncodeProgress { fraction in
@@ -649,6 +653,7 @@ public final class ExportJob: Sendable {
                 takeColourProfile(&metadata)
                 // The profile the rows were converted into, in the blocks the writer completes the file with.
                 if converted { converter?.retag(&metadata) }
+                describeUntagged(&metadata)
                 if !keepsSampleValues(converted: converted) { metadata.forgetSampleValues() }
                 // A dropped profile's conversion to sRGB, said: one built from PNG's chunks by them, once per job
                 // (PngSuite gave 103 such lines); a file's own by its name, per image.

@@ -43,7 +43,7 @@ struct ExportCommand: AsyncParsableCommand {
         onto --background (white); WebP lossy at --quality (default 80) or \
         --lossless (a lossless input stays lossless under --format same unless \
         a quality is given), at --effort (default 4), each image held whole (libwebp encodes a whole picture, at \
-        most 16383 pixels a side). ICC, EXIF and XMP are kept unless --strip. \
+        most 16383 pixels a side). EXIF and XMP are kept unless --strip (which keeps ICC). \
         An animated WebP is refused.
 
         The job runs as a continued-processing task. Ctrl-C, `kiln cancel DIR`, \

@@ -732,6 +732,12 @@ struct JPEGHeaderTests {
         let untagged = dir.join("untagged")
         #expect(try kiln(["export", dir.join("x.jpg"), "-o", untagged, "--keep", "exif,text,other", "--progress", "none"]).status == 0)
         #expect(try xmp(untagged + "/x.jpg") == ["400", "300", "400", "300", "1", "sRGB IEC61966-2.1"])
+        // So is a Display P3 photo's, converted to sRGB for the profile left out: it said "sRGB built-in", the name of
+        // a profile kept nowhere (the conversion's).
+        let converted = dir.join("converted")
+        #expect(try kiln(["export", dir.join("p3-jpeg/x.jpg"), "-o", converted, "--keep", "exif,text,other",
+                          "--progress", "none"]).status == 0)
+        #expect(try xmp(converted + "/x.jpg") == ["10", "8", "10", "8", "1", "sRGB IEC61966-2.1"])
     }
 
     /// A camera set to Adobe RGB writes no ICC profile, only EXIF's ColorSpace uncalibrated and InteropIndex "R03"
