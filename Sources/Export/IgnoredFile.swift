@@ -30,7 +30,7 @@ public struct IgnoredFile: Sendable, Equatable {
     public static let linkedFolder = "a symbolic link to a folder, which --recursive does not follow (links can loop)"
 
     /// Why it was passed over: "a GIF image (by its name); kiln reads PNG, JPEG and WebP",
-    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)", "not a regular file: a named pipe (FIFO)",
+    /// "not an image file Kiln reads (.png, .jpg, .jpeg, .jpe, .jfif, .webp)", "not a regular file: a named pipe (FIFO)",
     /// or ``linkedFolder``.
     public var reason: String {
         if special == Self.linkedFolder { return Self.linkedFolder }
@@ -39,7 +39,7 @@ public struct IgnoredFile: Sendable, Equatable {
             ?? "not an image file Kiln reads (\(IgnoredFile.scannedExtensions))"
     }
 
-    /// ".png, .jpg, .jpeg, .webp": the extensions (any case) a folder scan picks up.
+    /// ".png, .jpg, .jpeg, .jpe, .jfif, .webp": the extensions (any case) a folder scan picks up.
     public static let scannedExtensions = ImageCodecs.extensions.map { "." + $0.name }.joined(separator: ", ")
 }
 

@@ -22,7 +22,7 @@ import ImageCore
 /// same`, the format the input's name says (`.jpeg` and `.JPG` give `.jpg`), or,
 /// for a file named explicitly whose name says none, the format its content is
 /// (one read of its first bytes). Directories contribute only the files whose
-/// extension names a format Kiln reads (`png jpg jpeg`, any case) and skip hidden entries, so the job's own `.kiln/` folder and
+/// extension names a format Kiln reads (`png jpg jpeg jpe jfif webp`, any case) and skip hidden entries, so the job's own `.kiln/` folder and
 /// unrelated files are never picked up; a file named explicitly is always tried.
 ///
 /// Every folder the scan reaches is listed, the output directory too: a job

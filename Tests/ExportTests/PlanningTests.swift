@@ -25,6 +25,15 @@ struct PlanningTests {
         #expect(items.allSatisfy { $0.problem == nil })
     }
 
+    @Test("a scan picks up .jpe and .jfif as JPEG, as libvips does, and names their outputs .jpg")
+    func jpegsOtherNames() throws {
+        let work = try TemporaryDirectory()
+        for name in ["a.jpe", "b.JFIF", "c.jif"] { try ExportFixtures.file(at: work.join("in/" + name), "x") }
+        let scan = try InputCollector(options: ExportOptions(inputs: [work.join("in")], outputDirectory: "/tmp/none")).scan()
+        #expect(scan.items.map(\.output) == ["a.jpg", "b.jpg"])
+        #expect(scan.ignored.files.map(\.path) == [work.join("in/c.jif")])
+    }
+
     @Test("files keep a relative path; absolute or climbing paths keep their name; - reads paths from stdin")
     func files() throws {
         var collector = InputCollector(options: ExportOptions(inputs: ["a/b/photo.jpeg", "/abs/x.png", "../up/y", "-"],

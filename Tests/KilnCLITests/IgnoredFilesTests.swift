@@ -49,7 +49,7 @@ import Testing
         let gif = ignored.first { $0[string: "path"].hasSuffix("loop.gif") }
         #expect(gif?[string: "reason"] == "a GIF image (by its name); kiln reads PNG, JPEG and WebP")
         #expect(ignored.first { $0[string: "path"].hasSuffix("README.txt") }?[string: "reason"]
-                == "not an image file Kiln reads (.png, .jpg, .jpeg, .webp)")
+                == "not an image file Kiln reads (.png, .jpg, .jpeg, .jpe, .jfif, .webp)")
         let start = events.named("start").first
         #expect(start?["ignoredImages"] as? Int == 3, "\(String(describing: start))")
         #expect(start?["ignoredOther"] as? Int == 2, "\(String(describing: start))")
@@ -65,7 +65,7 @@ import Testing
         // --progress bar without a terminal: the text lines, no bar.
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "bar"])
         #expect(r.status == 0, "\(r.stderr)")
-        let line = "kiln: ignored 5 files that are not .png, .jpg, .jpeg, .webp: 3 images (1 GIF, 1 HEIF, 1 TIFF) and 2 other files"
+        let line = "kiln: ignored 5 files that are not .png, .jpg, .jpeg, .jpe, .jfif, .webp: 3 images (1 GIF, 1 HEIF, 1 TIFF) and 2 other files"
         #expect(r.stderr.components(separatedBy: line).count == 2, "\(r.stderr)")
         #expect(r.stderr.components(separatedBy: "ignored").count == 2, "\(r.stderr)")
         #expect(!r.stderr.contains(".hidden"), "\(r.stderr)")
@@ -124,10 +124,10 @@ import Testing
 
     /// Folders of other files (names only: nothing is read) and the summary line each gives.
     static let summaries: [(names: [String], line: String)] = [
-        (["notes.txt"], "kiln: ignored 1 file that is not .png, .jpg, .jpeg, .webp\n"),
-        (["a.gif", "b.GIF", "c.heic"], "kiln: ignored 3 files that are not .png, .jpg, .jpeg, .webp: 2 GIF, 1 HEIF\n"),
+        (["notes.txt"], "kiln: ignored 1 file that is not .png, .jpg, .jpeg, .jpe, .jfif, .webp\n"),
+        (["a.gif", "b.GIF", "c.heic"], "kiln: ignored 3 files that are not .png, .jpg, .jpeg, .jpe, .jfif, .webp: 2 GIF, 1 HEIF\n"),
         (["a.avif", "b.jxl", "c.qoi", "d.bmp", "e", "f.tiff"],
-         "kiln: ignored 6 files that are not .png, .jpg, .jpeg, .webp: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
+         "kiln: ignored 6 files that are not .png, .jpg, .jpeg, .jpe, .jfif, .webp: 5 images (1 AVIF, 1 BMP, 1 JPEG XL, 1 QOI, 1 TIFF) and 1 other file\n"),
     ]
 
     @Test(arguments: 0..<summaries.count)
@@ -148,7 +148,7 @@ import Testing
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--device", "cpu", "--progress", "none"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("no images to export in \(dir.join("in"))"), "\(r.stderr)")
-        #expect(r.stderr.contains("; ignored 2 files that are not .png, .jpg, .jpeg, .webp: 1 image (1 GIF) and 1 other file"),
+        #expect(r.stderr.contains("; ignored 2 files that are not .png, .jpg, .jpeg, .jpe, .jfif, .webp: 1 image (1 GIF) and 1 other file"),
                 "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
     }

@@ -15,9 +15,11 @@ enum ImageCodecs {
     static let all: [any ImageCodec] = [PNGImageCodec(), JPEGImageCodec(), WebPImageCodec()]
 
     /// The formats read, by the extensions (lowercase, no dot) a folder scan
-    /// picks files up by and `--format same` names outputs by.
+    /// picks files up by and `--format same` names outputs by (each format's
+    /// own: `.jpe` and `.jfif` give `.jpg`). `.jpe` and `.jfif` are JPEG's too, as
+    /// libvips and libjpeg's tools take them: a scan passed them over, as no images.
     static let extensions: [(name: String, format: ImageFormat)] = [
-        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("webp", .webp),
+        ("png", .png), ("jpg", .jpeg), ("jpeg", .jpeg), ("jpe", .jpeg), ("jfif", .jpeg), ("webp", .webp),
     ]
 
     /// The names of the formats read, for sentences: "PNG, JPEG and WebP".
