@@ -141,6 +141,13 @@ struct ExportCommand: AsyncParsableCommand {
                                           : "missing --output <dir> (or --in-place to replace the inputs)")
         }
         guard !inPlace || !overwrite else { throw ValidationError("--in-place replaces the inputs; --overwrite does not apply") }
+        // `-o -` made a folder named `-` where vips and ImageMagick write to standard output; an empty value said
+        // "cannot create directory : No such file or directory".
+        if output == "-" {
+            throw ValidationError("--output names a folder, which kiln writes images into; it writes none to standard "
+                                  + "output (-). For a folder named -, write ./-")
+        }
+        if output?.isEmpty == true { throw ValidationError("--output is empty; it names the folder to write into") }
 
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {

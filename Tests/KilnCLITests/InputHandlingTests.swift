@@ -193,6 +193,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.join("o")))
     }
 
+    /// `-o -` made a folder named `-` (exit 0) where vips and ImageMagick write to standard output; `-o ''` said
+    /// "cannot create directory : No such file or directory". Both are usage errors saying so, nothing made.
+    @Test func anOutputOfDashOrNothingIsRefusedSayingWhy() throws {
+        let dir = try makeTree()
+        for (value, said) in [("-", "it writes none to standard output (-). For a folder named -, write ./-"),
+                              ("", "--output is empty")] {
+            let r = try startKiln(["export", dir.join("in/a.png"), "-o", value], directory: dir.path).wait()
+            #expect(r.status == 64 && r.stderr.contains(said), "\(value): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.join("-")))
+        let named = try startKiln(["export", dir.join("in/a.png"), "-o", "./-", "--progress", "none"], directory: dir.path).wait()
+        #expect(named.status == 0 && FileManager.default.fileExists(atPath: dir.join("-/a.png")), "\(named.stderr)")
+    }
+
     /// `--jobs` as large as a number goes runs the images there are: it crashed (an overflow counting the
     /// descriptors of that many workers), after the journal was written, and every resume crashed again.
     @Test func theLargestJobsRunsTheImagesThereAre() throws {
