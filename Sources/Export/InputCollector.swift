@@ -157,6 +157,11 @@ public struct InputCollector {
                                             problem: Self.undecodableFileProblem))
                 } else if entry.type == S_IFREG {
                     ignored.append(IgnoredFile(path: path))
+                } else if entry.type == S_IFLNK {
+                    if options.recursive { ignored.append(IgnoredFile(path: path, special: IgnoredFile.linkedFolder)) }
+                } else if let type = entry.type, type != S_IFDIR {
+                    // Said, as one by a UTF-8 name is (before, left out of the events and the counts).
+                    ignored.append(IgnoredFile(path: path, special: SpecialFile.kind(type) ?? "not a regular file"))
                 }
                 continue
             }
@@ -202,7 +207,7 @@ public struct InputCollector {
 
     /// The entries of a directory with their type (`S_IFDIR`, `S_IFREG`, `S_IFLNK`, …)
     /// where the file system reports it in the listing (`d_type`), in one pass of `readdir`.
-    /// An entry whose name is not UTF-8 always has a type here (see ``undecodableType(in:name:)``).
+    /// An entry whose name is not UTF-8 has its type here unless it cannot be looked at (see ``undecodableType(in:name:)``).
     private static func entries(of directory: String) -> Result<[(name: EntryName, type: mode_t?)], ListingError> {
         guard let stream = opendir(directory) else { return .failure(ListingError(reason: String(cString: strerror(errno)))) }
         defer { closedir(stream) }
@@ -236,19 +241,18 @@ public struct InputCollector {
 
     /// The type of the entry `name` (NUL-terminated bytes) of the open folder `stream`, as the walk
     /// treats it: `S_IFDIR` for a folder, `S_IFREG` for a file or a link to anything but a folder (a
-    /// file's links are inputs), `S_IFIFO` (never an input) for the rest, links to folders included
-    /// (the walk never follows them: they could loop).
-    private static func undecodableType(in stream: OpaquePointer, name: UnsafePointer<CChar>) -> mode_t {
+    /// file's links are inputs), `S_IFLNK` for a link to a folder (the walk never follows them: they
+    /// could loop), and its own type for the rest (a pipe, a socket, a device: never inputs); nil when
+    /// it cannot be looked at.
+    private static func undecodableType(in stream: OpaquePointer, name: UnsafePointer<CChar>) -> mode_t? {
         let folder = dirfd(stream)
         var info = stat()
-        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return S_IFIFO }
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
-        case S_IFDIR: return S_IFDIR
-        case S_IFREG: return S_IFREG
         case S_IFLNK:
             let followed = fstatat(folder, name, &info, 0) == 0 ? info.st_mode & S_IFMT : S_IFREG  // dangling: a file link
-            return followed == S_IFDIR ? S_IFIFO : S_IFREG
-        default: return S_IFIFO
+            return followed == S_IFDIR ? S_IFLNK : S_IFREG
+        case let type: return type
         }
     }
 

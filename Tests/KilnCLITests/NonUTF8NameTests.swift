@@ -76,6 +76,25 @@ import Testing
 
     /// Before: a valid UTF-8 name holding control characters was printed as it is in the text report: a newline
     /// forged a line of kiln's own ("kiln: 9 written, …"), an ESC sent the terminal its sequences. Shown `\xHH`.
+    /// A pipe and a link to a folder whose names are not UTF-8 are said as passed over, as such files by other names
+    /// are: they were left out of the `ignored` events and the counts.
+    @Test func specialFilesWhoseNamesAreNotUTF8AreSaid() throws {
+        let dir = try TemporaryDirectory()
+        defer { _ = try? ProcessRunner.run("/bin/rm", ["-rf", dir.path]) }
+        try FileManager.default.createDirectory(atPath: dir.join("d/folder"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("d/a.png"))
+        func raw(_ bytes: [UInt8]) -> [CChar] { (Array(dir.path.utf8) + Array("/d/".utf8) + bytes + [0]).map { CChar(bitPattern: $0) } }
+        #expect(mkfifo(raw(Array("pipe".utf8) + [0xFF] + Array(".png".utf8)), 0o644) == 0)
+        #expect(symlink("folder", raw(Array("loop".utf8) + [0xFF])) == 0)
+        let r = try kiln(["export", dir.join("d"), "-o", dir.join("out"), "--recursive", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stdout)")
+        let ignored = Events(r.stdoutLines).named("ignored").map { [$0[string: "path"], $0[string: "reason"]] }
+        #expect(ignored.contains([dir.join(#"d/pipe\xFF.png"#), "not a regular file: a named pipe (FIFO)"]), "\(ignored)")
+        #expect(ignored.contains([dir.join(#"d/loop\xFF"#), "a symbolic link to a folder, which --recursive does not follow (links can loop)"]),
+                "\(ignored)")
+        #expect(Events(r.stdoutLines).named("start").first?["ignoredOther"] as? Int == 2, "\(r.stdout)")
+    }
+
     @Test func controlCharactersInANameAreShownEscaped() throws {
         let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
