@@ -13,8 +13,9 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
     case badLevel(Int)
     /// The `-` list of paths has an entry that cannot be a path; `place` is "line 3" (or "entry 3" in a NUL-separated list).
     case badInputList(place: String, reason: String)
-    /// A path named on the command line cannot be read (missing, or not readable); see ``NamedInputs``.
-    case unreadableInput(String, reason: String)
+    /// A path named on the command line cannot be read (missing, or not readable), and `others` the other named
+    /// paths that cannot, each with its reason ("b.png: No such file or directory"); see ``NamedInputs``.
+    case unreadableInput(String, reason: String, others: [String] = [])
 
     public var description: String {
         switch self {
@@ -31,8 +32,12 @@ public enum ExportError: Error, Equatable, CustomStringConvertible {
             return "compression level \(level) is outside 0-9"
         case .badInputList(let place, let reason):
             return "standard input, \(place): the path \(reason); nothing was exported"
-        case .unreadableInput(let path, let reason):
-            return "cannot read the input \(path): \(reason); nothing was exported"
+        case .unreadableInput(let path, let reason, let others):
+            // Every one named, a few at most: a glob's expansion with files gone names what to fix at once.
+            let shown = others.prefix(4).joined(separator: "; ")
+            let more = others.count > 4 ? "; and \(others.count - 4) more" : ""
+            return "cannot read the input \(path): \(reason)" + (others.isEmpty ? "" : "; nor \(shown)\(more)")
+                + "; nothing was exported"
         }
     }
 }

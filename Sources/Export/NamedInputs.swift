@@ -12,24 +12,33 @@ import Foundation
 /// paths too: a list of 100,000 paths would be opened twice, and a list is data,
 /// not the command line.)
 public enum NamedInputs {
-    /// Throws for the first named path (not `-`) that cannot be opened for reading.
+    /// Throws for the named paths (not `-`) that cannot be opened for reading: the first, and the others
+    /// with it (before, only the first was named, and a glob with three files gone took three runs to mend).
     ///
     /// Each path is opened, not only `stat`ed: a file that exists but that this
     /// user may not read fails here too. `O_NONBLOCK` keeps a FIFO from blocking
     /// the check; folders open like files. Anything but a file or a folder (a
-    /// named pipe, a device) is refused too: reading it could wait forever.
-    /// - Throws: ``ExportError/unreadableInput(_:reason:)`` naming the path and the system's reason.
+    /// named pipe, a socket, a device) is refused too: reading it could wait forever.
+    /// - Throws: ``ExportError/unreadableInput(_:reason:others:)`` naming the paths and the reasons.
     public static func check(_ inputs: [String]) throws(ExportError) {
-        for path in inputs where path != "-" {
-            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw .unreadableInput(path, reason: String(cString: strerror(errno)))
-            }
-            defer { close(descriptor) }
-            var info = stat()
-            if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT != S_IFDIR, let kind = SpecialFile.kind(info.st_mode) {
-                throw .unreadableInput(path, reason: "it is \(kind), not an image file or a folder")
-            }
+        let problems = inputs.lazy.filter { $0 != "-" }.compactMap { path in problem(path).map { (path, $0) } }
+        guard let first = problems.first else { return }
+        throw .unreadableInput(first.0, reason: first.1, others: problems.dropFirst().map { "\($0.0): \($0.1)" })
+    }
+
+    /// Why `path` cannot be read as an input, or nil when it can.
+    private static func problem(_ path: String) -> String? {
+        var info = stat()
+        // A socket is not opened (the open says only "No such device or address").
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, let kind = SpecialFile.kind(info.st_mode) {
+            return "it is \(kind), not an image file or a folder"
         }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT != S_IFDIR, let kind = SpecialFile.kind(info.st_mode) {
+            return "it is \(kind), not an image file or a folder"
+        }
+        return nil
     }
 }

@@ -21,6 +21,31 @@ import Testing
         #expect(events.all.last?["exitCode"] as? Int == 64)
     }
 
+    /// Every named input that cannot be read is named at once (a glob's expansion with files gone took a run for
+    /// each), and a socket is said to be one (its open said only "No such device or address").
+    @Test func everyUnreadableNamedInputIsNamedAtOnce() throws {
+        let dir = try TemporaryDirectory()
+        let socketPath = dir.join("s.png")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            socketPath.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count))) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0, "bind: \(String(cString: strerror(errno)))")
+        let r = try startKiln(["export", Paths.sampleData + "/rgb8.png", "gone1.png", "s.png", "gone2.png", "-o", "out"],
+                              directory: dir.path).wait()
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot read the input gone1.png: No such file or directory; nor s.png: it is a socket, "
+                                  + "not an image file or a folder; gone2.png: No such file or directory; nothing was exported"),
+                "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")), "nothing created")
+    }
+
     @Test func missingNamedFileInPlaceCreatesNoJournal() throws {
         let dir = try TemporaryDirectory()
         let r = try startKiln(["export", "--in-place", "nope.png", "--progress", "none"], directory: dir.path).wait()
