@@ -25,7 +25,8 @@ public enum JPEGError: Error, Equatable, Sendable, CustomStringConvertible {
     init(_ status: cjpeg_status) {
         let message = withUnsafeBytes(of: status.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         switch status.code {
-        case CJPEG_NOT_JPEG: self = .notJPEG(message)
+        // libjpeg's words start as the description does: "not a JPEG file: Not a JPEG file: starts with 0x89 0x51".
+        case CJPEG_NOT_JPEG: self = .notJPEG(message.hasPrefix("Not a JPEG file: ") ? String(message.dropFirst(17)) : message)
         case CJPEG_TRUNCATED: self = .truncated(message)
         case CJPEG_IO: self = .io(message)
         case CJPEG_NO_MEMORY: self = .outOfMemory(message)

@@ -7,7 +7,7 @@ extension PNGMetadata {
         chunks.removeAll { ["acTL", "fcTL", "fdAT"].contains($0.type) }
         // acTL's data: the frame count and the play count, 4 bytes each, big-endian.
         let frames = control.data.count == 8 ? control.data[0..<4].reduce(0) { $0 << 8 | Int($1) } : nil
-        let animation = frames.map { "the animation (APNG, \($0) frames)" } ?? "the animation (APNG)"
+        let animation = frames.map { "the animation (APNG, \($0) frame\($0 == 1 ? "" : "s"))" } ?? "the animation (APNG)"
         warnings.append("acTL: \(animation) is dropped; the default image is exported")
         dropsAnimation = true
     }

@@ -54,6 +54,21 @@ import Testing
         #expect(warnings.count == 1 && warnings[0].contains("moving.png") && warnings[0].contains("animation"), "\(warnings)")
     }
 
+    /// An APNG of one frame says "1 frame" (it said "1 frames").
+    @Test func anAPNGOfOneFrameSaysSo() throws {
+        let dir = try TemporaryDirectory()
+        let still = PNGBytes.stored(width: 8, colorType: 2, rows: rows(negative: false))
+        let idat = PNGBytes.chunks(of: still).first { $0.type == "IDAT" }!
+        let single = PNGBytes.signature + PNGBytes.ihdr(width: 8, height: 8, colorType: 2)
+            + PNGBytes.chunk("acTL", PNGBytes.bigEndian(1) + PNGBytes.bigEndian(0))
+            + PNGBytes.chunk("fcTL", frameControl(sequence: 0)) + Array(still[idat.offset..<idat.end]) + PNGBytes.chunk("IEND", [])
+        try Data(single).write(to: URL(fileURLWithPath: dir.join("single.png")))
+        let r = try kiln(["export", dir.join("single.png"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+        #expect(warnings.count == 1 && warnings[0].contains("acTL: the animation (APNG, 1 frame) is dropped"), "\(warnings)")
+    }
+
     /// Before: `--in-place` wrote an APNG's default image over it, its frames lost for good, with a warning and exit
     /// 0 (an animated WebP is refused). In place the file is the only copy: it fails, left as it is.
     @Test func anAPNGInPlaceFailsLeftAsItIs() throws {
