@@ -232,7 +232,9 @@ struct JobRunner {
                 let undone = earlier.items.filter { finished[$0.output].map { $0.status == .failed } ?? true }
                 if !record.options.inPlace, shard == nil,
                    earlier.options.plan != record.options.plan || !undone.allSatisfy({ mine.contains($0.input) }) {
-                    let done = ended.map { " (\($0.title), \($0.completed) of \($0.total) done)" } ?? ""
+                    // Done as its journal records (as `kiln status` counts a job no process runs): what it last
+                    // published lags behind, by up to a batch (it said 14 of 40 where its records were 19).
+                    let done = ended.map { " (\($0.title), \(finished.count) of \(earlier.items.count) done)" } ?? ""
                     notes.append("\(directory) held an unfinished job\(done) of other work; this export takes its journal's "
                                  + "place, so `kiln resume \(directory)` can no longer finish that one. Its outputs stay (as "
                                  + "conflicts where this export makes the same names, unless --overwrite)")

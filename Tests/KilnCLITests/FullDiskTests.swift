@@ -85,6 +85,43 @@ import Testing
         #expect(LargeImages.matchesReference(out) == [], "outputs identical to an uninterrupted run")
     }
 
+    /// Whether this process may make a file immutable (`chattr +i`: root with CAP_LINUX_IMMUTABLE, on a file system
+    /// that takes the flag).
+    static let canMakeImmutable: Bool = {
+        guard let dir = try? TemporaryDirectory() else { return false }
+        _ = FileManager.default.createFile(atPath: dir.join("f"), contents: Data())
+        guard (try? ProcessRunner.run("/usr/bin/chattr", ["+i", dir.join("f")]))?.status == 0 else { return false }
+        _ = try? ProcessRunner.run("/usr/bin/chattr", ["-i", dir.join("f")])
+        return true
+    }()
+
+    /// A journal that takes no record (made immutable) stops the job as a full disk does, exit 75, the summary the
+    /// journal's. Before, the resume ran every image left to its end, its output in place, and failed each one ("could
+    /// not be recorded"), while `kiln status` counted none of them.
+    @Test(.enabled(if: canMakeImmutable, "chattr +i needs root (CAP_LINUX_IMMUTABLE)"))
+    func aJournalThatCannotBeWrittenStopsTheJobResumably() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out"), records = dir.join("out/.kiln/finished.ndjson")
+        let first = try kiln(["export", LargeImages.directory, "--output", out, "--progress", "json", "--jobs", "1",
+                              "--stall-timeout", "1", "--grace", "0"], environment: ["KILN_TEST_STALL_AFTER": "2"])
+        #expect(first.status == 75, "\(first.stderr)")
+        #expect(try ProcessRunner.run("/usr/bin/chattr", ["+i", records]).status == 0)
+        defer { _ = try? ProcessRunner.run("/usr/bin/chattr", ["-i", records]) }
+        let before = try String(contentsOfFile: records, encoding: .utf8)
+        let r = try kiln(["resume", out, "--progress", "json"])
+        #expect(r.status == 75, "stopped, resumable: \(r.stdout)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("the job's journal cannot be written") && $0.contains("kiln resume") }, "\(warnings)")
+        let end = try #require(Events(r.stdoutLines).named("end").last)
+        #expect(end["failed"] as? Int == 0 && Events(r.stdoutLines).files("failed").isEmpty, "no image failed for it: \(end)")
+        #expect(try String(contentsOfFile: records, encoding: .utf8) == before)
+
+        #expect(try ProcessRunner.run("/usr/bin/chattr", ["-i", records]).status == 0)
+        let resumed = try kiln(["resume", out, "--progress", "none"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(LargeImages.matchesReference(out) == [], "outputs identical to an uninterrupted run")
+    }
+
     /// In place, the outputs are written beside the inputs: a full disk there was blamed on the journal's folder
     /// ("the file system of . is full"), which had room. Now the inputs' folder is named.
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))

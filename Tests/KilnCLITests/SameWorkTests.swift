@@ -59,8 +59,11 @@ import Testing
         let rest = try kiln(["export"] + left.map { Paths.sampleData + "/" + $0 } + ["--output", out, "--level", "6", "--jobs", "1",
                             "--stall-timeout", "1", "--progress", "json"], environment: ["KILN_TEST_STALL_AFTER": "1"])
         #expect(rest.status == 75 && warnings(rest).isEmpty, "\(rest.stdout)")
+        // Its count is the journal's records (it said what the stopped run last published, up to a batch behind).
+        let recorded = try String(contentsOfFile: out + "/.kiln/finished.ndjson", encoding: .utf8).split(separator: "\n").count
         let other = try export("3", stallAfter: nil)
         let said = warnings(other)
+        #expect(said.first?.contains(", \(recorded) of \(left.count) done)") == true, "\(recorded) records: \(said)")
         #expect(said.count == 1 && said.first?.contains("\(out) held an unfinished job (Exporting ") == true
                 && said.first?.contains("of other work; this export takes its journal's place, so `kiln resume \(out)` "
                                         + "can no longer finish that one") == true, "\(other.stdout)")

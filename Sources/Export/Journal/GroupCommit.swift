@@ -136,7 +136,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// Puts the batch's outputs in place and records them, then delivers every image.
     ///
-    /// On a full (or read-only, or over-quota) disk the job stops: an image whose
+    /// On a full (or read-only, or over-quota) disk, or a journal that cannot be written, the job stops: an image whose
     /// output could not be put in place or whose record could not be written is
     /// not delivered (neither counted nor reported: the summary agrees with the
     /// journal) and is left for resume, which redoes it — or, for an output in
@@ -159,14 +159,13 @@ final class GroupCommit: @unchecked Sendable {
                     }
                     if flushJournal && durability.syncs { try journal.flush() }
                 } catch {
-                    if let full = StorageFull.reason(error, output: output.path) {
-                        stop(full)
-                        undelivered.formUnion(pending)
-                        return
-                    }
-                    for index in pending {
-                        batch[index].fail("\(batch[index].result.output) could not be recorded: \(error)")
-                    }
+                    // Whatever the reason, a journal that takes no record stops the job as a full disk does: every
+                    // image after would fail alike, its output in place. (Before, one that refused to be written, made
+                    // immutable, ran the job to its end, failing every image left, and `kiln status` counted none.)
+                    stop(StorageFull.reason(error, output: output.path)
+                         ?? "stopped: the job's journal cannot be written (\(error)); the images not recorded are left for "
+                            + "`kiln resume \(output.path)` once it can be")
+                    undelivered.formUnion(pending)
                 }
             }
         } catch {
