@@ -27,11 +27,16 @@ final class BusPresenterThread: Sendable {
     private let shared = Locked(Shared())
     // Signalled once, when the thread ends; only the final present waits on it, for a bounded time.
     private let finished = DispatchSemaphore(value: 0)
+    /// What is shown in warnings ("desktop notifications"), and where they go.
+    private let view: String
+    private let warn: @Sendable (String) -> Void
 
     /// Starts the thread, which connects to the bus `environment` names and runs `loop` with the connection.
     /// `view` names what is shown in warnings ("desktop notifications").
     init(view: String, warnIfUnreachable: Bool, environment: [String: String], warn: @escaping @Sendable (String) -> Void,
          loop: @escaping @Sendable (borrowing DBusSession, BusPresenterThread) throws(Failure) -> Void) {
+        self.view = view
+        self.warn = warn
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
             do {
@@ -61,8 +66,8 @@ final class BusPresenterThread: Sendable {
         shared.withLock { $0.actions = actions }
     }
 
-    /// Notes the presentation for the thread; for the final one, waits until it is shown
-    /// (or given up: a server that does not answer within its reply timeout).
+    /// Notes the presentation for the thread; for the final one, waits until it is shown, at most 5 s
+    /// (a server that has not answered by then is said not to have, once: the job ends without it).
     func present(_ presentation: TaskPresentation) {
         let waits = shared.withLock { shared in
             shared.latest = presentation
@@ -70,6 +75,8 @@ final class BusPresenterThread: Sendable {
             shared.waitedForEnd = true
             return true
         }
-        if waits { _ = finished.wait(timeout: .now() + .seconds(5)) }
+        if waits, finished.wait(timeout: .now() + .seconds(5)) == .timedOut {
+            warn("\(view): the server did not answer within 5 s of the job's end; the last one was not shown")
+        }
     }
 }

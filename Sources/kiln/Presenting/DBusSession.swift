@@ -120,8 +120,12 @@ struct DBusSession: ~Copyable {
         return member.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
-    /// How long a call may wait for its reply: a server that takes longer is treated as gone.
-    private static let replyTimeoutMs: Int32 = 2000
+    /// How long a call may wait for its reply: a server that takes longer is treated as gone. libdbus's own
+    /// default: a server D-Bus starts at the first notification (dunst, mako, notification-daemon), or a busy
+    /// desktop shell, takes seconds to answer. (Rejected: 2 s, which gave up on a server answering in 2.5 s: it
+    /// went on to show the first notification, which was then never replaced nor closed, a Cancel that did
+    /// nothing at 0 % for good.) The calls are made on the presenter's own thread: a wait holds no image back.
+    private static let replyTimeoutMs: Int32 = 25_000
 
     private static func withErrorBuffer(_ body: (UnsafeMutablePointer<CChar>?, Int) -> Void) -> String {
         var message = [CChar](repeating: 0, count: 512)

@@ -59,6 +59,11 @@ final class PrivateBus {
         server.send(SIGSTOP)
     }
 
+    /// Lets a frozen server go on (SIGCONT): it answers what was asked meanwhile, as a slow one.
+    func thawServer() {
+        server.send(SIGCONT)
+    }
+
     deinit {
         server.send(SIGCONT)
         server.send(SIGTERM)
