@@ -3,7 +3,7 @@ import Glibc
 
 /// A private connection to the session bus, through libdbus opened at run time
 /// (CDBus); closed when dropped. Used from one thread at a time.
-/// Every call waits at most ``replyTimeoutMs`` for its reply.
+/// Every call to a server waits at most ``replyTimeoutMs`` for its reply; a question to the bus itself, ``busReplyTimeoutMs``.
 struct DBusSession: ~Copyable {
     /// Why the bus or the notification server could not be used, in libdbus's words.
     struct Failure: Error, CustomStringConvertible {
@@ -56,7 +56,7 @@ struct DBusSession: ~Copyable {
     /// Whether `name` has an owner on the bus now.
     func nameHasOwner(_ name: String) throws(Failure) -> Bool {
         var owned: Int32 = 0
-        let message = Self.withErrorBuffer { owned = kiln_dbus_name_has_owner(connection, name, Self.replyTimeoutMs, $0, $1) }
+        let message = Self.withErrorBuffer { owned = kiln_dbus_name_has_owner(connection, name, Self.busReplyTimeoutMs, $0, $1) }
         guard owned >= 0 else { throw Failure(description: message) }
         return owned == 1
     }
@@ -126,6 +126,9 @@ struct DBusSession: ~Copyable {
     /// went on to show the first notification, which was then never replaced nor closed, a Cancel that did
     /// nothing at 0 % for good.) The calls are made on the presenter's own thread: a wait holds no image back.
     private static let replyTimeoutMs: Int32 = 25_000
+    /// How long the bus itself (`NameHasOwner`, asked before the job starts, on its thread) may take: it
+    /// answers at once, and a bus that does not is treated as gone without holding the job's start back.
+    private static let busReplyTimeoutMs: Int32 = 2000
 
     private static func withErrorBuffer(_ body: (UnsafeMutablePointer<CChar>?, Int) -> Void) -> String {
         var message = [CChar](repeating: 0, count: 512)
