@@ -52,6 +52,7 @@ static struct {
     dbus_bool_t (*is_connected)(DBusConnection *);
     void (*connection_close)(DBusConnection *);
     void (*connection_unref)(DBusConnection *);
+    void (*free_string_array)(char **);
 } dbus;
 
 static pthread_once_t loadOnce = PTHREAD_ONCE_INIT;
@@ -92,6 +93,7 @@ static void load(void) {
         {(void **)&dbus.is_connected, "dbus_connection_get_is_connected"},
         {(void **)&dbus.connection_close, "dbus_connection_close"},
         {(void **)&dbus.connection_unref, "dbus_connection_unref"},
+        {(void **)&dbus.free_string_array, "dbus_free_string_array"},
     };
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].slot = dlsym(library, symbols[i].name);
@@ -179,6 +181,32 @@ int kiln_dbus_name_has_owner(void *connection, const char *name, int replyTimeou
         return -1;
     }
     return owned ? 1 : 0;
+}
+
+int kiln_dbus_notifications_capability(void *connection, const char *capability, int replyTimeoutMs, char *error,
+                                       size_t errorCapacity) {
+    DBusMessage *call = dbus.new_method_call(interface, "/org/freedesktop/Notifications", interface, "GetCapabilities");
+    if (call == NULL) {
+        snprintf(error, errorCapacity, "out of memory");
+        return -1;
+    }
+    DBusMessage *reply = roundTrip(connection, call, replyTimeoutMs, "no reply from the notification server", error,
+                                   errorCapacity);
+    if (reply == NULL) return -1;
+    DBusError e;
+    dbus.error_init(&e);
+    char **names = NULL;
+    int count = 0;
+    dbus_bool_t read = dbus.get_args(reply, &e, TYPE_ARRAY, TYPE_STRING, &names, &count, TYPE_INVALID);
+    dbus.message_unref(reply);
+    if (!read) {
+        copyError(&e, "the GetCapabilities reply is no list of names", error, errorCapacity);
+        return -1;
+    }
+    int found = 0;
+    for (int i = 0; i < count; i++) found |= strcmp(names[i], capability) == 0;
+    dbus.free_string_array(names);
+    return found;
 }
 
 int kiln_dbus_call(void *connection, const char *destination, const char *path, const char *interface,

@@ -113,6 +113,30 @@ struct DesktopNotificationTests {
         #expect(last[string: "body"].contains("\(SmallImages.count) written") && last["value"] as? Int == 100)
     }
 
+    /// A server that reads markup in the body is sent `&`, `<` and `>` escaped: a subtitle "a < b & c <i>" showed as
+    /// broken markup (GNOME, Plasma, dunst and mako read it); one that does not is sent the text as it is.
+    @Test func theBodyIsEscapedForAServerThatReadsMarkup() throws {
+        for markup in [true, false] {
+            let dir = try TemporaryDirectory()
+            let bus = try PrivateBus(in: dir, markup: markup)
+            // Held after one image until a notification of progress (with its subtitle) was shown.
+            let release = dir.join("release")
+            let child = try startKiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none",
+                                       "--notify", "desktop", "--title", "Tom & Jerry <b>", "--subtitle", "a < b & c <i>",
+                                       "--stall-timeout", "600"] + SmallImages.operations,
+                                      environment: SmallImages.environment.merging(
+                                          ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "1",
+                                           "KILN_TEST_STALL_RELEASE": release]) { $1 })
+            #expect(child.waitUntil(timeout: .seconds(60)) { !bus.notifications.isEmpty })
+            _ = FileManager.default.createFile(atPath: release, contents: Data())
+            let r = try child.wait(timeout: .seconds(300))
+            #expect(r.status == 0, "\(r.stderr)")
+            let first = bus.notifications.first ?? [:]
+            #expect(first[string: "summary"] == "Tom & Jerry <b>", "the summary is plain text: \(first)")
+            #expect(first[string: "body"].hasPrefix(markup ? "a &lt; b &amp; c &lt;i&gt; · " : "a < b & c <i> · "), "\(first)")
+        }
+    }
+
     /// A notification server that never answers: the end waits at most 5 s for it, so a short job ends first, saying
     /// so once. (Before, the warning came as a JSON line after `end`, which is the last line.)
     @Test func aServerThatDoesNotAnswerLeavesEndTheLastLine() throws {

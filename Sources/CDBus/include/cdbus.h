@@ -29,6 +29,11 @@ int kiln_dbus_notify(void *connection, uint32_t replacesID, const char *appName,
                      const char *body, int32_t value, int cancelAction, int32_t expireTimeout,
                      int replyTimeoutMs, uint32_t *id, char *error, size_t errorCapacity);
 
+/* Whether the notification server lists `capability` (org.freedesktop.Notifications.GetCapabilities:
+ * "body-markup", …), waiting up to `replyTimeoutMs`: 1 or 0, else -1 with a message in `error`. */
+int kiln_dbus_notifications_capability(void *connection, const char *capability, int replyTimeoutMs, char *error,
+                                       size_t errorCapacity);
+
 /* Reads what the bus sent, waiting up to `timeoutMs` for it. Returns 1 when an
  * ActionInvoked signal came (its notification id in *id, its action key in
  * `key`), 0 when none did, -1 when the connection is gone. */

@@ -40,6 +40,16 @@ struct DBusSession: ~Copyable {
         return newID
     }
 
+    /// Whether the notification server lists `capability` among its capabilities ("body-markup").
+    func notificationsCapability(_ capability: String) throws(Failure) -> Bool {
+        var found: Int32 = 0
+        let message = Self.withErrorBuffer {
+            found = kiln_dbus_notifications_capability(connection, capability, Self.replyTimeoutMs, $0, $1)
+        }
+        guard found >= 0 else { throw Failure(description: message) }
+        return found == 1
+    }
+
     /// The next action a person invoked on a notification (any application's: the caller checks the id),
     /// waiting up to `milliseconds` for one; nil when none came.
     func nextAction(waiting milliseconds: Int32) throws(Failure) -> (id: UInt32, key: String)? {

@@ -34,6 +34,11 @@ final class DesktopPresenter: TaskPresenter {
         var shownAt: ContinuousClock.Instant?
         var value: Int32 = 0
         do throws(DBusSession.Failure) {
+            // A server that reads markup in the body (GNOME Shell, Plasma, dunst, mako) is sent it escaped; one that
+            // does not, as it is (the specification: markup shows through there as text). One that does not answer
+            // the question is taken not to read it.
+            let markup = (try? session.notificationsCapability("body-markup")) == true
+            let body = { (text: String) in markup ? DesktopText.escapingMarkup(text) : text }
             while true {
                 while let action = try session.nextAction(waiting: 100) {
                     if id != 0, action.id == id, action.key == "cancel" { thread.actions?.cancel() }
@@ -42,12 +47,12 @@ final class DesktopPresenter: TaskPresenter {
                 value = DesktopText.percent(latest, atLeast: value)
                 let text = DesktopText(latest, percent: value)
                 if latest.hasEnded {
-                    id = try session.notify(replacing: id, summary: text.summary, body: text.detail, value: value,
+                    id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail), value: value,
                                             cancelAction: false, expireTimeout: -1)
                     return
                 }
                 guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
-                id = try session.notify(replacing: id, summary: text.summary, body: text.subtitle + "\n" + text.detail,
+                id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
                                         value: value, cancelAction: true, expireTimeout: 0)
                 shown = text
                 shownAt = .now

@@ -34,6 +34,13 @@ struct DesktopText: Equatable {
         }
     }
 
+    /// `text` as a notification body's markup says it (the freedesktop specification's `body-markup`, a small
+    /// subset of XML): `&`, `<` and `>` escaped, so a title "Tom & Jerry" or a subtitle "a < b" shows as written.
+    static func escapingMarkup(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     /// The percent done that a view shows, 0–100: never below `shown`, whatever a resumed or stopping
     /// job's fraction does.
     static func percent(_ p: TaskPresentation, atLeast shown: Int32) -> Int32 {

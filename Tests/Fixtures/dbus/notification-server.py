@@ -5,7 +5,8 @@ DBUS_SESSION_BUS_ADDRESS names and writes every Notify call as one JSON line:
 the monotonic time it came, the id it returned, replaces_id, summary, body,
 action keys and the `value` hint. With --cancel-at P it invokes the Cancel
 action (the signal ActionInvoked(id, "cancel")) once, right after the first
-notification with a value of at least P. It creates --ready once it owns the name.
+notification with a value of at least P. With --markup it lists body-markup
+among its capabilities. It creates --ready once it owns the name.
 """
 import argparse
 import json
@@ -20,10 +21,11 @@ INTERFACE = "org.freedesktop.Notifications"
 
 
 class Server(dbus.service.Object):
-    def __init__(self, bus, log, cancel_at):
+    def __init__(self, bus, log, cancel_at, markup):
         super().__init__(bus, "/org/freedesktop/Notifications")
         self.log = log
         self.cancel_at = cancel_at
+        self.markup = markup
         self.next_id = 1
 
     @dbus.service.method(INTERFACE, in_signature="susssasa{sv}i", out_signature="u")
@@ -56,7 +58,7 @@ class Server(dbus.service.Object):
 
     @dbus.service.method(INTERFACE, in_signature="", out_signature="as")
     def GetCapabilities(self):
-        return ["body", "actions"]
+        return ["body", "actions"] + (["body-markup"] if self.markup else [])
 
     @dbus.service.method(INTERFACE, in_signature="", out_signature="ssss")
     def GetServerInformation(self):
@@ -72,11 +74,12 @@ def main():
     parser.add_argument("--log", required=True)
     parser.add_argument("--ready", required=True)
     parser.add_argument("--cancel-at", type=int)
+    parser.add_argument("--markup", action="store_true")
     args = parser.parse_args()
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     with open(args.log, "a") as log:
-        server = Server(bus, log, args.cancel_at)
+        server = Server(bus, log, args.cancel_at, args.markup)
         name = dbus.service.BusName(INTERFACE, bus)
         open(args.ready, "w").close()
         loop = GLib.MainLoop()

@@ -19,8 +19,9 @@ final class PrivateBus {
     private let log: String
 
     /// Starts the bus and the server in `directory`; with `cancelAt`, the server invokes the
-    /// Cancel action once, on the first notification whose value is at least that percent.
-    init(in directory: TemporaryDirectory, cancelAt: Int? = nil) throws {
+    /// Cancel action once, on the first notification whose value is at least that percent; with
+    /// `markup`, it reads markup in the body (it lists `body-markup`).
+    init(in directory: TemporaryDirectory, cancelAt: Int? = nil, markup: Bool = false) throws {
         let socket = directory.join("bus")
         address = "unix:path=" + socket
         log = directory.join("notifications.ndjson")
@@ -30,7 +31,8 @@ final class PrivateBus {
         }
         let ready = directory.join("server-ready")
         server = try ChildProcess(Self.python, [Paths.repository + "/Tests/Fixtures/dbus/notification-server.py",
-                                                "--log", log, "--ready", ready] + (cancelAt.map { ["--cancel-at", "\($0)"] } ?? []),
+                                                "--log", log, "--ready", ready] + (cancelAt.map { ["--cancel-at", "\($0)"] } ?? [])
+                                                + (markup ? ["--markup"] : []),
                                   environment: ["DBUS_SESSION_BUS_ADDRESS": address])
         guard server.waitUntil(timeout: .seconds(30), { FileManager.default.fileExists(atPath: ready) }) else {
             throw BusError.notStarted("notification server: \(server.stderrSoFar)")
