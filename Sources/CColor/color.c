@@ -147,7 +147,11 @@ ccolor_transform ccolor_transform_create(ccolor_profile input, ccolor_profile ou
          * three extra channels. The output's one extra channel (alpha) is not written (no COPY_ALPHA: the
          * counts differ), so converted in place, each pixel keeps its alpha. */
         cmsUInt32Number gray = COLORSPACE_SH(PT_GRAY) | CHANNELS_SH(1) | EXTRA_SH(3) | BYTES_SH(bit_depth == 16 ? 2 : 1);
-        return cmsCreateTransform(input, gray, output, format, (cmsUInt32Number)intent, flags);
+        /* lcms2 samples a gray input's pipeline at 33 points and interpolates between them: a gamma-1 ramp came
+         * out 0, 6, 12, 19 for 0, 1, 2, 3 (sRGB's exact 0, 13, 22, 28), up to 10 levels dark in the shadows, where
+         * an RGB image of the same values (a matrix-shaper, exact curves) is within 1. At 255 points (the most it
+         * takes) the same ramp is within 1 (measured); the table is one-dimensional, a few KiB. */
+        return cmsCreateTransform(input, gray, output, format, (cmsUInt32Number)intent, flags | cmsFLAGS_GRIDPOINTS(255));
     }
     return cmsCreateTransform(input, format, output, format, (cmsUInt32Number)intent, flags | cmsFLAGS_COPY_ALPHA);
 }

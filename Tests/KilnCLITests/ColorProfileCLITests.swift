@@ -228,6 +228,28 @@ struct ColorProfileCLITests {
         }
     }
 
+    /// A gray image converted into sRGB is within a level of sRGB's curve, as a colour one is: lcms2 sampled a gray
+    /// pipeline at 33 points, and a linear ramp came out 0, 6, 12, 19 for 0, 1, 2, 3 (sRGB's 0, 13, 22, 28), up to
+    /// 10 levels dark in the shadows.
+    @Test func aGrayImageConvertsAsExactlyAsAColourOne() throws {
+        let dir = try TemporaryDirectory()
+        let gamma = PNGBytes.chunk("gAMA", withUnsafeBytes(of: UInt32(100_000).bigEndian) { Array($0) })
+        let ramp = PNGBytes.stored(width: 256, colorType: 0, rows: [(0..<256).map { UInt8($0) }])
+        try Data(PNGBytes.insertAfterHeader(gamma, into: ramp)).write(to: URL(fileURLWithPath: dir.join("ramp.png")))
+        let r = try kiln(["export", dir.join("ramp.png"), "-o", dir.join("out"), "--keep", "none", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let image = try PNGDecoder.decode(contentsOf: dir.join("out/ramp.png"))
+        let channels = image.bytes.count / (image.width * image.height)
+        let made = (0..<256).map { Int(image.bytes[$0 * channels]) }
+        let exact = (0..<256).map { (value: Int) -> Int in
+            let linear = Double(value) / 255
+            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return Int((encoded * 255).rounded())
+        }
+        let off = zip(made, exact).map { abs($0 - $1) }
+        #expect(off.max() ?? 99 <= 1, "levels 0-8: \(made.prefix(9)) for \(exact.prefix(9))")
+    }
+
     /// Colours defined by gAMA and cHRM rather than an ICC profile, where not sRGB's, on a colour image: a profile
     /// is built from them, as browsers read them. Before, kiln converted from ICC profiles only: a JPEG or WebP output
     /// or `--keep none` dropped them and wrote the pixels as they were (a linear image looked far too dark), and
