@@ -315,8 +315,17 @@ public struct InputCollector {
     /// writing, and which of the two failed changed from run to run ("the output appeared while the job ran", or
     /// "is not a directory").
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
-        var firstInput: [String: (input: String, output: String, kept: Int)] = [:]
+        var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
+        // For each output, the first input whose name it has (`in/a.png` for `a.png`), which keeps it: one before
+        // it (`in/a.PNG`) yields. Not in place, where every output is its input's own name.
+        var ownName: [String: Int] = [:]
+        if !options.inPlace {
+            for (index, item) in items.enumerated() where item.problem == nil && ownName[item.output] == nil
+                && Self.hasOutputsName(item) {
+                ownName[item.output] = index
+            }
+        }
         // The input of the first output under each folder an output needs (`a`, `a/b` for `a/b/c.png`).
         var folderOwner: [String: String] = [:]
         var inPlacePaths: [String: (path: String, input: String)] = [:]
@@ -356,24 +365,20 @@ public struct InputCollector {
                         inPlacePaths[path] = (path, item.input)
                     }
                 }
-                if let other = firstInput[item.output] {
+                // The output's claimant: the input that took it, or a later one whose name it is.
+                let yieldsTo = firstInput[item.output] == nil ? ownName[item.output].flatMap { $0 > index ? items[$0] : nil } : nil
+                if let other = firstInput[item.output] ?? yieldsTo.map({ ($0.input, $0.output) }) {
                     if let file = FileIdentity(path: item.input), file == FileIdentity(path: other.input) {
                         repeated.append(item.input)
                         continue
                     }
-                    if !other.output.utf8.elementsEqual(item.output.utf8) {
-                        item.problem = Self.normalisationProblem(item.output, other.input)
-                    } else if Self.hasOutputsName(item) && !Self.hasOutputsName(kept[other.kept]) {
-                        kept[other.kept].problem = "its output \(item.output) is also the output of \(item.input), "
-                            + "whose name it is"
-                        firstInput[item.output] = (item.input, item.output, kept.count)
-                    } else {
-                        item.problem = "its output \(item.output) is also the output of \(other.input)"
-                    }
+                    item.problem = !other.output.utf8.elementsEqual(item.output.utf8)
+                        ? Self.normalisationProblem(item.output, other.input)
+                        : "its output \(item.output) is also the output of \(other.input)" + (yieldsTo == nil ? "" : ", whose name it is")
                 } else if !options.inPlace, let clash = Self.folderClash(item.output, outputs: firstInput, folders: folderOwner) {
                     item.problem = clash
                 } else {
-                    firstInput[item.output] = (item.input, item.output, kept.count)
+                    firstInput[item.output] = (item.input, item.output)
                     var folder = item.output[...]
                     while let slash = folder.lastIndex(of: "/") {
                         folder = folder[..<slash]
@@ -394,7 +399,7 @@ public struct InputCollector {
 
     /// Why `output` cannot be written beside the outputs claimed so far: it is the folder of one (`folders`:
     /// each folder an output needs, with that output's input), or a folder it needs is one (`outputs`); nil when neither.
-    private static func folderClash(_ output: String, outputs: [String: (input: String, output: String, kept: Int)],
+    private static func folderClash(_ output: String, outputs: [String: (input: String, output: String)],
                                     folders: [String: String]) -> String? {
         if let other = folders[output] {
             return "its output \(output) is a folder of \(other)'s output; a file and a folder cannot share a name"

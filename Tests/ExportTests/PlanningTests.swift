@@ -70,6 +70,16 @@ struct PlanningTests {
         let pair = try InputCollector(options: ExportOptions(inputs: ["/one/a.png", "/two/a.PNG"], outputDirectory: "/tmp/none"))
             .collect()
         #expect(pair.map { $0.problem == nil } == [true, false], "\(pair)")
+        // Three for one output: each that yields names the one that keeps it (not another that yields).
+        let three = try InputCollector(options: ExportOptions(inputs: ["/x/a.JPG", "/y/a.jpeg", "/z/a.jpg"],
+                                                              outputDirectory: "/tmp/none")).collect()
+        #expect(three.map(\.problem) == ["its output a.jpg is also the output of /z/a.jpg, whose name it is",
+                                         "its output a.jpg is also the output of /z/a.jpg, whose name it is", nil])
+        // Neither has the output's name (a.jpg and a.webp under --format png): the first keeps it.
+        var png = ExportOptions(inputs: ["/x/a.jpg", "/y/a.webp"], outputDirectory: "/tmp/none")
+        png.plan.output.format = .png
+        let neither = try InputCollector(options: png).collect()
+        #expect(neither.map(\.problem) == [nil, "its output a.png is also the output of /x/a.jpg"])
     }
 
     @Test("an output that is another's folder fails, the later of the two, the same every run")

@@ -167,7 +167,7 @@ import Testing
         #expect(lstat(dir.join("out/a.png"), &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the pipe stays")
     }
 
-    @Test func collidingOutputsFailTheSecondInput() throws {
+    @Test func collidingOutputsFailOneInput() throws {
         let dir = try makeTree()
         try FileManager.default.copyItem(atPath: dir.join("in/a.png"), toPath: dir.join("in/a.PNG"))
         let r = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"])

@@ -220,12 +220,8 @@ extension Journal {
             // A conflict's record says what made the output it kept, not this job's work: never a write to redo
             // (a resume overwrote such a kept output, without --overwrite, once its input had changed).
             if record.status == .conflict || record.status == .failed { continue }
-            // An input changed since (its size, its time, or, for an output this job wrote from it, its inode or
-            // change time: a rewrite of the same size under the same time, as an editor that keeps times does) is
-            // done again. Before, such a rewrite left the output of the old version in place, said nowhere.
-            if let made = record.made, let input = inputs[relative], let now = FileVersion(path: input),
-               now.size != made.inputSize || now.modified != made.inputModified
-                || record.status == .written && record.input.map(now.differs) == true {
+            let now = inputs[relative].flatMap { FileVersion(path: $0) }
+            if let made = record.made, let now, now.size != made.inputSize || now.modified != made.inputModified {
                 lost.insert(relative)
                 continue
             }
@@ -242,7 +238,11 @@ extension Journal {
             case .written:
                 let bytes = output.regularFileContents(relative)
                 if let bytes, bytes.count == record.size, CRC32.checksum(bytes) == record.crc32 {
-                    kept[relative] = record
+                    // Its input rewritten since under the same size and time (an editor or a sync tool that keeps
+                    // times): its inode or change time moved on. The output, still the one this job wrote, is done
+                    // again (a chmod or a new link moves the change time too: then the same bytes again). Before,
+                    // the old version's output stayed, said nowhere.
+                    if let now, record.input.map(now.differs) == true { lost.insert(relative) } else { kept[relative] = record }
                 } else if inPlace, bytes != nil, let made = record.made, let now = FileVersion(path: output.url(of: relative)),
                           now.size != made.inputSize || now.modified != made.inputModified {
                     kept[relative] = record
