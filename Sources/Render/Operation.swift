@@ -37,6 +37,15 @@ public enum Operation: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Whether the operation is a turn or a mirror (a rotation, a flip): it moves whole pixels, the picture's
+    /// size kept or transposed.
+    var isTurnOrMirror: Bool {
+        switch self {
+        case .rotate, .flip: true
+        default: false
+        }
+    }
+
     /// The `op` name.
     public var name: String {
         switch self {

@@ -66,8 +66,7 @@ public final class RenderPipeline: Sendable {
     /// watermarks already decoded: only rotations and flips, which hold no
     /// file and no parameter an image can fail.
     public func prepending(_ geometry: [Operation]) -> RenderPipeline {
-        precondition(geometry.allSatisfy { if case .rotate = $0 { true } else if case .flip = $0 { true } else { false } },
-                     "only rotations and flips are prepended")
+        precondition(geometry.allSatisfy(\.isTurnOrMirror), "only rotations and flips are prepended")
         guard !geometry.isEmpty else { return self }
         return RenderPipeline(operations: geometry + operations, pixelLimit: pixelLimit,
                               marks: Dictionary(uniqueKeysWithValues: marks.map { ($0.key + geometry.count, $0.value) }))
@@ -102,7 +101,15 @@ public final class RenderPipeline: Sendable {
 
     private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
         var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit, shrunkFrom: shrunkFrom)
-        for (index, operation) in operations.enumerated() {
+        // Turns and mirrors (an EXIF orientation's, --rotate, --flip) and the resize right after them run in the
+        // other order: the resize first, on the rows as stored (``Resize/lower(into:after:)``).
+        let turns = operations.prefix(while: \.isTurnOrMirror)
+        var start = 0
+        if !turns.isEmpty, turns.count < operations.count, case .resize(let resize) = operations[turns.count] {
+            try resize.lower(into: &builder, after: Array(turns))
+            start = turns.count + 1
+        }
+        for (index, operation) in operations.enumerated() where index >= start {
             switch operation {
             case .crop(let crop): try crop.lower(into: &builder)
             case .rotate(let rotate): rotate.lower(into: &builder)

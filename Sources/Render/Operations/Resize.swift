@@ -140,6 +140,37 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
+    /// Lowers this resize and the turns and mirrors before it (`turns`: rotations and flips, which only move
+    /// pixels) in the other order: the resample first, on the rows as stored (the box turned back where the
+    /// turns transpose them), then the turns on the smaller image, then `cover`'s crop. The same picture
+    /// (resampling is separable, and the turns move whole pixels), within a level of the other order's.
+    /// A photo turned by a quarter (EXIF orientation 6: a phone's portrait) was read by columns and held whole
+    /// at its full size before the resize: 3 × the CPU of the same resize unturned, twice the memory
+    /// (measured, 4000×3000 to 1600 wide, beside vips, which turns after its shrink too).
+    func lower(into builder: inout PassBuilder, after turns: [Operation]) throws(RenderError) {
+        let extent = builder.extent
+        let stored = (width: extent?.width ?? builder.width, height: extent?.height ?? builder.height)
+        let transposed = turns.count { if case .rotate(let rotate) = $0 { rotate.degrees != 180 } else { false } } % 2 == 1
+        let upright = transposed ? (width: stored.height, height: stored.width) : stored
+        if keepsItsSize(width: upright.width, height: upright.height) { builder.notes.keptItsSize = true }
+        let (resized, cropped) = target(width: upright.width, height: upright.height)
+        let made = transposed ? (width: resized.height, height: resized.width) : resized
+        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: made,
+                                         extent: extent, filter: filter, for: "resize")
+        builder.move(to: image, width: made.width, height: made.height)
+        for turn in turns {
+            switch turn {
+            case .rotate(let rotate): rotate.lower(into: &builder)
+            case .flip(let flip): flip.lower(into: &builder)
+            default: preconditionFailure("only rotations and flips come before the resize")
+            }
+        }
+        if cropped != resized {
+            let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)
+            builder.remap(map, width: cropped.width, height: cropped.height)
+        }
+    }
+
     func lower(into builder: inout PassBuilder) throws(RenderError) {
         // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
         let extent = builder.extent
