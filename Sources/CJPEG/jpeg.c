@@ -96,8 +96,7 @@ struct cjpeg_decoder {
     /* Bytes consumed when the scans began (the header and its segments before them). */
     double progress_base;
     struct jpeg_progress_mgr progress;
-    /* Whether the samples are CMYK, stored inverted (as Photoshop writes them, and libjpeg with its Adobe APP14
-       marker). Every CMYK JPEG is read so, with the marker or not, as libvips 8.14 and ImageMagick read them:
+    /* Whether the samples are CMYK, stored inverted (as Photoshop writes them, with its Adobe APP14 marker). Every CMYK JPEG is read so, with the marker or not, as libvips 8.14 and ImageMagick read them:
        one whose marker a metadata tool removed came out a near-negative (measured: a mean error of 76 levels
        against 25 with the marker; rejected: trusting the marker's absence, which no writer kiln knows means
        "not inverted"). */

@@ -919,6 +919,7 @@ public final class ExportJob: Sendable {
             // A folder stays whatever the flags: no rename replaces it (before, this said --overwrite did).
             let type = output.fileType(item.output)
             return .conflict(type == S_IFDIR ? "\(path) is a folder; kept (--overwrite replaces files and links, never a folder)"
+                                 : type == S_IFREG ? "\(path) exists but cannot be read; kept — --overwrite replaces it"
                                  : "\(path) is \(type.flatMap(SpecialFile.kind) ?? "not a regular file"); kept — --overwrite replaces it")
         }
         guard let earlier = earlierRecords[item.output], earlier.size > 0, let madeBefore = earlier.made else {

@@ -1,5 +1,5 @@
 /// A file a folder scan passed over: its name does not end in the extension
-/// of a format Kiln reads (`.png`, `.jpg`, `.jpeg`, `.webp`, any case).
+/// of a format Kiln reads (``scannedExtensions``, any case).
 ///
 /// The scan selects by name, not by content (decided for issue 24): opening every
 /// other file of a folder to read its first bytes would cost an open per file, and
@@ -34,7 +34,7 @@ public struct IgnoredFile: Sendable, Equatable {
     /// or ``linkedFolder``.
     public var reason: String {
         if special == Self.linkedFolder { return Self.linkedFolder }
-        if let special { return "not a regular file: \(special)" }
+        if let special { return special == "not a regular file" ? special : "not a regular file: \(special)" }
         return format.map { "\(ForeignFormats.withArticle($0)) image (by its name); kiln reads \(ImageCodecs.readableNames)" }
             ?? "not an image file Kiln reads (\(IgnoredFile.scannedExtensions))"
     }

@@ -21,7 +21,7 @@ public enum NamedInputs {
     /// named pipe, a socket, a device) is refused too: reading it could wait forever.
     /// - Throws: ``ExportError/unreadableInput(_:reason:others:)`` naming the paths and the reasons.
     public static func check(_ inputs: [String]) throws(ExportError) {
-        let problems = inputs.lazy.filter { $0 != "-" }.compactMap { path in problem(path).map { (path, $0) } }
+        let problems = inputs.filter { $0 != "-" }.compactMap { path in problem(path).map { (path, $0) } }
         guard let first = problems.first else { return }
         throw .unreadableInput(first.0, reason: first.1, others: problems.dropFirst().map { "\($0.0): \($0.1)" })
     }

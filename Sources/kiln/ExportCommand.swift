@@ -32,7 +32,7 @@ struct ExportCommand: AsyncParsableCommand {
         --overwrite. OUTPUT/.kiln (the journal) is removed after a run that exits 0 (no failure, no conflict) \
         unless --keep-journal or --shard (a shard's stays, for kiln status); what made the outputs is kept in \
         $XDG_CACHE_HOME/kiln/made (else ~/.cache/kiln/made), so the same export \
-        again skips them without reading their inputs.
+        again skips them without decoding their inputs.
 
         Operations apply in this order, whatever the order of the flags: crop, \
         rotate, flip, resize, adjust (brightness, contrast, saturation, exposure, \

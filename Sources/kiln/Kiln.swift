@@ -21,7 +21,8 @@ struct Kiln: AsyncParsableCommand {
               process runs the same job or shard, the slot folder is not yours
               alone (set KILN_RUNTIME_DIR), or kiln cancel could not verify the
               job's process
-          75  cancelled or expired; resumable
+          75  cancelled or expired (also a full disk, or a journal that cannot be
+              written); resumable
         """,
         version: KilnVersion.description,
         subcommands: [ExportCommand.self, ResumeCommand.self, StatusCommand.self, CancelCommand.self, Devices.self]

@@ -26,6 +26,7 @@ import Testing
     @Test func everyUnreadableNamedInputIsNamedAtOnce() throws {
         let dir = try TemporaryDirectory()
         let socketPath = dir.join("s.png")
+        try #require(socketPath.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path), "a socket's path fits sun_path")
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_un()

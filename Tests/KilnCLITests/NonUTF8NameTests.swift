@@ -74,8 +74,6 @@ import Testing
         #expect(!flat.stderr.contains("sub\\xFE"), "\(flat.stderr)")
     }
 
-    /// Before: a valid UTF-8 name holding control characters was printed as it is in the text report: a newline
-    /// forged a line of kiln's own ("kiln: 9 written, …"), an ESC sent the terminal its sequences. Shown `\xHH`.
     /// A pipe and a link to a folder whose names are not UTF-8 are said as passed over, as such files by other names
     /// are: they were left out of the `ignored` events and the counts.
     @Test func specialFilesWhoseNamesAreNotUTF8AreSaid() throws {
@@ -95,6 +93,8 @@ import Testing
         #expect(Events(r.stdoutLines).named("start").first?["ignoredOther"] as? Int == 2, "\(r.stdout)")
     }
 
+    /// Before: a valid UTF-8 name holding control characters was printed as it is in the text report: a newline
+    /// forged a line of kiln's own ("kiln: 9 written, …"), an ESC sent the terminal its sequences. Shown `\xHH`.
     @Test func controlCharactersInANameAreShownEscaped() throws {
         let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)

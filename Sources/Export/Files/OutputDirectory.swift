@@ -164,9 +164,11 @@ public final class OutputDirectory: Sendable {
 
     /// The bytes of the output `relative` when it is a regular file (a symlink is never followed), else nil.
     public func regularFileContents(_ relative: String) -> [UInt8]? {
-        guard let (parent, name) = try? parent(of: relative, create: false) else { return nil }
-        // Not blocking: a named pipe at the output's path is opened at once, found no file and kept (opened
-        // waiting for a writer, it held the job until the watchdog stopped it, exit 75, naming nothing).
+        // Only a regular file is opened (a device's open can act), and not blocking even then: a named pipe put
+        // there meanwhile is opened at once, found no file and kept (opened waiting for a writer, it held the job
+        // until the watchdog stopped it, exit 75, naming nothing).
+        guard let (parent, name) = try? parent(of: relative, create: false),
+              parent.status(of: name).map({ $0.st_mode & S_IFMT == S_IFREG }) == true else { return nil }
         let fd = parent.openFile(name, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -49,11 +49,13 @@ final class DesktopPresenter: TaskPresenter {
                 if latest.hasEnded {
                     id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail), value: value,
                                             cancelAction: false, expireTimeout: -1)
+                    thread.noteShown()
                     return
                 }
                 guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
                 id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
                                         value: value, cancelAction: true, expireTimeout: 0)
+                thread.noteShown()
                 shown = text
                 shownAt = .now
             }

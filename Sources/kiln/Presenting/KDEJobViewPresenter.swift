@@ -67,6 +67,7 @@ final class KDEJobViewPresenter: TaskPresenter {
                                         [.string("kiln"), .string("image-x-generic"), .int32(capabilities)],
                                         returnsPath: true) ?? ""
             view = path
+            thread.noteShown()
             try session.addMatch("type='signal',interface='\(viewInterface)',path='\(path)'")
             func call(_ method: String, _ arguments: [DBusSession.Argument]) throws(DBusSession.Failure) {
                 try session.call(server, path: path, interface: viewInterface, method: method, arguments)

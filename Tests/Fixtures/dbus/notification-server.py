@@ -6,7 +6,8 @@ the monotonic time it came, the id it returned, replaces_id, summary, body,
 action keys and the `value` hint. With --cancel-at P it invokes the Cancel
 action (the signal ActionInvoked(id, "cancel")) once, right after the first
 notification with a value of at least P. With --markup it lists body-markup
-among its capabilities. It creates --ready once it owns the name.
+among its capabilities. With --first-reply-delay S it answers the first Notify S
+seconds after it came (a server D-Bus starts for it, a busy shell). It creates --ready once it owns the name.
 """
 import argparse
 import json
@@ -21,15 +22,19 @@ INTERFACE = "org.freedesktop.Notifications"
 
 
 class Server(dbus.service.Object):
-    def __init__(self, bus, log, cancel_at, markup):
+    def __init__(self, bus, log, cancel_at, markup, first_reply_delay):
         super().__init__(bus, "/org/freedesktop/Notifications")
         self.log = log
         self.cancel_at = cancel_at
         self.markup = markup
+        self.first_reply_delay = first_reply_delay
         self.next_id = 1
 
     @dbus.service.method(INTERFACE, in_signature="susssasa{sv}i", out_signature="u")
     def Notify(self, app, replaces_id, icon, summary, body, actions, hints, timeout):
+        if self.first_reply_delay:
+            time.sleep(self.first_reply_delay)
+            self.first_reply_delay = None
         nid = int(replaces_id)
         if nid == 0:
             nid = self.next_id
@@ -75,11 +80,12 @@ def main():
     parser.add_argument("--ready", required=True)
     parser.add_argument("--cancel-at", type=int)
     parser.add_argument("--markup", action="store_true")
+    parser.add_argument("--first-reply-delay", type=float)
     args = parser.parse_args()
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     with open(args.log, "a") as log:
-        server = Server(bus, log, args.cancel_at, args.markup)
+        server = Server(bus, log, args.cancel_at, args.markup, args.first_reply_delay)
         name = dbus.service.BusName(INTERFACE, bus)
         open(args.ready, "w").close()
         loop = GLib.MainLoop()

@@ -20,8 +20,9 @@ final class PrivateBus {
 
     /// Starts the bus and the server in `directory`; with `cancelAt`, the server invokes the
     /// Cancel action once, on the first notification whose value is at least that percent; with
-    /// `markup`, it reads markup in the body (it lists `body-markup`).
-    init(in directory: TemporaryDirectory, cancelAt: Int? = nil, markup: Bool = false) throws {
+    /// `markup`, it reads markup in the body (it lists `body-markup`); with `firstReplyDelay`, it answers
+    /// the first Notify that many seconds after it came.
+    init(in directory: TemporaryDirectory, cancelAt: Int? = nil, markup: Bool = false, firstReplyDelay: Double? = nil) throws {
         let socket = directory.join("bus")
         address = "unix:path=" + socket
         log = directory.join("notifications.ndjson")
@@ -32,7 +33,8 @@ final class PrivateBus {
         let ready = directory.join("server-ready")
         server = try ChildProcess(Self.python, [Paths.repository + "/Tests/Fixtures/dbus/notification-server.py",
                                                 "--log", log, "--ready", ready] + (cancelAt.map { ["--cancel-at", "\($0)"] } ?? [])
-                                                + (markup ? ["--markup"] : []),
+                                                + (markup ? ["--markup"] : [])
+                                                + (firstReplyDelay.map { ["--first-reply-delay", "\($0)"] } ?? []),
                                   environment: ["DBUS_SESSION_BUS_ADDRESS": address])
         guard server.waitUntil(timeout: .seconds(30), { FileManager.default.fileExists(atPath: ready) }) else {
             throw BusError.notStarted("notification server: \(server.stderrSoFar)")
@@ -61,10 +63,6 @@ final class PrivateBus {
         server.send(SIGSTOP)
     }
 
-    /// Lets a frozen server go on (SIGCONT): it answers what was asked meanwhile, as a slow one.
-    func thawServer() {
-        server.send(SIGCONT)
-    }
 
     deinit {
         server.send(SIGCONT)
