@@ -202,6 +202,7 @@ public final class WebPReader: ImageReader {
             chunk.size > 0 ? [UInt8](UnsafeBufferPointer(start: chunk.data, count: chunk.size)) : nil
         }
         var metadata = ImageMetadata()
+        metadata.warnings += Self.unreadChunks(in: bytes, read: ["ICCP": icc.size > 0, "EXIF": exif.size > 0, "XMP ": xmp.size > 0])
         if let profile = copy(icc) {
             if let damage = ColorProfile.damage(profile[...], size: profile.count) {
                 metadata.warnings.append("ICCP: the ICC profile is damaged (\(damage)); the profile is left out")
@@ -218,6 +219,29 @@ public final class WebPReader: ImageReader {
         header = Self.header(info, fileSize: bytes.count)
         leadingMetadata = metadata
         self.bytes = bytes
+    }
+
+    /// What the metadata chunks of the RIFF container in `bytes` hold that libwebp's demuxer does not read (`read`:
+    /// whether it gave each kind), one sentence each: a kind given twice (the first is read, as vips reads it), and
+    /// one its VP8X header does not flag (libwebp, and so browsers and vips, read none such). Before, both were
+    /// passed over without a word: an orientation or a Display P3 profile not flagged vanished, colours shifting.
+    static func unreadChunks(in bytes: [UInt8], read: [String: Bool]) -> [String] {
+        var counts: [String: Int] = [:]
+        var at = 12
+        while at + 8 <= bytes.count {
+            let name = String(decoding: bytes[at..<at + 4], as: UTF8.self)
+            let size = bytes[at + 4..<at + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            if read[name] != nil { counts[name, default: 0] += 1 }
+            at += 8 + size + size % 2
+        }
+        return ["ICCP", "EXIF", "XMP "].compactMap { kind in
+            let shown = kind.trimmingCharacters(in: .whitespaces), count = counts[kind] ?? 0
+            if count > 0, read[kind] == false {
+                return "\(shown): the VP8X header does not flag this chunk, so it is not read (libwebp and the browsers "
+                    + "do not read it either)"
+            }
+            return count > 1 ? "\(shown): more than one \(shown) chunk; the first is read, the others left out" : nil
+        }
     }
 
     public func read(_ rows: Range<Int>, into destination: UnsafeMutableRawPointer) throws {

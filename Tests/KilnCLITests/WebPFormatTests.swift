@@ -27,6 +27,44 @@ import Testing
         return dir
     }
 
+    /// A WebP's EXIF chunk given twice, or not flagged by its VP8X header (libwebp, browsers and vips read none such),
+    /// is said: the orientation of an unflagged one vanished without a word.
+    @Test func unreadMetadataChunksAreSaid() throws {
+        let dir = try TemporaryDirectory()
+        try Data(OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true)))
+            .write(to: URL(fileURLWithPath: dir.join("turned.png")))
+        let made = try kiln(["export", dir.join("turned.png"), "-o", dir.join("webp"), "--format", "webp", "--lossless",
+                             "--no-autorotate", "--progress", "none"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let webp = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir.join("webp/turned.webp"))))
+        // The chunks after the RIFF header: fourcc, size (little-endian), payload padded to an even size.
+        var chunks: [(name: String, range: Range<Int>)] = []
+        var at = 12
+        while at + 8 <= webp.count {
+            let size = webp[at + 4..<at + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            chunks.append((String(decoding: webp[at..<at + 4], as: UTF8.self), at..<min(webp.count, at + 8 + size + size % 2)))
+            at += 8 + size + size % 2
+        }
+        let exif = try #require(chunks.first { $0.name == "EXIF" }, "\(chunks.map(\.name))")
+        #expect(chunks.first?.name == "VP8X" && webp[20] & 0x08 != 0, "the EXIF flag")
+        var twice = webp + webp[exif.range]
+        let riffSize = UInt32(twice.count - 8)
+        twice.replaceSubrange(4..<8, with: withUnsafeBytes(of: riffSize.littleEndian) { Array($0) })
+        var unflagged = webp
+        unflagged[20] &= ~0x08
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try Data(twice).write(to: URL(fileURLWithPath: dir.join("in/twice.webp")))
+        try Data(unflagged).write(to: URL(fileURLWithPath: dir.join("in/unflagged.webp")))
+        let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.contains("twice.webp: EXIF: more than one EXIF chunk; the first is read") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("unflagged.webp: EXIF: the VP8X header does not flag this chunk, so it is not read") },
+                "\(warnings)")
+        #expect(try ImageTools.identify(dir.join("out/twice.webp"), "%w %h") == "4 6", "the first EXIF turns it")
+        #expect(try ImageTools.identify(dir.join("out/unflagged.webp"), "%w %h") == "6 4", "as libwebp reads it: not turned")
+    }
+
     /// The planning reads every input's header before the first image: a WebP's from its first 64 KiB, not the whole
     /// file (40 WebPs of 13 MB took 3.2 s to plan), the same header as the whole file gives; a file cut short still
     /// gives its header there and fails alone when it is decoded.
