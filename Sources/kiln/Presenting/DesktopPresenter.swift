@@ -47,8 +47,11 @@ final class DesktopPresenter: TaskPresenter {
                 value = DesktopText.percent(latest, atLeast: value)
                 let text = DesktopText(latest, percent: value)
                 if latest.hasEnded {
-                    id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail), value: value,
-                                            cancelAction: false, expireTimeout: -1)
+                    // A job stopped before its last image shows no bar: its percent counted the images in flight, which
+                    // the stop drops ("18 %" beside "0 written", where `kiln status` said 0 %); its counts say what is done.
+                    let whole = latest.completedUnits >= latest.totalUnits
+                    id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail),
+                                            value: whole ? value : nil, cancelAction: false, expireTimeout: -1)
                     thread.noteShown()
                     return
                 }
