@@ -9,6 +9,20 @@ import Testing
 /// changes nothing but one warning.
 @Suite(.serialized, .enabled(if: PrivateBus.unavailable == nil, "\(PrivateBus.unavailable ?? "")"))
 struct DesktopNotificationTests {
+    /// An export of the small images into `dir`/out with `options`, held after its first image until the server
+    /// recorded a notification, then let go; its outcome.
+    private func exportHeldAfterOne(_ dir: TemporaryDirectory, bus: PrivateBus, _ options: [String]) throws -> ChildProcess.Outcome {
+        let release = dir.join("release")
+        let child = try startKiln(["export", SmallImages.directory, "--output", dir.join("out"), "--notify", "desktop",
+                                   "--stall-timeout", "600"] + options + SmallImages.operations,
+                                  environment: SmallImages.environment.merging(
+                                      ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "1",
+                                       "KILN_TEST_STALL_RELEASE": release]) { $1 })
+        #expect(child.waitUntil(timeout: .seconds(60)) { !bus.notifications.isEmpty })
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
+        return try child.wait(timeout: .seconds(300))
+    }
+
     private func fileEvents(_ child: ChildProcess) -> Int {
         child.stdoutSoFar.components(separatedBy: "\"event\":\"file\"").count - 1
     }
@@ -121,17 +135,9 @@ struct DesktopNotificationTests {
         for markup in [true, false] {
             let dir = try TemporaryDirectory()
             let bus = try PrivateBus(in: dir, markup: markup)
-            // Held after one image until a notification of progress (with its subtitle) was shown.
-            let release = dir.join("release")
-            let child = try startKiln(["export", SmallImages.directory, "--output", dir.join("out"), "--progress", "none",
-                                       "--notify", "desktop", "--title", "Tom & Jerry <b>", "--subtitle", "a < b & c <i>",
-                                       "--stall-timeout", "600"] + SmallImages.operations,
-                                      environment: SmallImages.environment.merging(
-                                          ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "1",
-                                           "KILN_TEST_STALL_RELEASE": release]) { $1 })
-            #expect(child.waitUntil(timeout: .seconds(60)) { !bus.notifications.isEmpty })
-            _ = FileManager.default.createFile(atPath: release, contents: Data())
-            let r = try child.wait(timeout: .seconds(300))
+            // Held until a notification of progress (with its subtitle) was shown.
+            let r = try exportHeldAfterOne(dir, bus: bus, ["--progress", "none", "--title", "Tom & Jerry <b>",
+                                                           "--subtitle", "a < b & c <i>"])
             #expect(r.status == 0, "\(r.stderr)")
             let first = bus.notifications.first ?? [:]
             #expect(first[string: "summary"] == "Tom & Jerry <b>", "the summary is plain text: \(first)")
@@ -160,15 +166,7 @@ struct DesktopNotificationTests {
     @Test func aSlowServerShowsTheJobToItsEnd() throws {
         let dir = try TemporaryDirectory()
         let bus = try PrivateBus(in: dir, firstReplyDelay: 3)
-        let out = dir.join("out"), release = dir.join("release")
-        let child = try startKiln(["export", SmallImages.directory, "--output", out, "--progress", "json",
-                                   "--notify", "desktop", "--stall-timeout", "600"] + SmallImages.operations,
-                                  environment: SmallImages.environment.merging(
-                                      ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "1",
-                                       "KILN_TEST_STALL_RELEASE": release]) { $1 })
-        #expect(child.waitUntil(timeout: .seconds(60)) { !bus.notifications.isEmpty })
-        _ = FileManager.default.createFile(atPath: release, contents: Data())
-        let r = try child.wait(timeout: .seconds(300))
+        let r = try exportHeldAfterOne(dir, bus: bus, ["--progress", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let notifications = bus.notifications
         let ids = Set(notifications.compactMap { $0["id"] as? Int })
