@@ -54,24 +54,15 @@ import Testing
         #expect(before == ["someone-elses"])
     }
 
-    @Test func aFolderOthersCanWriteIsRefused() throws {
+    /// A folder others or its group can write is refused, saying which (it said "others" for 0775 too).
+    @Test(arguments: [(mode_t(0o777), "is writable by others (mode 0777)"), (0o775, "is writable by its group (mode 0775)")])
+    func aFolderOthersCanWriteIsRefused(_ mode: mode_t, _ reason: String) throws {
         let dir = try TemporaryDirectory()
         let slots = dir.join("slots"), out = dir.join("out")
         #expect(mkdir(slots, 0o700) == 0)
-        #expect(chmod(slots, 0o777) == 0)
+        #expect(chmod(slots, mode) == 0)
         let r = try export(out, runtime: slots)
-        expectRefused(r, folder: slots, reason: "is writable by others (mode 0777)", out: out)
-        #expect(listing(slots) == [])
-    }
-
-    /// A folder its group can write is refused as such: the reason named who can write it (it said "others" for 0775).
-    @Test func aFolderItsGroupCanWriteIsRefusedSayingSo() throws {
-        let dir = try TemporaryDirectory()
-        let slots = dir.join("slots"), out = dir.join("out")
-        #expect(mkdir(slots, 0o700) == 0)
-        #expect(chmod(slots, 0o775) == 0)
-        let r = try export(out, runtime: slots)
-        expectRefused(r, folder: slots, reason: "is writable by its group (mode 0775)", out: out)
+        expectRefused(r, folder: slots, reason: reason, out: out)
         #expect(listing(slots) == [])
     }
 
