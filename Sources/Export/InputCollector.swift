@@ -317,6 +317,8 @@ public struct InputCollector {
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
         var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
+        // Every input met so far for each output (the one that took it and those that failed for it).
+        var seen: [String: [String]] = [:]
         // For each output, the first input whose name it has (`in/a.png` for `a.png`), which keeps it: one before
         // it (`in/a.PNG`) yields. Not in place, where every output is its input's own name.
         var ownName: [String: Int] = [:]
@@ -365,16 +367,21 @@ public struct InputCollector {
                         inPlacePaths[path] = (path, item.input)
                     }
                 }
-                // The output's claimant: the input that took it, or a later one whose name it is.
+                // The same file named again for the same output, whether the first took it or yielded it: once. (Looked
+                // at only where the output has an input already: a plan of 100,000 names stats none.)
                 let yieldsTo = firstInput[item.output] == nil ? ownName[item.output].flatMap { $0 > index ? items[$0] : nil } : nil
+                let others = (seen[item.output] ?? []) + (yieldsTo.map { [$0.input] } ?? [])
+                if !others.isEmpty, let file = FileIdentity(path: item.input), others.contains(where: { FileIdentity(path: $0) == file }) {
+                    repeated.append(item.input)
+                    continue
+                }
+                seen[item.output, default: []].append(item.input)
+                // The output's claimant: the input that took it, or a later one whose name it is.
                 if let other = firstInput[item.output] ?? yieldsTo.map({ ($0.input, $0.output) }) {
-                    if let file = FileIdentity(path: item.input), file == FileIdentity(path: other.input) {
-                        repeated.append(item.input)
-                        continue
-                    }
+                    let named = Self.hasOutputsName(ExportItem(input: other.input, output: other.output)) && !Self.hasOutputsName(item)
                     item.problem = !other.output.utf8.elementsEqual(item.output.utf8)
                         ? Self.normalisationProblem(item.output, other.input)
-                        : "its output \(item.output) is also the output of \(other.input)" + (yieldsTo == nil ? "" : ", whose name it is")
+                        : "its output \(item.output) is also the output of \(other.input)" + (named ? ", whose name it is" : "")
                 } else if !options.inPlace, let clash = Self.folderClash(item.output, outputs: firstInput, folders: folderOwner) {
                     item.problem = clash
                 } else {

@@ -12,7 +12,7 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Export PNG, JPEG and WebP images into an output directory.",
         discussion: """
-        Inputs are files, directories (only their *.png, *.jpg, *.jpeg and *.webp \
+        Inputs are files, directories (only their *.png, *.jpg, *.jpeg, *.jpe, *.jfif and *.webp \
         files, any case; subdirectories with \
         --recursive; the other files are reported as ignored, by their format where \
         the name says one, once per job), or - to read paths from standard input, one per line (with -0, \
@@ -147,7 +147,10 @@ struct ExportCommand: AsyncParsableCommand {
             throw ValidationError("--output names a folder, which kiln writes images into; it writes none to standard "
                                   + "output (-). For a folder named -, write ./-")
         }
-        if output?.isEmpty == true { throw ValidationError("--output is empty; it names the folder to write into") }
+        // Blank too (a script's `-o "$OUT "`): a folder named by spaces alone was made.
+        if output?.allSatisfy(\.isWhitespace) == true {
+            throw ValidationError("--output is \(output?.isEmpty == true ? "empty" : "blank"); it names the folder to write into")
+        }
 
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
@@ -300,7 +303,7 @@ struct ExportCommand: AsyncParsableCommand {
                 + (nullSeparated ? "" : " (one path per line; -0 for a NUL-separated list)")
         }
         let hint = recursive ? "" : "; subdirectories are searched only with --recursive"
-        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg, *.jpeg and *.webp files "
+        return "no images to export in \(inputs.joined(separator: " ")): directories give their *.png, *.jpg, *.jpeg, *.jpe, *.jfif and *.webp files "
             + "(any case, hidden ones left out)\(hint)" + (ignored.summary.map { "; \($0)" } ?? "")
     }
 

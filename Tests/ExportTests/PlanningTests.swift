@@ -75,6 +75,15 @@ struct PlanningTests {
                                                               outputDirectory: "/tmp/none")).collect()
         #expect(three.map(\.problem) == ["its output a.jpg is also the output of /z/a.jpg, whose name it is",
                                          "its output a.jpg is also the output of /z/a.jpg, whose name it is", nil])
+        // The keeper named first: the one after it is told whose name the output is too.
+        let keeperFirst = try InputCollector(options: ExportOptions(inputs: ["/x/a.png", "/y/a.PNG"], outputDirectory: "/tmp/none"))
+            .collect()
+        #expect(keeperFirst.map(\.problem) == [nil, "its output a.png is also the output of /x/a.png, whose name it is"])
+        // The folder named twice: each file once, the one that yields failing once (it failed twice, a third item).
+        let twice = try InputCollector(options: ExportOptions(inputs: [work.join("in"), work.join("in")], outputDirectory: "/tmp/none"))
+            .scan()
+        #expect(twice.items.map(\.input) == ["a.PNG", "a.png", "b.jpeg", "b.jpg"].map { work.join("in/" + $0) }, "\(twice.items)")
+        #expect(twice.repeated.count == 4, "\(twice.repeated)")
         // Neither has the output's name (a.jpg and a.webp under --format png): the first keeps it.
         var png = ExportOptions(inputs: ["/x/a.jpg", "/y/a.webp"], outputDirectory: "/tmp/none")
         png.plan.output.format = .png

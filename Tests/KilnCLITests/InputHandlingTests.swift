@@ -198,7 +198,7 @@ import Testing
     @Test func anOutputOfDashOrNothingIsRefusedSayingWhy() throws {
         let dir = try makeTree()
         for (value, said) in [("-", "it writes none to standard output (-). For a folder named -, write ./-"),
-                              ("", "--output is empty")] {
+                              ("", "--output is empty"), (" ", "--output is blank")] {
             let r = try startKiln(["export", dir.join("in/a.png"), "-o", value], directory: dir.path).wait()
             #expect(r.status == 64 && r.stderr.contains(said), "\(value): \(r.stderr)")
         }

@@ -55,6 +55,29 @@ import Testing
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
     }
 
+    /// A named pipe in a journal file's place never holds a command: opened to be read, it held `kiln status`,
+    /// `kiln resume` and `kiln export` for good, deaf to SIGTERM. A resume refuses or stops, naming it; a new export
+    /// replaces the journal, as it replaces any. (The wait here is only a bound on a hang: each command is a
+    /// moment's work.)
+    @Test(arguments: ["finished.ndjson", "job.json"])
+    func aNamedPipeInTheJournalIsRefusedAtOnce(_ name: String) throws {
+        let dir = try TemporaryDirectory()
+        _ = try jobWithWorkLeft(in: dir)
+        let file = dir.join("out/.kiln/" + name)
+        try FileManager.default.removeItem(atPath: file)
+        #expect(mkfifo(file, 0o644) == 0)
+        for command in [["status", dir.join("out")], ["resume", dir.join("out"), "--progress", "none"],
+                        ["export", Paths.sampleData, "--output", dir.join("out"), "--resize", "16x16", "--progress", "none"]] {
+            let r = try startKiln(command).wait(timeout: .seconds(120))
+            #expect(r.status != 137, "\(command[0]) hung: \(r.stderr)")
+            switch command[0] {
+            case "resume": #expect([1, 75].contains(r.status) && r.stderr.contains(file) && r.stderr.contains("named pipe"), "\(r.stderr)")
+            case "export": #expect(r.status == 0, "\(r.stderr)")
+            default: #expect(r.status == 0 || r.stderr.contains(file) && r.stderr.contains("named pipe"), "\(r.stderr)")
+            }
+        }
+    }
+
     @Test func aCopiedOutputFolderResumesWhereItNowIs() throws {
         let dir = try TemporaryDirectory()
         let removed = try jobWithWorkLeft(in: dir)

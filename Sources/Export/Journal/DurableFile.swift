@@ -31,11 +31,14 @@ enum DurableFile {
     /// the file already has still take a status (JSON allows trailing spaces).
     /// Not atomic: for the live status only, which a reader that fails to parse reads again.
     static func overwrite(_ name: String, in directory: HeldDirectory, with data: Data) throws {
-        let fd = directory.openFile(name, O_WRONLY)
+        // Not blocking (a named pipe there without a reader fails at once).
+        let fd = directory.openFile(name, O_WRONLY | O_NONBLOCK)
         guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw JournalError.system("cannot read \(directory.path)/\(name)", errno) }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw JournalError.system("cannot read \(directory.path)/\(name)", errno)
+        }
         var padded = data
         if padded.count < Int(info.st_size) { padded.append(Data(repeating: UInt8(ascii: " "), count: Int(info.st_size) - padded.count)) }
         try writeAll(fd, padded)
@@ -46,11 +49,16 @@ enum DurableFile {
     /// A file whose last line was torn (a crash, a full disk) first gets its end
     /// of line, so the next record starts a line of its own and parses.
     static func openForAppending(_ name: String, in directory: HeldDirectory) throws -> Int32 {
-        let fd = directory.openFile(name, O_RDWR | O_CREAT | O_APPEND)
+        let fd = directory.openFile(name, O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK)
         guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
         var info = stat()
+        let known = fstat(fd, &info) == 0
+        if known, let kind = SpecialFile.kind(info.st_mode) {
+            close(fd)
+            throw JournalError.unreadable("\(directory.path)/\(name)", reason: "it is \(kind), not a file kiln wrote")
+        }
         var last: UInt8 = 0
-        if fstat(fd, &info) == 0, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) == 1, last != UInt8(ascii: "\n") {
+        if known, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) == 1, last != UInt8(ascii: "\n") {
             do {
                 try writeAll(fd, Data([UInt8(ascii: "\n")]))
             } catch {
@@ -62,14 +70,22 @@ enum DurableFile {
     }
 
     /// The whole file `name` in `directory`; nil when there is none, and an error
-    /// naming the file when it is there but cannot be read (a permission, an I/O error).
+    /// naming the file when it is there but cannot be read (a permission, an I/O error,
+    /// not a regular file).
     static func contents(of name: String, in directory: HeldDirectory) throws -> Data? {
-        let fd = directory.openFile(name, O_RDONLY)
+        // Not blocking: a named pipe put in the journal's place is opened at once and refused (opened waiting for
+        // a writer, it held `kiln status`, `resume` and `export` for good, deaf to SIGTERM).
+        let fd = directory.openFile(name, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw JournalError.system("cannot read \(directory.path)/\(name)", errno)
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw JournalError.system("cannot read \(directory.path)/\(name)", errno) }
+        if let kind = SpecialFile.kind(info.st_mode) {
+            throw JournalError.unreadable("\(directory.path)/\(name)", reason: "it is \(kind), not a file kiln wrote")
+        }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
