@@ -29,12 +29,13 @@ public enum NamedInputs {
     /// Why `path` cannot be read as an input, or nil when it can.
     private static func problem(_ path: String) -> String? {
         var info = stat()
-        // A socket is not opened (the open says only "No such device or address").
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK, let kind = SpecialFile.kind(info.st_mode) {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            // A socket's open says only "No such device or address": what it is, said instead.
+            guard errno == ENXIO, stat(path, &info) == 0, let kind = SpecialFile.kind(info.st_mode) else { return reason }
             return "it is \(kind), not an image file or a folder"
         }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
         if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT != S_IFDIR, let kind = SpecialFile.kind(info.st_mode) {
             return "it is \(kind), not an image file or a folder"

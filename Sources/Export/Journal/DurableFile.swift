@@ -36,8 +36,9 @@ enum DurableFile {
         guard fd >= 0 else { throw JournalError.system("cannot open \(directory.path)/\(name)", errno) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw JournalError.system("cannot read \(directory.path)/\(name)", errno)
+        guard fstat(fd, &info) == 0 else { throw JournalError.system("cannot read \(directory.path)/\(name)", errno) }
+        if let kind = SpecialFile.kind(info.st_mode) {
+            throw JournalError.unreadable("\(directory.path)/\(name)", reason: "it is \(kind), not a file kiln wrote")
         }
         var padded = data
         if padded.count < Int(info.st_size) { padded.append(Data(repeating: UInt8(ascii: " "), count: Int(info.st_size) - padded.count)) }

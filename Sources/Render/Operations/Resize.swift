@@ -140,14 +140,15 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
-    /// Lowers this resize and the turns and mirrors before it (`turns`: rotations and flips, which only move
-    /// pixels) in the other order: the resample first, on the rows as stored (the box turned back where the
+    /// Lowers this resize (with its `cover` crop), and the turns and mirrors before it (`turns`: rotations and
+    /// flips, which only move pixels; none for a resize alone) in the other order: the resample first, on the rows as stored (the box turned back where the
     /// turns transpose them), then the turns on the smaller image, then `cover`'s crop. The same picture
     /// (resampling is separable, and the turns move whole pixels), within a level of the other order's.
     /// A photo turned by a quarter (EXIF orientation 6: a phone's portrait) was read by columns and held whole
     /// at its full size before the resize: 3 × the CPU of the same resize unturned, twice the memory
     /// (measured, 4000×3000 to 1600 wide, beside vips, which turns after its shrink too).
-    func lower(into builder: inout PassBuilder, after turns: [Operation]) throws(RenderError) {
+    func lower(into builder: inout PassBuilder, after turns: [Operation] = []) throws(RenderError) {
+        // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
         let extent = builder.extent
         let stored = (width: extent?.width ?? builder.width, height: extent?.height ?? builder.height)
         let transposed = turns.count { if case .rotate(let rotate) = $0 { rotate.degrees != 180 } else { false } } % 2 == 1
@@ -171,18 +172,4 @@ public struct Resize: Sendable, Equatable, Codable {
         }
     }
 
-    func lower(into builder: inout PassBuilder) throws(RenderError) {
-        // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
-        let extent = builder.extent
-        let (width, height) = (extent?.width ?? builder.width, extent?.height ?? builder.height)
-        if keepsItsSize(width: width, height: height) { builder.notes.keptItsSize = true }
-        let (resized, cropped) = target(width: width, height: height)
-        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: resized,
-                                         extent: extent, filter: filter, for: "resize")
-        builder.move(to: image, width: resized.width, height: resized.height)
-        if cropped != resized {
-            let map = RemapKernel.Map(c: (resized.width - cropped.width) / 2, f: (resized.height - cropped.height) / 2)
-            builder.remap(map, width: cropped.width, height: cropped.height)
-        }
-    }
 }
