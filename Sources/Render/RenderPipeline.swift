@@ -101,12 +101,13 @@ public final class RenderPipeline: Sendable {
 
     private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
         var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit, shrunkFrom: shrunkFrom)
-        // Turns and mirrors (an EXIF orientation's, --rotate, --flip) and the resize right after them run in the
-        // other order: the resize first, on the rows as stored (``Resize/lower(into:after:)``).
-        let turns = operations.prefix(while: \.isTurnOrMirror)
+        // Turns and mirrors (an EXIF orientation's, --rotate, --flip) and a resize right after them that shrinks the
+        // picture run in the other order: the resize first, on the rows as stored (``Resize/runsFirst(after:on:)``).
+        let turns = Array(operations.prefix(while: \.isTurnOrMirror))
         var start = 0
-        if !turns.isEmpty, turns.count < operations.count, case .resize(let resize) = operations[turns.count] {
-            try resize.lower(into: &builder, after: Array(turns))
+        if !turns.isEmpty, turns.count < operations.count, case .resize(let resize) = operations[turns.count],
+           resize.runsFirst(after: turns, on: builder) {
+            try resize.lower(into: &builder, after: turns)
             start = turns.count + 1
         }
         for (index, operation) in operations.enumerated() where index >= start {

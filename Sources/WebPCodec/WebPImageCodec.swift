@@ -226,12 +226,15 @@ public final class WebPReader: ImageReader {
     /// one its VP8X header does not flag (libwebp, and so browsers and vips, read none such). Before, both were
     /// passed over without a word: an orientation or a Display P3 profile not flagged vanished, colours shifting.
     static func unreadChunks(in bytes: [UInt8], read: [String: Bool]) -> [String] {
+        func littleEndian(_ at: Int) -> Int { bytes[at..<at + 4].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        // Within the RIFF container (what follows it is no chunk of the picture's); an empty chunk is none.
+        guard bytes.count >= 12 else { return [] }
+        let end = min(bytes.count, 8 + littleEndian(4))
         var counts: [String: Int] = [:]
         var at = 12
-        while at + 8 <= bytes.count {
-            let name = String(decoding: bytes[at..<at + 4], as: UTF8.self)
-            let size = bytes[at + 4..<at + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
-            if read[name] != nil { counts[name, default: 0] += 1 }
+        while at + 8 <= end {
+            let name = String(decoding: bytes[at..<at + 4], as: UTF8.self), size = littleEndian(at + 4)
+            if read[name] != nil, size > 0 { counts[name, default: 0] += 1 }
             at += 8 + size + size % 2
         }
         return ["ICCP", "EXIF", "XMP "].compactMap { kind in

@@ -55,12 +55,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
         try Data(twice).write(to: URL(fileURLWithPath: dir.join("in/twice.webp")))
         try Data(unflagged).write(to: URL(fileURLWithPath: dir.join("in/unflagged.webp")))
+        try Data(webp).write(to: URL(fileURLWithPath: dir.join("in/own.webp")))
         let r = try kiln(["export", dir.join("in"), "-o", dir.join("out"), "--progress", "json"])
         #expect(r.status == 0, "\(r.stderr)")
         let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
         #expect(warnings.contains { $0.contains("twice.webp: EXIF: more than one EXIF chunk; the first is read") }, "\(warnings)")
         #expect(warnings.contains { $0.contains("unflagged.webp: EXIF: the VP8X header does not flag this chunk, so it is not read") },
                 "\(warnings)")
+        #expect(!warnings.contains { $0.contains("own.webp") }, "kiln's own WebP reads clean: \(warnings)")
         #expect(try ImageTools.identify(dir.join("out/twice.webp"), "%w %h") == "4 6", "the first EXIF turns it")
         #expect(try ImageTools.identify(dir.join("out/unflagged.webp"), "%w %h") == "6 4", "as libwebp reads it: not turned")
     }

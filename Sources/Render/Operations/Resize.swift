@@ -140,19 +140,40 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
+    /// Whether this resize runs before `turns` (``lower(into:after:)``) on the image `builder` holds: when its
+    /// output, held whole as floats for the turns (16 bytes a pixel), is no more than the other order holds of
+    /// the source (its stored rows, 4 bytes a pixel at 8 bits, and a quarter more for its strips): a thumbnail
+    /// (a 4000×3000 phone portrait to 1600 wide: the same peak, 2.3 × less CPU), not a large target or an
+    /// upscale (to 6000 wide, 768 MB of floats where the rows are 48 MB). Never for `nearest`: its ties fall to
+    /// the other side of a mirrored axis, a pixel's shift from the other order.
+    func runsFirst(after turns: [Operation], on builder: PassBuilder) -> Bool {
+        guard filter != .nearest else { return false }
+        let upright = Self.sizes(after: turns, of: builder).upright
+        let made = target(width: upright.width, height: upright.height).resized
+        return made.width * made.height * 16 <= upright.width * upright.height * 5
+    }
+
+    /// The picture's size after `turns` (as `builder` holds it, a source shrunk on load sized as the whole
+    /// picture), and whether they transpose it (an odd number of quarter turns).
+    private static func sizes(after turns: [Operation], of builder: PassBuilder)
+        -> (upright: (width: Int, height: Int), transposed: Bool) {
+        let stored = (width: builder.extent?.width ?? builder.width, height: builder.extent?.height ?? builder.height)
+        let transposed = turns.count { if case .rotate(let rotate) = $0 { rotate.degrees != 180 } else { false } } % 2 == 1
+        return (transposed ? (stored.height, stored.width) : stored, transposed)
+    }
+
     /// Lowers this resize (with its `cover` crop), and the turns and mirrors before it (`turns`: rotations and
-    /// flips, which only move pixels; none for a resize alone) in the other order: the resample first, on the rows as stored (the box turned back where the
-    /// turns transpose them), then the turns on the smaller image, then `cover`'s crop. The same picture
-    /// (resampling is separable, and the turns move whole pixels), within a level of the other order's.
-    /// A photo turned by a quarter (EXIF orientation 6: a phone's portrait) was read by columns and held whole
-    /// at its full size before the resize: 3 × the CPU of the same resize unturned, twice the memory
-    /// (measured, 4000×3000 to 1600 wide, beside vips, which turns after its shrink too).
+    /// flips, which only move pixels; none for a resize alone; see ``runsFirst(after:on:)``) in the other order:
+    /// the resample first, on the rows as stored (the box turned back where the turns transpose them), then the
+    /// turns on the smaller image, then `cover`'s crop. The same picture (resampling is separable, and the turns
+    /// move whole pixels), within a level of the other order's. A photo turned by a quarter (EXIF orientation 6:
+    /// a phone's portrait) was read by columns and held whole at its full size before the resize: 3 × the CPU
+    /// of the same resize unturned (measured, 4000×3000 to 1600 wide, beside vips, which turns after its shrink
+    /// too).
     func lower(into builder: inout PassBuilder, after turns: [Operation] = []) throws(RenderError) {
         // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
         let extent = builder.extent
-        let stored = (width: extent?.width ?? builder.width, height: extent?.height ?? builder.height)
-        let transposed = turns.count { if case .rotate(let rotate) = $0 { rotate.degrees != 180 } else { false } } % 2 == 1
-        let upright = transposed ? (width: stored.height, height: stored.width) : stored
+        let (upright, transposed) = Self.sizes(after: turns, of: builder)
         if keepsItsSize(width: upright.width, height: upright.height) { builder.notes.keptItsSize = true }
         let (resized, cropped) = target(width: upright.width, height: upright.height)
         let made = transposed ? (width: resized.height, height: resized.width) : resized
