@@ -386,6 +386,7 @@ struct JobRunner {
         let observer = ProgressObserver(session: session, scheduler: scheduler, reporter: reporter, status: status,
                                         presentation: presentation, grace: settings.grace)
         observer.start()
+        stream.showsLastFrame { observer.showLast() }
 
         var request = ContinuedProcessingTaskRequest(identifier: session.identifier, title: title, subtitle: subtitle)
         request.strategy = settings.strategy == .fail ? .fail : .queue
@@ -551,7 +552,7 @@ struct JobRunner {
             // Second Ctrl-C: at once. Outputs are still never half-written (temp file + rename).
             job.stop()
             status.publish(.stopped, exitCode: KilnExitCode.resumable)
-            exit(stream.close(KilnExitCode.resumable).rawValue)
+            exit(stream.closeNow(KilnExitCode.resumable).rawValue)
         }
         options.log = { _ in }
         return options

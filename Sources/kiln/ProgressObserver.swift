@@ -79,6 +79,20 @@ final class ProgressObserver: Sendable {
         tasks.withLock { $0 = [watchEvents, poll] }
     }
 
+    /// Shows the last frame at once, as the job stands: a second Ctrl-C ends the process before the poll's last
+    /// frame (the `end` came after a `progress` of fewer images than it counted, or none since the stop).
+    func showLast() {
+        lastFrame.withLock { last in
+            guard var frame = last else { return }
+            (frame.counts, frame.fraction) = session.job.snapshot
+            frame.remaining = nil
+            frame.stopping = true
+            frame.isLast = true
+            last = frame
+            reporter.tick(frame)
+        }
+    }
+
     /// The images in hand when the stall watchdog expired the task, if it did.
     var stalledOn: [String]? { stalled.withLock { $0 } }
 

@@ -155,6 +155,13 @@ import Testing
         // The promise is < 0.5 s; the bound leaves room for a loaded machine.
         #expect(took < 1.5, "exited \(took) s after the second Ctrl-C")
         #expect(Events(r.stdoutLines).all.last?["event"] as? String == "end")
+        // One last `progress` just before `end`, as it ended (before, the last was the poll's, of fewer images, or
+        // none came after the stop).
+        let events = Events(r.stdoutLines).all
+        let last = events.dropLast().last ?? [:], end = events.last ?? [:]
+        #expect(last["event"] as? String == "progress", "\(r.stdout)")
+        #expect(last["completed"] as? Int == (end["written"] as? Int ?? -1) + (end["skipped"] as? Int ?? 0) + (end["failed"] as? Int ?? 0),
+                "\(r.stdout)")
         #expect(strayNames(out.path).isEmpty)
         #expect(try pngcheckFailures(LargeImages.outputs(in: out.path).map { out.join($0) }) == [])
     }

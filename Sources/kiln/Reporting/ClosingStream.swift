@@ -10,6 +10,8 @@ final class ClosingStream: Sendable {
     private let job: ExportJob
     private let presentation: JobPresentation
     private let closed = Locked(false)
+    /// What shows the job's last frame at once (the progress observer's, once it follows the job).
+    private let lastFrame = Locked<(@Sendable () -> Void)?>(nil)
 
     /// `presentation`: the job as the system's views show it, ended with the stream.
     init(reporter: any ExportReporter, job: ExportJob, presentation: JobPresentation) {
@@ -35,6 +37,18 @@ final class ClosingStream: Sendable {
             return closed
         }
         if late { OutputStream.standardError.write("kiln: warning: \(TextReporter.visible(message))\n") }
+    }
+
+    /// Notes what shows the job's last frame (``closeNow(_:)``).
+    func showsLastFrame(_ show: @escaping @Sendable () -> Void) {
+        lastFrame.withLock { $0 = show }
+    }
+
+    /// ``close(_:error:)`` after the job's last frame, shown at once: a second Ctrl-C ends the process before the
+    /// progress observer's last frame, which `end` follows otherwise.
+    func closeNow(_ code: ExitCode) -> ExitCode {
+        if !closed.withLock({ $0 }) { lastFrame.withLock { $0 }?() }
+        return close(code)
     }
 
     /// Reports `error` (if any) and `end` with `code`, once, then shows the end outside the terminal
