@@ -61,7 +61,9 @@ public final class EncodeProgress: Sendable {
                     if since.said != state.said { since = (state.said, cpu) }
                     return cpu - since.cpu
                 }
-                guard spent > 0 else { return }
+                // A millisecond at least: a thread blocked after the first tick spent microseconds reaching its wait
+                // (45 µs under a loaded CI, which raised the progress of work that was not being done).
+                guard spent >= 0.001 else { return }
                 // Never past the whole: libwebp's work after its 100 % (its chunks muxed) is within it.
                 raise(&state.fraction, to: min(1, state.said + step * 0.99 * spent / (spent + 10)))
             }
