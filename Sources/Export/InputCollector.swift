@@ -317,9 +317,9 @@ public struct InputCollector {
     private func markCollisions(_ items: [ExportItem]) -> (items: [ExportItem], repeated: [String]) {
         var firstInput: [String: (input: String, output: String)] = [:]
         firstInput.reserveCapacity(items.count)
-        // Every input met so far for each output (the one that took it and those that failed for it): the files
-        // of those already looked at, and the names not yet (one `stat` each, when a second input comes).
-        var seen: [String: (files: Set<FileIdentity>, unseen: [String])] = [:]
+        // Every input met so far for each output (the one that took it and those that failed for it): the first one's
+        // name, until a second input comes (then one `stat`), and the files of the others.
+        var seen: [String: (first: String?, files: Set<FileIdentity>)] = [:]
         // For each output, the first input whose name it has (`in/a.png` for `a.png`), which keeps it: one before
         // it (`in/a.PNG`) yields. Not in place, where every output is its input's own name.
         var ownName: [String: Int] = [:]
@@ -371,21 +371,20 @@ public struct InputCollector {
                 // The same file named again for the same output, whether the first took it or yielded it: once. (Looked
                 // at only where the output has an input already: a plan of 100,000 names stats none.)
                 let yieldsTo = firstInput[item.output] == nil ? ownName[item.output].flatMap { $0 > index ? items[$0] : nil } : nil
-                var met = seen[item.output] ?? ([], [])
-                if !met.unseen.isEmpty || !met.files.isEmpty || yieldsTo != nil {
-                    met.files.formUnion(met.unseen.compactMap { FileIdentity(path: $0) })
-                    met.unseen = []
+                if var met = seen[item.output] ?? (yieldsTo == nil ? nil : (nil, [])) {
+                    if let first = met.first, let file = FileIdentity(path: first) { met.files.insert(file) }
+                    met.first = nil
                     let file = FileIdentity(path: item.input)
-                    if let file, met.files.contains(file) || yieldsTo.flatMap({ FileIdentity(path: $0.input) }) == file {
-                        seen[item.output] = met
+                    let again = file.map { met.files.contains($0) || yieldsTo.flatMap { FileIdentity(path: $0.input) } == $0 } ?? false
+                    if let file, !again { met.files.insert(file) }
+                    seen[item.output] = met
+                    if again {
                         repeated.append(item.input)
                         continue
                     }
-                    if let file { met.files.insert(file) }
                 } else {
-                    met.unseen = [item.input]
+                    seen[item.output] = (item.input, [])
                 }
-                seen[item.output] = met
                 // The output's claimant: the input that took it, or a later one whose name it is.
                 if let other = firstInput[item.output] ?? yieldsTo.map({ ($0.input, $0.output) }) {
                     let named = Self.hasOutputsName(ExportItem(input: other.input, output: other.output)) && !Self.hasOutputsName(item)
