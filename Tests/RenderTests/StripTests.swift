@@ -328,6 +328,51 @@ struct StripTests {
         }
     }
 
+    @Test("a last pass that copies the image before it backwards (a turn or flip v after a resize or a blur) runs on that image's packed rows: the bytes of the image held whole as floats, at 8 and 16 bits, alpha or not, strips of several heights; the estimate holds packed rows, not floats")
+    func packedLastCopy() throws {
+        let seed = TestSeed()
+        let cases: [(String, [Render.Operation])] = [
+            ("orientation 6, fit", [.rotate(Rotate(degrees: 90)), .resize(Resize(width: 30, height: 30))]),
+            ("orientation 5, fit", [.rotate(Rotate(degrees: 270)), .flip(Flip(axis: .h)), .resize(Resize(width: 25, height: 25))]),
+            ("rotate 90, cover", [.rotate(Rotate(degrees: 90)), .resize(Resize(width: 12, height: 20, fit: .cover))]),
+            ("blur, rotate 270", [.blur(Blur(sigma: 1.5)), .rotate(Rotate(degrees: 270))]),
+            ("sharpen, flip v", [.sharpen(Sharpen(amount: 1)), .flip(Flip(axis: .v))]),
+            ("adjust, rotate 180", [.adjust(Adjust(brightness: 0.1, contrast: 1.3)), .rotate(Rotate(degrees: 180))]),
+        ]
+        for (name, operations) in cases {
+            let pipeline = try RenderPipeline(operations: operations)
+            var checked = 0
+            for image in Self.images(seed: seed.value) {
+                let graph = CPUBackend().prepared(try pipeline.graph(width: image.width, height: image.height))
+                // (An image smaller than the box is only turned: a copy of the source, read by rectangles.)
+                guard graph.passes.count > 1, graph.passes.last?.isCopy == true else { continue }
+                checked += 1
+                let size = graph.size(of: graph.result, source: (image.width, image.height))
+                for height in Self.heights {
+                    // The graph held whole as floats for its last pass, as strip execution alone runs it.
+                    let floats = PixelBufferSink(width: size.width, height: size.height, depth: image.depth)
+                    try StripExecutor(graph: graph, source: image, backend: CPUBackend(), chunking: .rows(height))
+                        .render(into: floats)
+                    let packed = try pipeline.render(image, on: CPUBackend(), chunking: .rows(height))
+                    #expect(packed == floats.takeImage(), "\(seed): \(name), \(TestImages.name(image)), strips of \(height)")
+                }
+            }
+            #expect(checked >= 6, "\(name): \(checked) images ended in a copy")
+        }
+        // A phone portrait to a thumbnail, a blur turned: the schedule holds the turned image's packed rows, not its floats
+        // (read ahead beside them, which the strips' own estimate leaves out).
+        for operations: [Render.Operation] in [[.rotate(Rotate(degrees: 90)), .resize(Resize(width: 1600, height: 1600))],
+                                                [.blur(Blur(sigma: 1.5)), .rotate(Rotate(degrees: 270))],
+                                                [.sharpen(Sharpen(amount: 1)), .flip(Flip(axis: .v))]] {
+            let pipeline = try RenderPipeline(operations: operations)
+            let graph = CPUBackend().prepared(try pipeline.graph(width: 4000, height: 3000))
+            let shape = RenderSchedule.Source(width: 4000, height: 3000, depth: .eight)
+            let scheduled = try pipeline.schedule(for: shape, on: CPUBackend()).estimatedBytes
+            let floats = StripExecutor.estimatedBytes(graph: graph, width: 4000, height: 3000, depth: .eight)
+            #expect(Double(scheduled) < 0.7 * Double(floats), "\(operations): \(scheduled) bytes, the strips holding floats \(floats)")
+        }
+    }
+
     @Test("a strong shrink holds a window, not the image: the estimate follows the width")
     func memoryFollowsWidth() throws {
         let pipeline = try RenderPipeline(operations: [.resize(Resize(width: 1920, height: 1920))])

@@ -56,9 +56,10 @@ package struct RenderPass: Sendable {
     /// a kernel whose start-up costs rows (the fused blur's ring: 2·radius + 1);
     /// granted up to 4 × the chunk's bytes (`StripExecutor`).
     package let minimumChunkRows: Int
-    /// A pure copy of input pixels (remap): both backends run it on the host in
-    /// strip execution, where a device would only add transfers.
-    package let isCopy: Bool
+    /// For a pure copy of input pixels (remap), where output pixel (x, y) comes from in its one input; nil for
+    /// a pass that computes. Both backends run a copy on the host in strip execution, where a device would only
+    /// add transfers, and a schedule may run the last one on packed rows (``PackedCopy``).
+    package let copiesFrom: (@Sendable (_ x: Int, _ y: Int) -> (x: Int, y: Int))?
     /// The CPU twin is the identity of the one input, of this pass's size (a
     /// GPU pass whose work the next pass's CPU kernel does, fused: blur_x).
     /// The CPU runs the graph without it (``PassGraph/withoutCPUForwards``).
@@ -66,17 +67,18 @@ package struct RenderPass: Sendable {
 
     /// A pass; see the properties.
     package init(kernel: KernelID, width: Int, height: Int, inputs: [PassInput], ints: [Int32] = [], floats: [Float] = [],
-                 isCopy: Bool = false, forwardsOnCPU: Bool = false, cpuRun: (@Sendable () -> CPUKernel)? = nil,
+                 copiesFrom: (@Sendable (_ x: Int, _ y: Int) -> (x: Int, y: Int))? = nil, forwardsOnCPU: Bool = false, cpuRun: (@Sendable () -> CPUKernel)? = nil,
                  minimumChunkRows: Int = 1, cpu: @escaping CPUKernel) {
         precondition(ints.count <= 8 && floats.count <= 12 && (1...2).contains(inputs.count), "pass parameters do not fit")
         precondition(!forwardsOnCPU || inputs.count == 1, "a pass forwards its one input")
+        precondition(copiesFrom == nil || inputs.count == 1, "a copy reads one input")
         self.kernel = kernel
         self.width = width
         self.height = height
         self.inputs = inputs
         self.ints = ints
         self.floats = floats
-        self.isCopy = isCopy
+        self.copiesFrom = copiesFrom
         self.forwardsOnCPU = forwardsOnCPU
         self.cpuRun = cpuRun
         self.minimumChunkRows = minimumChunkRows
@@ -94,6 +96,9 @@ package struct RenderPass: Sendable {
         })
     }
 
+    /// Whether the pass only copies pixels (``copiesFrom``).
+    package var isCopy: Bool { copiesFrom != nil }
+
     /// The CPU kernel for a new run (see ``cpuRun``).
     package func cpuKernelForRun() -> CPUKernel {
         cpuRun?() ?? cpu
@@ -103,7 +108,7 @@ package struct RenderPass: Sendable {
     func reading(_ image: (ImageRef) -> ImageRef) -> RenderPass {
         RenderPass(kernel: kernel, width: width, height: height,
                    inputs: inputs.map { PassInput(image($0.image), isForward: $0.isForward, footprint: $0.footprint) },
-                   ints: ints, floats: floats, isCopy: isCopy, forwardsOnCPU: forwardsOnCPU, cpuRun: cpuRun,
+                   ints: ints, floats: floats, copiesFrom: copiesFrom, forwardsOnCPU: forwardsOnCPU, cpuRun: cpuRun,
                    minimumChunkRows: minimumChunkRows, cpu: cpu)
     }
 }

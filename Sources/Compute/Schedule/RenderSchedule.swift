@@ -14,7 +14,8 @@ package import ImageCore
 ///   its stored 8/16-bit form, only when it decodes whole (Adam7) or a pass
 ///   reads it backwards (rotate, flip v as the first operation). A streamed
 ///   decoder reads ahead on a thread of its own while a core is spare
-///   (``ReadAhead``).
+///   (``ReadAhead``). A last pass that copies the image before it backwards (a
+///   turn after a resize) runs on that image's packed rows (``PackedCopy``).
 package struct RenderSchedule: Sendable {
     /// How the graph runs.
     package enum Mode: Sendable, Equatable {
@@ -54,6 +55,8 @@ package struct RenderSchedule: Sendable {
 
     private let backend: any PassBackend
     private let graph: PassGraph
+    /// Strips only: the graph's last pass run on packed rows, where it is a copy that reads backwards.
+    private let packedCopy: PackedCopy?
 
     /// The schedule of `graph` over a source like `source` (its size, depth,
     /// and whether it decodes whole) on `backend`; `mode` forces one (tests
@@ -72,23 +75,27 @@ package struct RenderSchedule: Sendable {
             && backend.submissionTaps.map { bound in taps.map { $0 <= bound } ?? false } ?? true
         if let floats, (mode ?? (fits ? .whole : .strips)) == .whole {
             self.mode = .whole
+            packedCopy = nil
             readsSourceWhole = true
             readsAhead = false
             estimatedBytes = stored + floats
         } else {
             self.mode = .strips
-            readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(graph)
+            packedCopy = PackedCopy(graph)
+            let strips = packedCopy?.rest ?? graph
+            readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(strips)
             readsAhead = !readsSourceWhole
             // Device strips (every image read forwards): their chunks, their windows where
             // they are host memory, and their staging, as `StripExecutor` will run them.
-            let device = StripExecutor.readsEveryImageForward(graph)
+            let device = StripExecutor.readsEveryImageForward(strips)
                 ? backend.deviceStrips(depth: source.depth, sourceHeld: readsSourceWhole) : nil
             var stripChunking = chunking
             if let device, chunking.rows == nil { stripChunking.bytes = device.chunkBytes }
             stripChunking.taps = backend.submissionTaps
-            estimatedBytes = StripExecutor.estimatedBytes(graph: graph, width: source.width, height: source.height,
+            estimatedBytes = StripExecutor.estimatedBytes(graph: strips, width: source.width, height: source.height,
                                                           depth: source.depth, chunking: stripChunking, device: device)
                 + (device?.stagingBytes ?? 0)
+                + (packedCopy?.heldBytes(depth: source.depth) ?? 0)
                 + (readsSourceWhole ? stored : 0)
                 + (readsAhead ? ReadAhead.bytes(width: source.width, height: source.height, depth: source.depth) : 0)
         }
@@ -116,6 +123,19 @@ package struct RenderSchedule: Sendable {
     /// of the work done as chunks are computed (``StripExecutor/render(into:progress:)``).
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
+        guard let packedCopy else { return try execute(graph, from: source, into: sink, progress: progress) }
+        // The rest's share of the work by its taps, then the copy's.
+        let share = Self.taps(packedCopy.rest).flatMap { rest in Self.taps(graph).map { Double(rest) / Double(max(1, $0)) } } ?? 1
+        let buffer = packedCopy.buffer(depth: source.depth)
+        try execute(packedCopy.rest, from: source, into: buffer) { progress($0 * share) }
+        try packedCopy.write(buffer.takeImage(), into: sink,
+                             rows: chunking.rows ?? chunking.bytes / (packedCopy.width * MemoryLayout<SIMD4<Float>>.stride))
+        progress(1)
+    }
+
+    /// Runs `graph` (this schedule's, or the rest of it before a ``PackedCopy``) as the schedule says, whole or in strips.
+    private func execute(_ graph: PassGraph, from source: any RowSource, into sink: any RowSink,
+                           progress: (Double) -> Void) throws {
         guard readsSourceWhole else {
             guard readsAhead, !(source is any RandomAccessRowSource), ParallelLoop.hasSpareCore else {
                 return try StripExecutor(graph: graph, source: source, backend: backend, chunking: chunking)

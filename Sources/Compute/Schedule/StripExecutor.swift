@@ -8,8 +8,9 @@ package import ImageCore
 /// chunk reads (the pass's footprint). Float buffers follow the
 /// width and the operations' windows, never the area — except for an
 /// intermediate image read backwards (a rotation or flip v after an operation
-/// other than a crop, rotation or flip, which compose with it into one pass:
-/// possible only in a recipe), which is held whole.
+/// other than a crop, rotation or flip, which compose with it into one pass),
+/// which is held whole; where that rotation is the last pass (a turn after a
+/// resize), the schedule runs it on packed rows instead (``PackedCopy``).
 ///
 /// Every output pixel is computed from the same inputs in the same order
 /// whatever the chunk size, so the result does not depend on it.

@@ -33,7 +33,8 @@ enum RemapKernel {
     static func pass(_ input: ImageRef, map: Map, width: Int, height: Int) -> RenderPass {
         RenderPass(kernel: kernel, width: width, height: height,
                    inputs: [PassInput(input, isForward: map.d == 0 && map.e == 1, footprint: map.footprint)],
-                   ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) }, isCopy: true) { inputs, output in
+                   ints: [map.a, map.b, map.c, map.d, map.e, map.f].map { Int32($0) },
+                   copiesFrom: { map($0, $1) }) { inputs, output in
             let source = inputs[0]
             output.forEachBand(rowCost: width) { rows in
                 for y in rows {
