@@ -102,11 +102,13 @@ public final class RenderPipeline: Sendable {
     private func build(width: Int, height: Int, shrunkFrom: ShrinkOnLoad?) throws(RenderError) -> Built {
         var builder = PassBuilder(width: width, height: height, pixelLimit: pixelLimit, shrunkFrom: shrunkFrom)
         // Turns and mirrors (an EXIF orientation's, --rotate, --flip) and a resize right after them that shrinks the
-        // picture run in the other order: the resize first, on the rows as stored (``Resize/runsFirst(after:on:)``).
+        // picture run in the other order: the resize first, on the rows as stored (``Resize/runsFirst(after:on:endsInACopy:)``).
         let turns = Array(operations.prefix(while: \.isTurnOrMirror))
         var start = 0
         if !turns.isEmpty, turns.count < operations.count, case .resize(let resize) = operations[turns.count],
-           resize.runsFirst(after: turns, on: builder) {
+           resize.runsFirst(after: turns, on: builder, endsInACopy: operations[(turns.count + 1)...].allSatisfy {
+               if case .crop = $0 { true } else { $0.isTurnOrMirror }
+           }) {
             try resize.lower(into: &builder, after: turns)
             start = turns.count + 1
         }

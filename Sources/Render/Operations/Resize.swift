@@ -140,17 +140,20 @@ public struct Resize: Sendable, Equatable, Codable {
         return (resized, (min(width, resized.width), min(height, resized.height)))
     }
 
-    /// Whether this resize runs before `turns` (``lower(into:after:)``) on the image `builder` holds: when its
-    /// output, held whole as floats for the turns (16 bytes a pixel), is no more than the other order holds of
-    /// the source (its stored rows, 4 bytes a pixel at 8 bits, and a quarter more for its strips): a thumbnail
-    /// (a 4000×3000 phone portrait to 1600 wide: the same peak, 2.3 × less CPU), not a large target or an
-    /// upscale (to 6000 wide, 768 MB of floats where the rows are 48 MB). Never for `nearest`: its ties fall to
-    /// the other side of a mirrored axis, a pixel's shift from the other order.
-    func runsFirst(after turns: [Operation], on builder: PassBuilder) -> Bool {
+    /// Whether this resize runs before `turns` (``lower(into:after:)``) on the image `builder` holds: when the
+    /// resized image, held whole for the turns, is no more than the other order holds of the source (its stored
+    /// rows, and a quarter more for its strips). Held as packed rows where the turns end the graph
+    /// (`endsInACopy`: nothing but crops, turns and mirrors after the resize, which compose with them into the
+    /// last pass, ``PackedCopy``), at the source's depth as its rows are; as floats (16 bytes a pixel, against
+    /// 4 of rows at 8 bits) where other operations follow. So a thumbnail always (a 4000×3000 phone portrait to
+    /// 1600 wide: the peak 195 → 105 MB, 1.2 × less CPU, the same bytes), a large target where nothing follows,
+    /// and no upscale past a quarter (to 6000 wide, 768 MB of floats or 192 MB of rows where the source's are 48).
+    /// Never for `nearest`: its ties fall to the other side of a mirrored axis, a pixel's shift from the other order.
+    func runsFirst(after turns: [Operation], on builder: PassBuilder, endsInACopy: Bool) -> Bool {
         guard filter != .nearest else { return false }
         let upright = Self.sizes(after: turns, of: builder).upright
         let made = target(width: upright.width, height: upright.height).resized
-        return made.width * made.height * 16 <= upright.width * upright.height * 5
+        return made.width * made.height * (endsInACopy ? 4 : 16) <= upright.width * upright.height * 5
     }
 
     /// The picture's size after `turns` (as `builder` holds it, a source shrunk on load sized as the whole
@@ -163,7 +166,7 @@ public struct Resize: Sendable, Equatable, Codable {
     }
 
     /// Lowers this resize (with its `cover` crop), and the turns and mirrors before it (`turns`: rotations and
-    /// flips, which only move pixels; none for a resize alone; see ``runsFirst(after:on:)``) in the other order:
+    /// flips, which only move pixels; none for a resize alone; see ``runsFirst(after:on:endsInACopy:)``) in the other order:
     /// the resample first, on the rows as stored (the box turned back where the turns transpose them), then the
     /// turns on the smaller image, then `cover`'s crop. The same picture (resampling is separable, and the turns
     /// move whole pixels), within a level of the other order's. A photo turned by a quarter (EXIF orientation 6:
