@@ -79,7 +79,14 @@ struct OperationOptions: ParsableArguments {
                                valueName: "x,y,w,h"))
     var crop: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rotate clockwise: 90, 180 or 270.", valueName: "degrees"),
+            transform: { text in
+                // "90.0" had ArgumentParser's bare "invalid" (a recipe takes it), where "45" said what is taken.
+                guard let degrees = try NumberArgument.integer(text, flag: "--rotate") else {
+                    throw ValidationError("must be 90, 180 or 270")
+                }
+                return degrees
+            })
     var rotate: Int?
 
     @Option(help: "Mirror: h (left-right) or v (top-bottom).")
@@ -97,22 +104,28 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Let --resize enlarge images (by default it only shrinks).")
     var upscale = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Add to every color channel (0 = none), \(ParameterRanges.brightness.text).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Add to every color channel, on a scale where 0 is black and 1 white (0 = none), \(ParameterRanges.brightness.text).", valueName: "f"),
+            transform: NumberArgument.decimal)
     var brightness: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Contrast multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Contrast multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"),
+            transform: NumberArgument.decimal)
     var contrast: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Saturation multiplier (1 = none), \(ParameterRanges.factor.text).", valueName: "f"),
+            transform: NumberArgument.decimal)
     var saturation: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none), \(ParameterRanges.exposure.text): the stored values times 2^stops, not linear light.", valueName: "stops"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exposure change in stops (0 = none), \(ParameterRanges.exposure.text): the stored values times 2^stops, not linear light.", valueName: "stops"),
+            transform: NumberArgument.decimal)
     var exposure: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens), \(ParameterRanges.gamma.text).", valueName: "g"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gamma (1 = none; above 1 brightens), \(ParameterRanges.gamma.text).", valueName: "g"),
+            transform: NumberArgument.decimal)
     var gamma: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels, \(ParameterRanges.sigma.text).", valueName: "sigma"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gaussian blur of this standard deviation in pixels, \(ParameterRanges.sigma.text).", valueName: "sigma"),
+            transform: NumberArgument.decimal)
     var blur: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Unsharp mask: amount \(ParameterRanges.amount.text), blur sigma \(ParameterRanges.sigma.text) (default 1), threshold \(ParameterRanges.unit.text) (default 0: differences below it are left alone, up to twice it sharpened in part).",
@@ -128,13 +141,15 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "Watermark position: tl, tr, bl, br (default), center.")
     var watermarkPosition: Watermark.Position?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark opacity \(ParameterRanges.unit.text) (default 1).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark opacity \(ParameterRanges.unit.text) (default 1).", valueName: "f"),
+            transform: NumberArgument.decimal)
     var watermarkOpacity: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16).", valueName: "px"))
     var watermarkMargin: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's, \(ParameterRanges.scale.text) (default 0.2).", valueName: "f"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's, \(ParameterRanges.scale.text) (default 0.2).", valueName: "f"),
+            transform: NumberArgument.decimal)
     var watermarkScale: Double?
 
     /// The job's render plan, every parameter checked (`Operation.validate`) and
@@ -295,7 +310,7 @@ struct OperationOptions: ParsableArguments {
     private func operationsFromFlags() throws -> [Render.Operation] {
         var operations: [Render.Operation] = []
         if let crop {
-            let numbers = try Self.numbers(crop, flag: "--crop", count: 4...4, as: Int.self)
+            let numbers = try Self.numbers(crop, flag: "--crop", count: 4...4) { try NumberArgument.integer($0, flag: "--crop") }
             operations.append(.crop(Crop(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])))
         }
         if let rotate { operations.append(.rotate(Rotate(degrees: rotate))) }
@@ -313,7 +328,15 @@ struct OperationOptions: ParsableArguments {
         }
         if let blur { operations.append(.blur(Blur(sigma: blur))) }
         if let sharpen {
-            let numbers = try Self.numbers(sharpen, flag: "--sharpen", count: 1...3, as: Double.self)
+            let numbers = try Self.numbers(sharpen, flag: "--sharpen", count: 1...3) { part throws -> Double? in
+                do throws(NumberArgument.Problem) {
+                    return try NumberArgument.decimal(part)
+                } catch .notDecimal {
+                    return nil
+                } catch {
+                    throw ValidationError("--sharpen: '\(part)' is \(error)")
+                }
+            }
             operations.append(.sharpen(Sharpen(amount: numbers[0], sigma: numbers.count > 1 ? numbers[1] : 1,
                                                threshold: numbers.count > 2 ? numbers[2] : 0)))
         }
@@ -328,10 +351,10 @@ struct OperationOptions: ParsableArguments {
         return operations
     }
 
-    /// Comma-separated numbers, `count` of them.
-    private static func numbers<T: LosslessStringConvertible>(_ text: String, flag: String, count: ClosedRange<Int>,
-                                                              as: T.Type) throws -> [T] {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { T(String($0).trimmingCharacters(in: .whitespaces)) }
+    /// Comma-separated numbers, `count` of them, each read by `parse` (nil: not a number).
+    private static func numbers<T>(_ text: String, flag: String, count: ClosedRange<Int>,
+                                   _ parse: (String) throws -> T?) throws -> [T] {
+        let parts = try text.split(separator: ",", omittingEmptySubsequences: false).map { try parse(String($0)) }
         guard count.contains(parts.count), parts.allSatisfy({ $0 != nil }) else {
             throw ValidationError("\(flag) expects \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)") comma-separated numbers, not '\(text)'")
         }
@@ -340,11 +363,13 @@ struct OperationOptions: ParsableArguments {
 
     /// `WxH`, `Wx` or `xH`.
     private static func box(_ text: String) throws -> (Int?, Int?) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, parts.contains(where: { !$0.isEmpty }),
-              parts.allSatisfy({ $0.isEmpty || Int($0) != nil }) else {
+        let parts = try text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { part in
+            part.trimmingCharacters(in: .whitespaces).isEmpty ? Optional(Int?.none)
+                : try NumberArgument.integer(String(part), flag: "--resize").map { Optional($0) }
+        }
+        guard parts.count == 2, parts.allSatisfy({ $0 != nil }), parts.contains(where: { $0! != nil }) else {
             throw ValidationError("--resize expects WxH, Wx or xH, not '\(text)'")
         }
-        return (Int(parts[0]), Int(parts[1]))
+        return (parts[0]!, parts[1]!)
     }
 }

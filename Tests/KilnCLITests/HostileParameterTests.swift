@@ -27,6 +27,21 @@ import Testing
         (["--brightness", "1e308"], "--brightness must be -100…100"),
         (["--saturation", "1e308"], "--saturation must be -100…100"),
         (["--rotate", "45"], "--rotate must be 90, 180 or 270"),
+        // Numbers in decimal only: Swift's Double(String) read C's hexadecimal floats, and ImageMagick's `-blur 0x10`
+        // typed as `--blur 0x10` blurred by σ 16 without a word.
+        (["--blur", "0x10"], "'0x10' is invalid for '--blur <sigma>': not a decimal number"),
+        (["--brightness", "0x1p-1"], "'0x1p-1' is invalid for '--brightness <f>': not a decimal number"),
+        (["--stall-timeout", "0x10"], "'0x10' is invalid for '--stall-timeout <stall-timeout>': not a decimal number"),
+        (["--sharpen", "0x1"], "--sharpen expects 1 to 3 comma-separated numbers, not '0x1'"),
+        // A value too large or too small to hold is named as typed (the range's message said "not inf", "not 0").
+        (["--blur", "1e400"], "'1e400' is invalid for '--blur <sigma>': too large a number"),
+        (["--gamma", "1e-400"], "'1e-400' is invalid for '--gamma <g>': too small a number to tell from 0"),
+        (["--sharpen", "1,1e400"], "--sharpen: '1e400' is too large a number"),
+        // A whole number too large for an Int was said to be in the wrong form.
+        (["--resize", "99999999999999999999x"], "--resize: 99999999999999999999 is out of range"),
+        (["--crop", "0,0,99999999999999999999,1"], "--crop: 99999999999999999999 is out of range"),
+        // "90.0" had ArgumentParser's bare "invalid", without what is taken.
+        (["--rotate", "90.0"], "'90.0' is invalid for '--rotate <degrees>': must be 90, 180 or 270"),
         (["--max-pixels", "3000000000"], "--max-pixels must be 1…2147483647"),
         (["--stall-timeout", "1e300"], "--stall-timeout must be 0.001…31536000"),
         (["--stall-timeout", "1e-300"], "--stall-timeout must be 0.001…31536000"),
