@@ -95,7 +95,7 @@ struct OperationOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Resize to WxH, Wx or xH (premultiplied alpha); W, H \(ParameterRanges.resize.text).", valueName: "WxH"))
     var resize: String?
 
-    @Option(help: "How --resize meets its box: inside (default), cover, fill.")
+    @Option(help: "How --resize meets its box: inside (default), cover, fill (with one side given, every fit is inside).")
     var fit: Resize.Fit?
 
     @Option(help: "Resampling filter for --resize: lanczos3 (default), bilinear, nearest.")
@@ -145,7 +145,7 @@ struct OperationOptions: ParsableArguments {
             transform: NumberArgument.decimal)
     var watermarkOpacity: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16).", valueName: "px"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16; none at center).", valueName: "px"))
     var watermarkMargin: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's, \(ParameterRanges.scale.text) (default 0.2).", valueName: "f"),
@@ -168,6 +168,11 @@ struct OperationOptions: ParsableArguments {
             case .success(let selection): metadata = selection
             case .failure(let problem): throw ValidationError("--keep: \(problem)")
             }
+        }
+        // An empty file name ("--recipe \"$R\"" with R unset) is said as such, not as a file that cannot be read.
+        for (flag, value) in [("--recipe", recipe), ("--profile", profile), ("--input-profile", inputProfile)]
+        where value?.allSatisfy(\.isWhitespace) == true {
+            throw ValidationError("\(flag) must not be empty")
         }
         var output = OutputSettings()
         var recipeLevel: Int?

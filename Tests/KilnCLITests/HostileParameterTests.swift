@@ -40,6 +40,9 @@ import Testing
         // A whole number too large for an Int was said to be in the wrong form.
         (["--resize", "99999999999999999999x"], "--resize: 99999999999999999999 is out of range"),
         (["--crop", "0,0,99999999999999999999,1"], "--crop: 99999999999999999999 is out of range"),
+        // An empty file name (a script's unset variable) said "invalid recipe : cannot read the file".
+        (["--recipe", ""], "--recipe must not be empty"),
+        (["--profile", " "], "--profile must not be empty"),
         // "90.0" had ArgumentParser's bare "invalid", without what is taken.
         (["--rotate", "90.0"], "'90.0' is invalid for '--rotate <degrees>': must be 90, 180 or 270"),
         (["--max-pixels", "3000000000"], "--max-pixels must be 1…2147483647"),

@@ -48,6 +48,8 @@ import Testing
     @Test(arguments: [
         (#"{"operations":[{"op":"blurr","sigma":1}]}"#, "unknown op \"blurr\""),
         (#"{"operations":[{"op":"blur"}]}"#, "operations[0].sigma: missing"),
+        // A resize with neither side said "operations[0].width: or height is needed (or both)".
+        (#"{"operations":[{"op":"resize"}]}"#, "operations[0].width: missing (a width, a height or both are needed)"),
         (#"{"operations":[{"op":"crop","x":0,"y":0,"width":"ten","height":5}]}"#, "operations[0].width: wrong type"),
         (#"{"operations":[{"op":"rotate","degrees":45}]}"#, "operations[0].degrees: must be 90, 180 or 270"),
         (#"{"operations":[{"op":"blur","sigma":1},{"op":"watermark","file":"m.png","margin":3000000000}]}"#,

@@ -90,7 +90,7 @@ public struct Resize: Sendable, Equatable, Codable {
     }
 
     func validate() throws(RenderError) {
-        try require(width != nil || height != nil, "resize", "width", "or height is needed (or both)")
+        try require(width != nil || height != nil, "resize", "width", "missing (a width, a height or both are needed)")
         if let width { try ParameterRanges.resize.check(width, "resize", "width") }
         if let height { try ParameterRanges.resize.check(height, "resize", "height") }
     }
