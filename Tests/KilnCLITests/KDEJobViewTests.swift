@@ -103,16 +103,20 @@ struct KDEJobViewTests {
         let stall = max(2, Int((2 * perImage).rounded(.up)))
         let settle = perImage + 0.5  // the image in flight reaches its next strip (or its end)
         let hold = 3.0 * Double(stall)
+        // Under systemd too: its STATUS= line says the job is paused (it showed a running job's fields).
+        let systemd = try NotifyListener(dir.join("notify"))
         let child = try startKiln(["export", LargeImages.directory, "--output", out, "--progress", "json", "--jobs", "1",
                                    "--notify", "desktop", "--stall-timeout", "\(stall)"],
-                                  environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-        #expect(child.waitUntil(timeout: .seconds(120)) {
+                                  environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "NOTIFY_SOCKET": systemd.name])
+        #expect(systemd.listen(to: child, for: .seconds(120)) {
             server.calls("setSuspended").contains { arguments($0).first as? Bool == true }
         }, "no setSuspended(true): \(server.records)")
-        Thread.sleep(forTimeInterval: settle)
+        systemd.listen(to: child, for: .seconds(settle))
         let before = (files: LargeImages.outputs(in: out).count, events: fileEvents(child))
         let heldFrom = ContinuousClock.now
-        Thread.sleep(forTimeInterval: hold)
+        systemd.listen(to: child, for: .seconds(hold))
+        #expect(systemd.lines.contains { $0.hasPrefix("STATUS=") && $0.contains(" — paused · ") },
+                "systemd's status never said paused: \(systemd.lines.filter { $0.hasPrefix("STATUS=") }.suffix(5))")
         let status = try kiln(["status", out])
         let after = (files: LargeImages.outputs(in: out).count, events: fileEvents(child))
         let held = (ContinuousClock.now - heldFrom).seconds

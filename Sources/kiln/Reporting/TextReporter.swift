@@ -219,7 +219,10 @@ final class TextReporter: ExportReporter {
     /// The bar's fields in display order, each with its priority (0 = kept longest). At any
     /// width a field is shown whole or not at all: a number is never cut.
     private static func fields(_ snap: ProgressSnapshot) -> [(priority: Int, text: String)] {
-        var fields: [(priority: Int, text: String)] = [
+        // Paused from a view (KDE's Pause): said first, as the desktop's text says it; systemd's STATUS= line
+        // showed a running job's fields with no word of the pause.
+        var fields: [(priority: Int, text: String)] = snap.paused ? [(0, "paused")] : []
+        fields += [
             (0, "\(Int((snap.fraction * 100).rounded(.down)))%"),
             (1, "\(snap.counts.completed)/\(snap.total)"),
         ]
