@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "ContinuedProcessing"),
         // Pixels, rows, headers, metadata and the reader/writer protocols every codec implements.
         .target(name: "ImageCore", dependencies: ["Locking"]),
-        // The one lock type of the modules below ContinuedProcessing (pthread-based: ThreadSanitizer sees it).
+        // The one lock type of the modules below ContinuedProcessing (pthread-based: ThreadSanitizer sees it), and the
+        // threads CPU loops run on (kiln's own, not the pool Swift concurrency's executor shares).
         .target(name: "Locking"),
         // Every libpng call and every setjmp lives in this C target (SPEC §1).
         .target(
@@ -39,7 +40,7 @@ let package = Package(
             dependencies: ["CKernels"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("isal"), .linkedLibrary("deflate")]
         ),
-        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG", "Color"]),
+        .target(name: "PNGCodec", dependencies: ["ImageCore", "CPNG", "Color", "Locking"]),
         // Every libjpeg(-turbo) call and every setjmp/longjmp of the JPEG codec lives in this C target (SPEC §6.1).
         .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "JPEGCodec", dependencies: ["ImageCore", "CJPEG", "Color"]),
@@ -53,7 +54,7 @@ let package = Package(
         // its clones header serves CPNG too.
         .target(name: "CKernels"),
         // Passes, the schedule (whole image or strips, chunking, threads) and the CPU backend; no codec, no Vulkan.
-        .target(name: "Compute", dependencies: ["ImageCore", "CKernels"]),
+        .target(name: "Compute", dependencies: ["ImageCore", "CKernels", "Locking"]),
         // Vulkan headers only (VK_NO_PROTOTYPES): the loader is dlopen'ed at run time, never linked.
         .target(name: "CVulkan", linkerSettings: [.linkedLibrary("dl")]),
         // The few libdbus-1 calls of desktop notifications: the library is dlopen'ed at run time, never linked.
@@ -102,7 +103,7 @@ let package = Package(
         ),
         .testTarget(name: "ContinuedProcessingTests", dependencies: ["ContinuedProcessing"]),
         .testTarget(name: "PNGCodecTests", dependencies: ["PNGCodec", "CPNG", "ImageCore", "KilnTestSupport"]),
-        .testTarget(name: "ComputeTests", dependencies: ["Compute", "VulkanCompute", "ImageCore", "KilnTestSupport"]),
+        .testTarget(name: "ComputeTests", dependencies: ["Compute", "VulkanCompute", "ImageCore", "KilnTestSupport", "Locking"]),
         .testTarget(
             name: "RenderTests",
             dependencies: ["Render", "Compute", "VulkanCompute", "ImageCore", "PNGCodec", "KilnTestSupport",

@@ -1,7 +1,7 @@
 import ImageCore
-import Dispatch
 import Glibc
 import CPNG
+import Locking
 
 /// Compresses one PNG's rows as they arrive and writes the file to an
 /// ``EncodedOutput`` as it goes (SPEC §8): the signature, IHDR and the chunks
@@ -271,7 +271,7 @@ extension PNGStream {
                 (slots.baseAddress! + offset).initialize(to: (segment, status))
                 progress?.segmentDone(of: count)
             }
-            if range.count == 1 { run(0) } else { DispatchQueue.concurrentPerform(iterations: range.count, execute: run) }
+            CPUThreads.perform(iterations: range.count, run)
             defer { for index in results.indices { cpng_segment_free(&results[index].0) } }
             if let failure = results.first(where: { $0.1.code != CPNG_OK }) { throw PNGError(status: failure.1) }
             for (index, (segment, _)) in results.enumerated() {

@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 /// Splits CPU kernels over the cores left to each image in flight.
@@ -52,7 +52,7 @@ package enum ParallelLoop {
         // A few chunks per thread even out uneven progress between threads.
         let chunks = min(threads * 4, count, work / (minimumParallelWork / 4))
         let chunkSize = (count + chunks - 1) / chunks
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        CPUThreads.perform(iterations: chunks) { chunk in
             let start = chunk * chunkSize
             let end = min(start + chunkSize, count)
             if start < end { body(start..<end) }
@@ -76,7 +76,7 @@ package enum ParallelLoop {
         let step = (bytes / threads + page - 1) / page * page
         let firstEnd = Int((start + UInt(step)) / UInt(page) * UInt(page) - start)
         let pieces = 1 + max(0, (bytes - firstEnd + step - 1) / step)
-        DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+        CPUThreads.perform(iterations: pieces) { piece in
             let lower = piece == 0 ? 0 : min(bytes, firstEnd + (piece - 1) * step)
             let upper = min(bytes, firstEnd + piece * step)
             guard lower < upper else { return }
