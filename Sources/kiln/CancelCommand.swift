@@ -70,9 +70,9 @@ struct CancelCommand: ParsableCommand {
             if errno == ESRCH { throw notRunning(journal) }
             throw KilnExitCode.failure("cannot signal pid \(pid): \(String(cString: strerror(errno)))", KilnExitCode.unavailable)
         }
-        // A job suspended (Ctrl-Z) takes the stop only once it runs: continued, it stops as asked. Before, the cancel
-        // said it had asked, and the job stood still until someone continued it.
-        if status.state == .suspended, kill(pid, SIGCONT) == 0 {
+        // A job suspended (Ctrl-Z, or a plain SIGSTOP it cannot hear) takes the stop only once it runs: continued, it
+        // stops as asked. Before, the cancel said it had asked, and the job stood still until someone continued it.
+        if status.state == .suspended || JobLock.isStopped(pid), kill(pid, SIGCONT) == 0 {
             say("kiln: asked job \(pid) to stop, and continued it (it was suspended) so that it can; `kiln resume "
                 + "\(directory)` continues it")
             return

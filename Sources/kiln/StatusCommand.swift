@@ -52,7 +52,11 @@ struct StatusCommand: ParsableCommand {
         let live = journal.status()
         let running = JobLock.isHeld(journal)
         // A job whose process died (even by kill -9) no longer holds the lock.
-        let state = running ? (live?.state ?? .running) : live?.state == .finished ? .finished : LiveStatus.State.stopped
+        // A plain SIGSTOP (a cluster's suspend) is not heard by the job: what the process stands in says it.
+        let stopped = running && live.map { $0.host == nil || $0.host == Host.name } == true
+            && JobLock.isStopped(live?.pid ?? 0) && JobLock.isHeld(journal, by: live?.pid ?? 0)
+        let state = stopped ? .suspended : running ? (live?.state ?? .running)
+            : live?.state == .finished ? .finished : LiveStatus.State.stopped
         let total = record.items.count
         let written, skipped, failed, completed: Int
         let conflicts: Int?

@@ -240,6 +240,22 @@ import Testing
         #expect(try child.wait(timeout: .seconds(30)).status == 75)
     }
 
+    /// A plain SIGSTOP (Slurm's `scontrol suspend`, a preempting scheduler) cannot be caught: the job's own status
+    /// kept saying running, and `kiln cancel` said it had asked while the job stood still until continued.
+    @Test func aJobStoppedBySIGSTOPIsSuspendedAndCancelContinuesIt() throws {
+        let out = try TemporaryDirectory()
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--stall-timeout", "600"],
+                                  environment: ["KILN_TEST_STALL_AFTER": "1"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        func state() -> String { status(out.path)["state"] as? String ?? "" }
+        child.send(SIGSTOP)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0 && (cancel.stdout + cancel.stderr).contains("continued it"), "\(cancel.stdout)\(cancel.stderr)")
+        #expect(try child.wait(timeout: .seconds(30)).status == 75)
+    }
+
     /// A process stopped by a plain SIGSTOP for longer than the stall timeout is no stall once continued: its
     /// SIGCONT tells the watchdog (`TaskScheduler.processContinued`) that the time it stood still counts for
     /// nothing, and a poll late without one is judged a poll later. (The watchdog no longer takes every late
