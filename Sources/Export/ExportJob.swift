@@ -750,12 +750,12 @@ public final class ExportJob: Sendable {
                 self.stop(because: stop.description)
                 return nil
             } catch {
-                // A full or read-only disk stops the job: the image is left for resume, not failed. In place, an
+                // A full or read-only disk, or an output folder removed, stops the job: the image is left for resume, not failed. In place, an
                 // output is written beside its input: a failure there is the input folder's file system's.
                 let folder = (destination as NSString).deletingLastPathComponent
                 let place = options.inPlace && error is OutputError ? (folder.isEmpty ? "." : folder) : nil
-                if let full = StorageFull.reason(error, output: output.path, place: place) {
-                    self.stop(because: full)
+                if let stop = StoppingFailure.reason(error, in: output, place: place) {
+                    self.stop(because: stop)
                     return nil
                 }
                 // A decoder's complaint about an input rewritten under it is the rewrite's doing: said so.

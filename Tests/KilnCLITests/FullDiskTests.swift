@@ -186,4 +186,23 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: disk + "/empty"), "the user's empty folder stays")
         #expect(FileManager.default.fileExists(atPath: disk + "/other/.kiln/shards/0-of-2/job.json"), "the shard's journal stays")
     }
+
+    /// The output folder removed while the job runs: every image after would fail alike (a 156-image run said 112
+    /// failures, each "cannot create a temporary file"), and the journal went with the folder. The job stops at the
+    /// first with one warning naming the folder, exit 75.
+    @Test func anOutputFolderRemovedWhileTheJobRunsStopsIt() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out")
+        let child = try startKiln(["export", LargeImages.directory, "--output", out, "--progress", "json", "--jobs", "1",
+                                   "--level", "9"])
+        #expect(child.waitUntil { child.stdoutSoFar.contains("\"event\":\"file\"") })
+        try FileManager.default.removeItem(atPath: out)
+        let r = try child.wait(timeout: .seconds(120))
+        #expect(r.status == 75, "\(r.stderr)")
+        let warnings = Events(r.stdoutLines).named("warning").map { $0[string: "message"] }
+        #expect(warnings.contains { $0.hasPrefix("stopped: \(out) was removed while the job ran") }, "\(warnings)")
+        // At most the image being placed as the folder went fails; none after it.
+        #expect(Events(r.stdoutLines).files("failed").count <= 1, "\(r.stdout)")
+        #expect(Events(r.stdoutLines).all.count { $0["event"] as? String == "file" } < LargeImages.count, "the job stopped")
+    }
 }

@@ -64,6 +64,12 @@ public final class OutputDirectory: Sendable {
         empty.store(root.names() == [".kiln"], ordering: .relaxed)
     }
 
+    /// The held folder that was removed while the job ran (the output folder, `.kiln`, the journal's folder or its
+    /// `tmp/`), by its path as opened; nil while all stand. Nothing can be made in it any more, nor recorded.
+    public var removedFolder: String? {
+        [root, state, journalDirectory, temporary].first(where: \.isRemoved)?.path
+    }
+
     /// The path of `.kiln` as opened (for messages and tests).
     public var stateDirectory: String { state.path }
 

@@ -38,7 +38,7 @@ final class GroupCommit: @unchecked Sendable {
     private let output: OutputDirectory
     private let journal: Journal?
     private let critical: @Sendable (String, () throws -> Void) throws -> Void
-    /// Stops the job, with the reason (a full disk: see ``StorageFull``).
+    /// Stops the job, with the reason (a full disk: see ``StoppingFailure``).
     private let stop: @Sendable (String) -> Void
     // A lock with a condition: the committer thread waits for work or a deadline; TSan sees its pthread mutex.
     private let condition = NSCondition()
@@ -162,7 +162,7 @@ final class GroupCommit: @unchecked Sendable {
                     // Whatever the reason, a journal that takes no record stops the job as a full disk does: every
                     // image after would fail alike, its output in place. (Before, one that refused to be written, made
                     // immutable, ran the job to its end, failing every image left, and `kiln status` counted none.)
-                    stop(StorageFull.reason(error, output: output.path)
+                    stop(StoppingFailure.reason(error, in: output)
                          ?? "stopped: the job's journal cannot be written (\(error)); the images not recorded are left for "
                             + "`kiln resume \(output.path)` once it can be")
                     undelivered.formUnion(pending)
@@ -186,7 +186,7 @@ final class GroupCommit: @unchecked Sendable {
                 try output.flush(&outputs)
             } catch {
                 // Not known to be on the disk: none is named, each fails (and is redone by a later run).
-                let full = StorageFull.reason(error, output: output.path)
+                let full = StoppingFailure.reason(error, in: output)
                 if let full { stop(full) }
                 for (index, var file) in zip(staged, outputs) {
                     output.discard(&file)
@@ -205,7 +205,7 @@ final class GroupCommit: @unchecked Sendable {
                 try output.place(file, at: batch[index].record.output, replace: batch[index].replace)
             } catch {
                 output.discard(&file)
-                if let full = StorageFull.reason(error, output: output.path) {
+                if let full = StoppingFailure.reason(error, in: output) {
                     stop(full)
                     undelivered.insert(index)
                 } else {
