@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// The threads that CPU loops split their work over (a kernel's bands, a PNG's deflate segments): kiln's own, one
 /// fewer than the cores, the caller working beside them — never libdispatch's global pool.
@@ -13,7 +11,8 @@ import Glibc
 /// pool `dispatch_apply` takes from its caller is libdispatch's internal choice, not a promise).
 package enum CPUThreads {
     /// Calls `body` once for each of `0..<iterations`, concurrently on the pool's threads and the caller's, and
-    /// returns once every call has returned. `body` must not call `perform` itself.
+    /// returns once every call has returned. A `body` may call `perform` too: a caller runs its own job's
+    /// iterations and waits only for those other threads started, so no wait closes a circle.
     package static func perform(iterations: Int, _ body: (Int) -> Void) {
         guard iterations > 1 else {
             if iterations == 1 { body(0) }
@@ -37,8 +36,9 @@ package enum CPUThreads {
         close(file)
     }
 
-    /// The threads beside the caller: one fewer than the cores.
-    private static let pool = Pool(threads: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1))
+    /// The threads beside the caller: one fewer than the cores this process may use (its CPU affinity and cgroup
+    /// quota, as `ParallelLoop` counts them: a Slurm job given 2 CPUs of a 64-core node gets 1, not 63).
+    private static let pool = Pool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
     // Unchecked: every field is read and written under the pool's mutex; `body` is called (outside it)
     // concurrently, as `perform` says, and outlives every call: the caller waits for them, then lets it go.

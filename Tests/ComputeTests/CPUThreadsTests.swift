@@ -40,7 +40,7 @@ struct CPUThreadsTests {
         done.wait()
         let (rows, helpers) = seen.withLock { $0 }
         #expect(rows == loops * count, "every row once")
-        // (On one core no thread helps: the caller runs every chunk.)
+        // (On one core no loop is split: ParallelLoop gives it one thread, the caller.)
         #expect(helpers == (cores > 1 ? [CPUThreads.threadName] : []), "chunks ran on threads named \(helpers)")
     }
 }
