@@ -61,8 +61,11 @@ struct CancelCommand: ParsableCommand {
         // Ctrl-C, which abandons the images in flight. Before, a cancel repeated by a script or an impatient person
         // turned the graceful stop into a hard one.
         if status.state == .stopping {
-            say("kiln: job \(pid) is already stopping (the images in flight finish within its --grace); "
-                  + "`kiln resume \(directory)` continues it")
+            // Stopped meanwhile by a plain SIGSTOP (a cluster suspending it within its grace): continued, it ends.
+            let continued = JobLock.isStopped(pid) && kill(pid, SIGCONT) == 0
+            say("kiln: job \(pid) is already stopping (the images in flight finish within its --grace)"
+                  + (continued ? ", and was continued (it was suspended) so that it can" : "")
+                  + "; `kiln resume \(directory)` continues it")
             return
         }
         guard kill(pid, SIGINT) == 0 else {

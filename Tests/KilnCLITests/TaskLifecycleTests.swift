@@ -256,6 +256,24 @@ import Testing
         #expect(try child.wait(timeout: .seconds(30)).status == 75)
     }
 
+    /// Suspended by a plain SIGSTOP while stopping (a cluster suspending it within its grace): the cancel said the
+    /// job was already stopping, and it stood still.
+    @Test func aStoppingJobStoppedBySIGSTOPIsContinuedByCancel() throws {
+        let out = try TemporaryDirectory()
+        // Images slow enough (a strong blur at level 9) that one is still in flight as the steps below are taken.
+        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
+                                   "--jobs", "1", "--blur", "40", "--level", "9", "--grace", "600"])
+        #expect(child.waitUntil { fileEvents(child) >= 1 })
+        func state() -> String { status(out.path)["state"] as? String ?? "" }
+        child.send(SIGTERM)
+        #expect(child.waitUntil(timeout: .seconds(30)) { state() == "stopping" }, "state: \(state())")
+        child.send(SIGSTOP)
+        #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
+        let cancel = try kiln(["cancel", out.path])
+        #expect(cancel.status == 0 && (cancel.stdout + cancel.stderr).contains("was continued"), "\(cancel.stdout)\(cancel.stderr)")
+        #expect(try child.wait(timeout: .seconds(300)).status == 75)
+    }
+
     /// A process stopped by a plain SIGSTOP for longer than the stall timeout is no stall once continued: its
     /// SIGCONT tells the watchdog (`TaskScheduler.processContinued`) that the time it stood still counts for
     /// nothing, and a poll late without one is judged a poll later. (The watchdog no longer takes every late
