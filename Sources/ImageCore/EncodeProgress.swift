@@ -40,7 +40,8 @@ public final class EncodeProgress: Sendable {
     /// seconds of CPU since it, never reaching the next step (so never past what the encoder then says), and rising
     /// while the thread works, however long. Before, libwebp's last stage on a detailed 16000 × 12000 picture
     /// (writing its tokens, over 60 s) said nothing, and the stall watchdog stopped a job that worked as stalled
-    /// (exit 75, "resumable"). A thread that spends no CPU (blocked) reports nothing. Checked twice a second.
+    /// (exit 75, "resumable"); so did a PNG's deflate segment (zlib's level 9, seconds of CPU each). A thread that
+    /// spends no CPU (blocked) reports nothing. Checked four times a second.
     public func reportingWork<T>(below step: Double, _ work: () throws -> T) rethrows -> T {
         var clock = clockid_t()
         guard pthread_getcpuclockid(pthread_self(), &clock) == 0 else { return try work() }
@@ -52,8 +53,9 @@ public final class EncodeProgress: Sendable {
         // Signalled by the timer's cancel handler: the call returns only once no tick can come (a tick after it would
         // raise the progress of work this thread no longer does).
         let ended = DispatchSemaphore(value: 0)
-        // What the encoder had said at the last tick, and this thread's CPU time when it said it.
-        let since = Locked<(said: Double, cpu: Double)>((-1, 0))
+        // What the encoder had said at the last tick, and this thread's CPU time when it said it: from the call's start,
+        // so the first tick counts the CPU spent since (it only set this, and the progress stood still for a second).
+        let since = Locked<(said: Double, cpu: Double)>((state.withLock { $0.said }, seconds() ?? 0))
         timer.setEventHandler { [self] in
             guard let cpu = seconds() else { return }
             state.withLock { state in
@@ -69,7 +71,7 @@ public final class EncodeProgress: Sendable {
             }
         }
         timer.setCancelHandler { ended.signal() }
-        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250), leeway: .milliseconds(50))
         timer.resume()
         defer {
             timer.cancel()

@@ -124,10 +124,15 @@ public enum PNGEncoder {
                               to: output)
         }
         let indexed = MemoryOutput(), samples = MemoryOutput()
+        // Each form reports half of the encode: the palette's said nothing, and a noisy gray image at level 9 (its
+        // 256 grays a palette too) stood still for seconds, long enough for a short --stall-timeout to stop it.
+        let halves = progress.map { whole in
+            (EncodeProgress { whole.report($0 / 2) }, EncodeProgress { whole.report(0.5 + $0 / 2) })
+        }
         let indexedDropped = try encode(image, plan: palette, metadata: metadata, keep: keep, time: time,
-                                        progress: nil, to: indexed)
+                                        progress: halves?.0, to: indexed)
         let samplesDropped = try encode(image, plan: direct, metadata: metadata, keep: keep, time: time,
-                                        progress: progress, to: samples)
+                                        progress: halves?.1, to: samples)
         let (bytes, dropped) = indexed.bytes.count <= samples.bytes.count
             ? (indexed.bytes, indexedDropped) : (samples.bytes, samplesDropped)
         try bytes.withUnsafeBytes { try output.write($0) }

@@ -263,11 +263,18 @@ extension PNGStream {
                 var segment = cpng_segment()
                 var status = cpng_status()
                 let start = (range.lowerBound + offset) * rowsPerSegment, end = min(height, start + rowsPerSegment)
-                _ = plan.withFormat { format in
-                    cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height), format,
-                                      UInt32(start), UInt32(end), fast.deflater, Int32(fast.level), fast.heuristic,
-                                      &segment, &status)
+                let deflate = {
+                    _ = plan.withFormat { format in
+                        cpng_fast_segment(pixels.baseAddress, UInt32(first), UInt32(width), UInt32(height), format,
+                                          UInt32(start), UInt32(end), fast.deflater, Int32(fast.level), fast.heuristic,
+                                          &segment, &status)
+                    }
                 }
+                // A segment says nothing until it ends: zlib's level 9 on a megabyte of noisy rows is seconds of CPU,
+                // and with more images in flight than cores (--jobs 8 on 2) a segment's wall time was 14 s, flat, so a
+                // --stall-timeout under that stopped a job that worked. Its thread's CPU time moves the progress
+                // within the segment's share meanwhile.
+                if let progress { progress.reportingWork(below: 1 / Double(count), deflate) } else { deflate() }
                 (slots.baseAddress! + offset).initialize(to: (segment, status))
                 progress?.segmentDone(of: count)
             }

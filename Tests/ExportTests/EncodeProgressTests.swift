@@ -38,6 +38,21 @@ import Testing
         #expect(seen.all.last == 0.43)
     }
 
+    /// The first tick counts the CPU time since the call began: it only took its mark, so a work of under a second
+    /// (a PNG segment among more images than cores) said nothing, and a short --stall-timeout stopped its job.
+    @Test func theFirstTickCountsFromTheCallsStart() {
+        let seen = Collected<Double>()
+        let progress = EncodeProgress { seen.append($0) }
+        let began = ContinuousClock.now
+        let inside = progress.reportingWork(below: 0.01) { () -> Int in
+            var sum = 0.0
+            // Working for 0.7 s of wall time: ticks at 0.25 and 0.5 s come while it works.
+            while ContinuousClock.now - began < .milliseconds(700) { sum += sin(sum + 1) }
+            return seen.all.count + (sum.isNaN ? 1 : 0)
+        }
+        #expect(inside > 0, "nothing reported while working: \(seen.all)")
+    }
+
     @Test func aBlockedEncoderReportsNothing() {
         let seen = Collected<Double>()
         let progress = EncodeProgress { seen.append($0) }

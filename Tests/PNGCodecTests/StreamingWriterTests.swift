@@ -126,4 +126,22 @@ import Testing
         #expect(bytes == (try PNGEncoder.encode(image, options: .init(level: 6))))
         #expect(PNGBytes.data(of: "IHDR", in: bytes).first?[9] == 0, "colour type 0, gray")
     }
+
+    /// A held image that a palette can hold too is encoded both ways, the smaller kept: each reports its half of the
+    /// encode. The palette's said nothing, and noisy gray images at level 9 (256 grays) stood still for seconds among
+    /// more images than cores, long enough for a short --stall-timeout to stop a job that worked.
+    @Test func bothFormsTriedReportTheirHalf() throws {
+        var generator = SeededGenerator(seed: 11)
+        var image = PixelBuffer(width: 400, height: 400, depth: .eight)
+        for pixel in 0..<(400 * 400) {
+            let gray = UInt8(truncatingIfNeeded: generator.next())
+            for channel in 0..<3 { image.bytes[4 * pixel + channel] = gray }
+            image.bytes[4 * pixel + 3] = 255
+        }
+        let seen = Collected<Double>()
+        _ = try PNGEncoder.encode(image, options: .init(level: 9), metadata: nil, progress: EncodeProgress { seen.append($0) })
+        let reported = seen.all
+        #expect(reported.contains { $0 > 0 && $0 <= 0.5 }, "the palette's half: \(reported)")
+        #expect(reported.last == 1 && zip(reported, reported.dropFirst()).allSatisfy { $0 < $1 }, "\(reported)")
+    }
 }
