@@ -22,7 +22,7 @@ extension ChromaSubsampling: ExpressibleByArgument {}
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored; from 1 to 9 never larger and never faster than the one before: 1 ISA-L in segments on every core; 2-9 libdeflate on the whole image at 2-7 for an output of up to 64 MiB of rows (2-3 its level 1, 4-5 its 2, 6 its 3, 7 its 6); zlib at that level in segments at 8-9, and at 3-9 for a larger output; an output under 256 KiB of rows is deflated whole by libdeflate at 1-6, its 10-12 at 7-9 (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored; from 1 to 9 each no faster than the one before and, on photographs, no larger (a noisy or drawn image may come out larger at a higher level: each level is another deflater or filter choice, not more effort of one): 1 ISA-L in segments on every core; 2-9 libdeflate on the whole image at 2-7 for an output of up to 64 MiB of rows (2-3 its level 1, 4-5 its 2, 6 its 3, 7 its 6); zlib at that level in segments at 8-9, and at 3-9 for a larger output; an output under 256 KiB of rows is deflated whole by libdeflate at 1-6, its 10-12 at 7-9 (default 6; overrides a recipe's output.level).")
     var level: Int?
 
     @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
