@@ -5,7 +5,10 @@ internal import ImageCore
 /// the shrink), run on that image's packed rows: the strips render the graph without it into a buffer of packed
 /// rows (4 bytes a pixel at 8 bits), which the copy then reads. Strip execution held that image whole as floats
 /// (16 bytes a pixel) for the copy. The bytes are the same: packing works pixel by pixel (``PackKernel``), so
-/// packing the copied pixels and copying the packed ones agree.
+/// packing the copied pixels and copying the packed ones agree. A graph that is only such a copy of the source (a
+/// turn or flip v, a crop with it) copies the source's stored rows, read whole as before: strip execution unpacked
+/// rectangles of them into floats, copied those a pixel at a time and packed them again (a 24 MP JPEG turned by a
+/// quarter took 2.3 × vips' CPU).
 ///
 /// Measured (8 × 4000×3000 EXIF orientation 6 to 1600 wide, 2 jobs, the CPU): see BENCHMARKS.md's turned section.
 struct PackedCopy {
@@ -15,35 +18,46 @@ struct PackedCopy {
     private let copiesFrom: @Sendable (_ x: Int, _ y: Int) -> (x: Int, y: Int)
     /// The last pass's output size.
     let width: Int, height: Int
+    /// The size of the image the copy reads: the rest's result (the source, when the rest has no pass).
+    private let input: (width: Int, height: Int)
 
-    /// The split of `graph` when its last pass is a copy reading backwards the output of the pass before it; nil
-    /// otherwise (a copy reading forwards holds a window of rows, not the image; one of the source reads it by
-    /// rectangles; any other pass computes, and packing its input would round what it reads).
-    init?(_ graph: PassGraph) {
-        guard graph.passes.count >= 2, let last = graph.passes.last, let copiesFrom = last.copiesFrom,
-              !last.inputs[0].isForward, case .pass(let input) = last.inputs[0].image,
-              input == graph.passes.count - 2 else { return nil }
+    /// The split of `graph` over a source of `source`'s size when its last pass is a copy reading backwards the
+    /// output of the pass before it, or the source when it is the only pass; nil otherwise (a copy reading forwards
+    /// holds a window of rows, not the image; any other pass computes, and packing its input would round what it
+    /// reads).
+    init?(_ graph: PassGraph, source: (width: Int, height: Int)) {
+        guard let last = graph.passes.last, let copiesFrom = last.copiesFrom, !last.inputs[0].isForward else { return nil }
+        switch last.inputs[0].image {
+        case .pass(let index) where index == graph.passes.count - 2:
+            input = (graph.passes[index].width, graph.passes[index].height)
+        case .source where graph.passes.count == 1:
+            input = source
+        default:
+            return nil
+        }
         rest = PassGraph(constants: graph.constants, passes: graph.passes.dropLast())
         self.copiesFrom = copiesFrom
         width = last.width
         height = last.height
     }
 
+    /// Whether the copy reads the source itself (the graph had no other pass).
+    var readsSource: Bool { rest.passes.isEmpty }
+
     /// The bytes of the packed rows held, at `depth`.
     func heldBytes(depth: PixelBuffer.Depth) -> Int {
-        let input = rest.passes[rest.passes.count - 1]
-        return input.width * input.height * 4 * depth.bytesPerSample
+        input.width * input.height * 4 * depth.bytesPerSample
     }
 
     /// A sink for the rest's packed rows, at `depth`.
     func buffer(depth: PixelBuffer.Depth) -> PixelBufferSink {
-        let input = rest.passes[rest.passes.count - 1]
-        return PixelBufferSink(width: input.width, height: input.height, depth: depth)
+        PixelBufferSink(width: input.width, height: input.height, depth: depth)
     }
 
-    /// Copies the pixels of `image` (the rest's packed result) into `sink`, `rows` rows at a time.
+    /// Copies the pixels of `image` (the rest's packed result) into `sink`, `rows` rows at a time, telling `progress`
+    /// the fraction of the rows written after each.
     /// - Throws: the sink's errors.
-    func write(_ image: PixelBuffer, into sink: any RowSink, rows: Int) throws {
+    func write(_ image: PixelBuffer, into sink: any RowSink, rows: Int, progress: (Double) -> Void) throws {
         precondition(sink.width == width && sink.height == height && sink.depth == image.depth,
                      "sink does not match the copy")
         let (from, copiesFrom, stride) = (image.width, copiesFrom, max(1, rows))
@@ -58,6 +72,7 @@ struct PackedCopy {
                                              into: destination, copiesFrom)
                     }
                 }
+                progress(Double(strip.upperBound) / Double(height))
             }
         }
     }

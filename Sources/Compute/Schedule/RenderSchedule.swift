@@ -81,7 +81,14 @@ package struct RenderSchedule: Sendable {
             estimatedBytes = stored + floats
         } else {
             self.mode = .strips
-            packedCopy = PackedCopy(graph)
+            packedCopy = PackedCopy(graph, source: (source.width, source.height))
+            if let packedCopy, packedCopy.readsSource {
+                // The source's stored rows, read whole, and nothing else: the copy writes the output's rows from them.
+                readsSourceWhole = true
+                readsAhead = false
+                estimatedBytes = stored
+                return
+            }
             let strips = packedCopy?.rest ?? graph
             readsSourceWhole = source.decodesWhole || StripExecutor.readsSourceBackwards(strips)
             readsAhead = !readsSourceWhole
@@ -124,13 +131,15 @@ package struct RenderSchedule: Sendable {
     /// - Throws: the source's errors, the backend's `ComputeError`s, the sink's errors.
     package func run(from source: any RowSource, into sink: any RowSink, progress: (Double) -> Void = { _ in }) throws {
         guard let packedCopy else { return try execute(graph, from: source, into: sink, progress: progress) }
+        let rows = chunking.rows ?? chunking.bytes / (packedCopy.width * MemoryLayout<SIMD4<Float>>.stride)
+        guard !packedCopy.readsSource else {
+            return try packedCopy.write(source as? PixelBuffer ?? source.readAll(), into: sink, rows: rows, progress: progress)
+        }
         // The rest's share of the work by its taps, then the copy's.
         let share = Self.taps(packedCopy.rest).flatMap { rest in Self.taps(graph).map { Double(rest) / Double(max(1, $0)) } } ?? 1
         let buffer = packedCopy.buffer(depth: source.depth)
         try execute(packedCopy.rest, from: source, into: buffer) { progress($0 * share) }
-        try packedCopy.write(buffer.takeImage(), into: sink,
-                             rows: chunking.rows ?? chunking.bytes / (packedCopy.width * MemoryLayout<SIMD4<Float>>.stride))
-        progress(1)
+        try packedCopy.write(buffer.takeImage(), into: sink, rows: rows) { progress(share + $0 * (1 - share)) }
     }
 
     /// Runs `graph` (this schedule's, or the rest of it before a ``PackedCopy``) as the schedule says, whole or in strips.
