@@ -50,7 +50,11 @@ public final class ExportJob: Sendable {
     private let madeHints: [String: FinishedRecord]
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>
+    /// The whole plan's digest (``Provenance/digest(of:)``): what kiln recorded before it recorded the work as it
+    /// bears on each output's format, still taken as this work's.
     private let planDigest: String
+    /// The plan's digest as it bears on an output of each format (``Provenance/digest(of:writing:)``): recorded.
+    private let formatDigests: [ImageFormat: String]
     /// The digest the plan had before kiln kept the bytes of the files it names (``ExportPlan/files``); nil where
     /// it names none. An output recorded under it was made by an earlier kiln, which cannot say whether those files
     /// changed since: a conflict, said as that.
@@ -171,6 +175,9 @@ public final class ExportJob: Sendable {
         self.earlierRecords = earlierRecords
         self.madeHints = madeHints
         planDigest = Provenance.digest(of: options.plan)
+        formatDigests = Dictionary(uniqueKeysWithValues: [ImageFormat.png, .jpeg, .webp].map {
+            ($0, Provenance.digest(of: options.plan, writing: $0))
+        })
         var unfingerprinted = options.plan
         unfingerprinted.files = []
         unfingerprintedDigest = options.plan.files.isEmpty ? nil : Provenance.digest(of: unfingerprinted)
@@ -472,7 +479,7 @@ public final class ExportJob: Sendable {
         var source = occupied ? nil : InputFile(path: item.input)
         // Which file that is, as it is (the user cache's records stand for it alone: `MadeCache`).
         let inputFile = source?.version ?? FileVersion(path: item.input)
-        let made = inputFile.map { Provenance(input: $0, plan: planDigest) }
+        let made = inputFile.map { Provenance(input: $0, plan: digest(for: item)) }
         // A lost write of this job is its own output, damaged: it is made again, not kept as a conflict.
         let replace = options.overwrite || lostWrites.contains(item.output)
         let existing = options.inPlace ? replacedEarlier(item)
@@ -883,7 +890,7 @@ public final class ExportJob: Sendable {
     /// Otherwise (no record, or the file changed since) it is an input like any other.
     private func replacedEarlier(_ item: ExportItem) -> Existing {
         guard let (earlier, plan) = EarlierRunInPlace.replacedRecord(of: item, in: earlierRecords, output: output) else { return .absent }
-        guard plan == planDigest else {
+        guard isThisWork(plan, for: item) else {
             return .conflict("\(item.input) was replaced by an earlier run of this job with other options; kept")
         }
         return .identical(earlier)
@@ -904,6 +911,25 @@ public final class ExportJob: Sendable {
         var directory = shownOutputDirectory ?? output.path
         while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
         return directory + "/" + relative
+    }
+
+    /// The digest of this work as it bears on `item`'s output (by the format it is written in, where its name or
+    /// `--format` says it; the whole plan's otherwise).
+    private func digest(for item: ExportItem) -> String {
+        let format = ImageCodecs.format(of: options.plan.output.format)
+            ?? ImageCodecs.format(byExtensionOf: options.inPlace ? item.input : item.output)
+        return format.flatMap { formatDigests[$0] } ?? planDigest
+    }
+
+    /// Whether an output recorded as made under the plan digest `plan` is `item`'s by this work: under the digest of
+    /// the work as it bears on its format, or of the whole plan (as kiln recorded it before).
+    private func isThisWork(_ plan: String, for item: ExportItem) -> Bool {
+        plan == digest(for: item) || plan == planDigest
+    }
+
+    /// Whether `before` (a record's) is the provenance `now` of `item`: the same input version, made by this work.
+    private func isThisWork(_ before: Provenance, _ now: Provenance, for item: ExportItem) -> Bool {
+        before.inputSize == now.inputSize && before.inputModified == now.inputModified && isThisWork(before.plan, for: item)
     }
 
     /// Why an output made as `made` is not the work `wanted` describes, in a few words.
@@ -930,7 +956,9 @@ public final class ExportJob: Sendable {
                hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
                 // The user's own record of this very file from this very input: it says what made it, also
                 // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).
-                guard madeBefore == made else { return .unrecorded(present, otherOptions: difference(madeBefore, made)) }
+                guard isThisWork(madeBefore, made, for: item) else {
+                    return .unrecorded(present, otherOptions: difference(madeBefore, made))
+                }
                 return .identical(hint)
             }
             return .unrecorded(present, otherOptions: nil)
@@ -938,7 +966,7 @@ public final class ExportJob: Sendable {
         guard present.count == earlier.size, CRC32.checksum(present) == earlier.crc32 else {
             return .conflict("\(path) was changed after kiln wrote it; kept — --overwrite replaces it")
         }
-        guard let made, madeBefore == made else {
+        guard let made, isThisWork(madeBefore, made, for: item) else {
             // A conflict at once, unread: a folder re-exported with other options under its journal is
             // not decoded image by image (the cache's records, above, are compared: they are rarer).
             let why = made.map { difference(madeBefore, $0) } ?? "its input cannot be read"

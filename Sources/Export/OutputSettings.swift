@@ -3,9 +3,9 @@ import JPEGCodec
 
 /// The output format of a job and its options (SPEC §5 "Format options"):
 /// `--format`, `--quality`, `--progressive`, `--subsample`, `--lossless`,
-/// `--effort`, `--background`; a recipe's `output` carries the same fields. Every field is
-/// part of the plan's digest: a re-export with another quality is a conflict,
-/// not a skip.
+/// `--effort`, `--background`; a recipe's `output` carries the same fields. Every field that
+/// bears on an output's format is part of the digest of its work (``bearing(on:)``): a re-export
+/// with another quality is a conflict, not a skip; one with `--level 9` of a JPEG is the same work.
 public struct OutputSettings: Sendable, Equatable, Codable {
     /// The format outputs are written in.
     public var format: OutputFormat
@@ -97,6 +97,24 @@ public struct OutputSettings: Sendable, Equatable, Codable {
             let present = Set(outputs.compactMap { ImageCodecs.format(byExtensionOf: $0) })
             let named = [(ImageFormat.png, png), (.jpeg, jpeg), (.webp, webp)].filter { present.contains($0.0) }.map(\.1)
             return named.isEmpty ? png : named.joined(separator: ", ")
+        }
+    }
+
+    /// These settings as they bear on an output written in `written`, each default said: what a PNG output takes no
+    /// option of, a JPEG's quality 85 given or not, its 4:2:0 below 90. Under them, `--level 9` of a JPEG, or
+    /// `--quality 85`, is the same work (a kept journal took them for other options, a permanent conflict). The
+    /// format itself is the output's (`--format jpeg` of a JPEG writes what `same` writes), but for WebP, where
+    /// `same` keeps a lossless input lossless.
+    func bearing(on written: ImageFormat) -> OutputSettings {
+        switch written {
+        case .jpeg:
+            let quality = quality ?? JPEGImageCodec.defaultQuality
+            return OutputSettings(format: .same, quality: quality, progressive: progressive,
+                                  subsample: subsample ?? .default(quality: quality), background: background ?? .white)
+        case .webp:
+            return OutputSettings(format: format, quality: quality, lossless: lossless, effort: effort ?? 4)
+        default:
+            return OutputSettings()
         }
     }
 

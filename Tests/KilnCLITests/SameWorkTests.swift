@@ -137,6 +137,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: touched + ".paused"), "the touched input was not made again")
     }
 
+    /// What an option does not bear on is the same work: `--level` of a JPEG output, a JPEG's `--quality 85` said or
+    /// not. Before, a run with `--level 9` skipped the JPEG (its bytes compared equal) and recorded itself as what made
+    /// it, and under the journal it kept every later run of the first command called the output a conflict, for good.
+    @Test func optionsThatDoNotBearOnAnOutputAreTheSameWork() throws {
+        let dir = try TemporaryDirectory()
+        let input = dir.join("in")
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let jpeg = try #require(try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("made"),
+                                          "--format", "jpeg", "--progress", "none"]).status == 0 ? dir.join("made/rgb8.jpg") : nil)
+        try FileManager.default.copyItem(atPath: jpeg, toPath: input + "/photo.jpg")
+        let out = dir.join("out")
+        func export(_ flags: [String]) throws -> (skipped: Int, conflicts: Int) {
+            let r = try kiln(["export", input, "--output", out, "--device", "cpu", "--progress", "json"] + flags)
+            let events = Events(r.stdoutLines)
+            return (events.files("skipped").count, events.files("conflict").count)
+        }
+        #expect(try export([]) == (0, 0))
+        #expect(try export(["--level", "9", "--keep-journal"]) == (1, 0))
+        #expect(try export([]) == (1, 0), "the first command's output is its own")
+        #expect(try export(["--quality", "85", "--keep-journal"]) == (1, 0))
+        #expect(try export(["--format", "jpeg", "--keep-journal"]) == (1, 0))
+        #expect(try export(["--quality", "80"]) == (0, 1), "another quality is other work")
+    }
+
     /// A record in the user's cache stands for the input file that made the output, not for any
     /// file of its name, size and time: another folder's inputs by the same names and sizes,
     /// with the same times, exported into the cleaned output folder are made again and compared,

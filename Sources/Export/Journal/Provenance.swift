@@ -1,4 +1,5 @@
 import Foundation
+import ImageCore
 import Render
 
 /// What made an output: its input as it was (size and modification time) and
@@ -21,7 +22,17 @@ public struct Provenance: Codable, Sendable, Equatable {
         self.plan = plan
     }
 
-    /// A short digest of a plan: CRC-32 of its JSON with sorted keys.
+    /// The digest of `plan` as it bears on an output written in `format`: the level only for a PNG, each format
+    /// option only for its format, defaults said (``OutputSettings/bearing(on:)``).
+    static func digest(of plan: ExportPlan, writing format: ImageFormat) -> String {
+        var plan = plan
+        plan.output = plan.output.bearing(on: format)
+        if format != .png { plan.level = 0 }
+        return digest(of: plan)
+    }
+
+    /// A short digest of a plan: CRC-32 of its JSON with sorted keys (the whole plan: what kiln recorded before
+    /// ``digest(of:writing:)``, still taken as this work's).
     public static func digest(of plan: ExportPlan) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
