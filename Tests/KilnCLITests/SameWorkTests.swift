@@ -69,6 +69,23 @@ import Testing
                                         + "can no longer finish that one") == true, "\(other.stdout)")
     }
 
+    /// A job whose every image has its record has ended (its journal kept for a conflict): the warning said "an
+    /// unfinished job (…, 1 of 1 done)".
+    @Test func anotherExportOverAnEndedJobsJournalSaysItEnded() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.join("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: out + "/rgb8.png", contents: Data("not kiln's".utf8)))
+        let input = Paths.sampleData + "/rgb8.png"
+        #expect(try kiln(["export", input, "--output", out, "--progress", "none"]).status == 1, "a conflict")
+        let other = try kiln(["export", input, "--output", out, "--level", "3", "--overwrite", "--progress", "json"])
+        let said = Events(other.stdoutLines).named("warning").compactMap { $0["message"] as? String }
+            .filter { $0.contains("of other work") }
+        #expect(said.count == 1 && said.first?.contains("\(out) held the journal of an ended job (Exporting 1 image, 1 of 1 done, "
+                                                       + "1 failed or kept as conflicts) of other work") == true
+                && said.first?.contains("can no longer retry that one") == true, "\(other.stdout)")
+    }
+
     /// Before: the third run of an untouched folder reported 3 conflicts and exited 1
     /// (the second run's skip recorded the checksum of bytes it made and dropped).
     @Test func anUntouchedFolderWithTimeStampsNeverConflictsWithItself() throws {
