@@ -95,7 +95,8 @@ struct ExportCommand: AsyncParsableCommand {
     var device: DevicePreference = .auto
 
     // Optional, so the help states the default in words once (ArgumentParser would append the number).
-    @Option(parsing: .unconditional, help: "Images processed at once, at least 1 (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Images processed at once, at least 1 (default: the number of cores).",
+            transform: NumberArgument.wholeNumber)
     var jobs: Int?
 
     // Unconditional: a text may start with a dash (`--title -x` said "Missing value").
@@ -113,7 +114,8 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp("The most pixels of any image a job reads or makes (inputs, intermediates, outputs), \(ParameterRanges.pixels.text); larger inputs are rejected from their header, before decoding.",
-        discussion: "The default, 1000000000 (a gigapixel), bounds time, not memory: images stream in strips (memory follows width; see --memory), and a gigapixel takes about a minute. It refuses decompression bombs, small files declaring huge images, before any work."))
+        discussion: "The default, 1000000000 (a gigapixel), bounds time, not memory: images stream in strips (memory follows width; see --memory), and a gigapixel takes about a minute. It refuses decompression bombs, small files declaring huge images, before any work."),
+            transform: NumberArgument.wholeNumber)
     var maxPixels: Int = RenderPipeline.defaultMaxPixels
 
     @Flag(help: "Make every output again, replacing what exists: outputs made otherwise, and those this same work made, which are skipped without it (never inputs).")

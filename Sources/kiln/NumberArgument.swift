@@ -41,6 +41,18 @@ enum NumberArgument {
         return value
     }
 
+    /// `text` as a whole number in decimal, surrounding blanks ignored, for an option's value: ArgumentParser's own `Int`
+    /// said only "invalid" of `--quality 0x50` and refused `--jobs " 2"`, where the decimal options took blanks.
+    /// - Throws: a `ValidationError` saying why.
+    static func wholeNumber(_ text: String) throws -> Int {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let value = Int(trimmed) { return value }
+        guard trimmed.wholeMatch(of: #/[+-]?[0-9]+/#) != nil else {
+            throw ValidationError("not a whole number in decimal (such as 2 or 85)")
+        }
+        throw ValidationError("too large a number")
+    }
+
     /// `text` as a whole number in decimal, surrounding blanks ignored; nil when it is not one (`flag` names the option in
     /// the caller's message).
     /// - Throws: a `ValidationError` naming `flag` for a whole number too large to hold (it was said to be in the

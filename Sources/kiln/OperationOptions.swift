@@ -22,13 +22,15 @@ extension ChromaSubsampling: ExpressibleByArgument {}
 /// Numeric options take the next word as their value unconditionally, so
 /// negative numbers need no `=` (`--brightness -0.1`).
 struct OperationOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored; from 1 to 9 each no faster than the one before and, on photographs, no larger (a noisy or drawn image may come out larger at a higher level: each level is another deflater or filter choice, not more effort of one): 1 ISA-L in segments on every core; 2-9 libdeflate on the whole image at 2-7 for an output of up to 64 MiB of rows (2-3 its level 1, 4-5 its 2, 6 its 3, 7 its 6); zlib at that level in segments at 8-9, and at 3-9 for a larger output; an output under 256 KiB of rows is deflated whole by libdeflate at 1-6, its 10-12 at 7-9 (default 6; overrides a recipe's output.level).")
+    @Option(parsing: .unconditional, help: "PNG compression level, \(ParameterRanges.level.text): 0 stored; from 1 to 9 each no faster than the one before and, on photographs, no larger (a noisy or drawn image may come out larger at a higher level: each level is another deflater or filter choice, not more effort of one): 1 ISA-L in segments on every core; 2-9 libdeflate on the whole image at 2-7 for an output of up to 64 MiB of rows (2-3 its level 1, 4-5 its 2, 6 its 3, 7 its 6); zlib at that level in segments at 8-9, and at 3-9 for a larger output; an output under 256 KiB of rows is deflated whole by libdeflate at 1-6, its 10-12 at 7-9 (default 6; overrides a recipe's output.level).",
+            transform: NumberArgument.wholeNumber)
     var level: Int?
 
     @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
     var format: OutputFormat?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp searches for a smaller file (1 fastest, 100 slowest; higher is usually, not always, smaller; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp searches for a smaller file (1 fastest, 100 slowest; higher is usually, not always, smaller; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"),
+            transform: NumberArgument.wholeNumber)
     var quality: Int?
 
     @Flag(help: "Write progressive JPEGs (libjpeg then holds every coefficient of the image: about 3 bytes a pixel).")
@@ -40,7 +42,8 @@ struct OperationOptions: ParsableArguments {
     @Flag(help: "Write lossless WebP (under --format same, a lossless WebP input is written lossless without it, unless a quality is given).")
     var lossless = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How hard libwebp works for a smaller WebP, lossy or lossless, 0-6 (cwebp's -m, vips' and sharp's effort): 0 fastest, 6 smallest and slowest (default 4). Overrides a recipe's output.effort.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How hard libwebp works for a smaller WebP, lossy or lossless, 0-6 (cwebp's -m, vips' and sharp's effort): 0 fastest, 6 smallest and slowest (default 4). Overrides a recipe's output.effort.", valueName: "n"),
+            transform: NumberArgument.wholeNumber)
     var effort: Int?
 
     @Option(help: ArgumentHelp("What alpha is flattened onto in a JPEG: white (default), black or #RRGGBB (in the output's colour space).", valueName: "color"))
@@ -145,7 +148,8 @@ struct OperationOptions: ParsableArguments {
             transform: NumberArgument.decimal)
     var watermarkOpacity: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16; none at center).", valueName: "px"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watermark distance from the edges in pixels, \(ParameterRanges.offset.text) (default 16; none at center).", valueName: "px"),
+            transform: NumberArgument.wholeNumber)
     var watermarkMargin: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Watermark width relative to the image's, \(ParameterRanges.scale.text) (default 0.2).", valueName: "f"),

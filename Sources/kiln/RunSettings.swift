@@ -31,11 +31,11 @@ struct RunSettings: ParsableArguments {
     @Option(help: ArgumentHelp("Desktop notification of the job's progress, with a Cancel action (a KDE job view with Cancel and Pause/Resume where one is served): auto (when a session bus exists and no progress bar is drawn on a terminal), desktop or none.", valueName: "mode"))
     var notify: NotifyMode = .auto
 
-    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable), 0.001…31536000 (a year).",
+    @Option(name: .customLong("stall-timeout"), parsing: .unconditional, help: "Seconds without progress before the job expires (resumable), 0.001…31536000 (a year; default 60).",
             transform: NumberArgument.decimal)
     var stallTimeout: Double = 60
 
-    @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, SIGHUP, stall) has to finish the images in flight; they are then left for resume; 0…31536000 (a year).",
+    @Option(parsing: .unconditional, help: "Seconds a stopping job (Ctrl-C, kiln cancel, SIGTERM, SIGHUP, stall) has to finish the images in flight; they are then left for resume; 0…31536000 (a year; default 5).",
             transform: NumberArgument.decimal)
     var grace: Double = 5
 

@@ -43,6 +43,10 @@ import Testing
         // An empty file name (a script's unset variable) said "invalid recipe : cannot read the file".
         (["--recipe", ""], "--recipe must not be empty"),
         (["--profile", " "], "--profile must not be empty"),
+        // Whole numbers alike: ArgumentParser's own said only "invalid".
+        (["--quality", "0x50"], "'0x50' is invalid for '--quality <q>': not a whole number in decimal"),
+        (["--jobs", "2.5"], "'2.5' is invalid for '--jobs <jobs>': not a whole number in decimal"),
+        (["--level", "99999999999999999999"], "'99999999999999999999' is invalid for '--level <level>': too large a number"),
         // "90.0" had ArgumentParser's bare "invalid", without what is taken.
         (["--rotate", "90.0"], "'90.0' is invalid for '--rotate <degrees>': must be 90, 180 or 270"),
         (["--max-pixels", "3000000000"], "--max-pixels must be 1…2147483647"),
