@@ -225,13 +225,19 @@ import Testing
         #expect(again.stderr.contains("not running") && !again.stderr.contains("USAGE"), "\(again.stderr)")
     }
 
-    @Test func statusShowsSuspendedForAJobStoppedByCtrlZ() throws {
-        let out = try TemporaryDirectory()
+    /// A job that wrote one image and then takes no new one (it stays running until stopped), and its state as
+    /// `kiln status` says it.
+    private func startHeldJob(in out: TemporaryDirectory) throws -> (child: ChildProcess, state: () -> String) {
         let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
                                    "--jobs", "1", "--stall-timeout", "600"],
                                   environment: ["KILN_TEST_STALL_AFTER": "1"])
         #expect(child.waitUntil { fileEvents(child) >= 1 })
-        func state() -> String { status(out.path)["state"] as? String ?? "" }
+        return (child, { status(out.path)["state"] as? String ?? "" })
+    }
+
+    @Test func statusShowsSuspendedForAJobStoppedByCtrlZ() throws {
+        let out = try TemporaryDirectory()
+        let (child, state) = try startHeldJob(in: out)
         child.send(SIGTSTP)
         #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
         child.send(SIGCONT)
@@ -244,11 +250,7 @@ import Testing
     /// kept saying running, and `kiln cancel` said it had asked while the job stood still until continued.
     @Test func aJobStoppedBySIGSTOPIsSuspendedAndCancelContinuesIt() throws {
         let out = try TemporaryDirectory()
-        let child = try startKiln(["export", LargeImages.directory, "--output", out.path, "--progress", "json",
-                                   "--jobs", "1", "--stall-timeout", "600"],
-                                  environment: ["KILN_TEST_STALL_AFTER": "1"])
-        #expect(child.waitUntil { fileEvents(child) >= 1 })
-        func state() -> String { status(out.path)["state"] as? String ?? "" }
+        let (child, state) = try startHeldJob(in: out)
         child.send(SIGSTOP)
         #expect(child.waitUntil(timeout: .seconds(10)) { state() == "suspended" }, "state: \(state())")
         let cancel = try kiln(["cancel", out.path])
