@@ -64,7 +64,10 @@ import Testing
             let r = try export([dir.join(name), "-o", dir.join("out-" + name), "--memory", "60M"])
             let file = Events(r.stdoutLines).files(written ? "written" : "failed")
             #expect(file.count == 1 && r.status == (written ? 0 : 1), "\(name): \(r.stdout) \(r.stderr)")
-            if !written { #expect((file.first?["error"] as? String ?? "").contains("more than --memory 60 MB"), "\(file)") }
+            if !written {
+                let error = file.first?["error"] as? String ?? ""
+                #expect(error.contains("more than --memory 60 MB"), "\(file)")
+            }
         }
     }
 
