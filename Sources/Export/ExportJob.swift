@@ -311,7 +311,7 @@ public final class ExportJob: Sendable {
         let workers = max(1, min(options.jobs, work.count, affordable))
         let tracker = JobProgress(root: progress, costs: costs, pixels: pixels, base: progressBefore,
                                   workers: workers,
-                                  cores: ProcessInfo.processInfo.activeProcessorCount)
+                                  cores: CPUThreads.cores)
         self.tracker.withLock { $0 = tracker }
         let commit = GroupCommit(durability: options.inPlace ? .full : durability, output: output, journal: journal,
                                  critical: hooks.critical, stop: { [self] in stop(because: $0) },
@@ -913,11 +913,12 @@ public final class ExportJob: Sendable {
         return directory + "/" + relative
     }
 
-    /// The digest of this work as it bears on `item`'s output (by the format it is written in, where its name or
-    /// `--format` says it; the whole plan's otherwise).
+    /// The digest of this work as it bears on `item`'s output (by the format it is written in, where `--format` or
+    /// its name says it, as ``outputFormat(for:input:)`` decides; the whole plan's otherwise: in place, where the
+    /// input's content decides, and a name can say another format than the bytes hold).
     private func digest(for item: ExportItem) -> String {
-        let format = ImageCodecs.format(of: options.plan.output.format)
-            ?? ImageCodecs.format(byExtensionOf: options.inPlace ? item.input : item.output)
+        guard !options.inPlace else { return planDigest }
+        let format = ImageCodecs.format(of: options.plan.output.format) ?? ImageCodecs.format(byExtensionOf: item.output)
         return format.flatMap { formatDigests[$0] } ?? planDigest
     }
 
@@ -934,6 +935,9 @@ public final class ExportJob: Sendable {
 
     /// Why an output made as `made` is not the work `wanted` describes, in a few words.
     private func difference(_ made: Provenance, _ wanted: Provenance) -> String {
+        // An earlier kiln's record of this very work names the whole plan: only its input can differ then.
+        var made = made
+        if made.plan == planDigest { made.plan = wanted.plan }
         guard made.plan != wanted.plan, made.plan == unfingerprintedDigest else { return made.difference(to: wanted) }
         return "it was made by an earlier kiln, which kept no record of the watermark or profile file's bytes"
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Render
 
 /// Everything that decides what an export produces and how it runs.
@@ -37,7 +38,7 @@ public struct ExportOptions: Sendable, Equatable, Codable {
     }
 
     /// One job per online core.
-    public static var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    public static var defaultJobs: Int { CPUThreads.cores }
 
     /// Options with defaults for everything but the inputs and output directory.
     public init(inputs: [String], outputDirectory: String) {

@@ -36,9 +36,13 @@ package enum CPUThreads {
         close(file)
     }
 
-    /// The threads beside the caller: one fewer than the cores this process may use (its CPU affinity and cgroup
-    /// quota, as `ParallelLoop` counts them: a Slurm job given 2 CPUs of a 64-core node gets 1, not 63).
-    private static let pool = Pool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// The cores this process may use: its CPU affinity and cgroup quota (a Slurm job given 2 CPUs of a 64-core node
+    /// has 2, where `sysconf` counts 64), asked once (Foundation reads two cgroup files per ask, which was most of
+    /// the system calls of a small image).
+    package static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// The threads beside the caller: one fewer than ``cores``.
+    private static let pool = Pool(threads: max(1, cores - 1))
 
     // Unchecked: every field is read and written under the pool's mutex; `body` is called (outside it)
     // concurrently, as `perform` says, and outlives every call: the caller waits for them, then lets it go.

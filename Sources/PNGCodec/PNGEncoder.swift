@@ -124,10 +124,13 @@ public enum PNGEncoder {
                               to: output)
         }
         let indexed = MemoryOutput(), samples = MemoryOutput()
-        // Each form reports half of the encode: the palette's said nothing, and a noisy gray image at level 9 (its
-        // 256 grays a palette too) stood still for seconds, long enough for a short --stall-timeout to stop it.
+        // Each form reports its share of the encode, by its stored bytes (the palette's a pixel a byte or less, the
+        // samples' up to four): the palette's said nothing, and a noisy gray image at level 9 (its 256 grays a palette
+        // too) stood still for seconds, long enough for a short --stall-timeout to stop it.
+        let indexedBytes = Double(palette.storedRowBytes(width: image.width))
+        let share = indexedBytes / (indexedBytes + Double(direct.storedRowBytes(width: image.width)))
         let halves = progress.map { whole in
-            (EncodeProgress { whole.report($0 / 2) }, EncodeProgress { whole.report(0.5 + $0 / 2) })
+            (EncodeProgress { whole.report($0 * share) }, EncodeProgress { whole.report(share + $0 * (1 - share)) })
         }
         let indexedDropped = try encode(image, plan: palette, metadata: metadata, keep: keep, time: time,
                                         progress: halves?.0, to: indexed)

@@ -1,6 +1,7 @@
 public import ImageCore
 import CPNG
 import Glibc
+import Locking
 
 /// PNG as the image core sees it: the reader is ``PNGRowReader``, the writer
 /// ``PNGWriter``; files are recognised by PNG's 8-byte signature.
@@ -95,7 +96,7 @@ public final class PNGWriter: ImageWriter {
     /// libpng, a few rows and zlib's window.
     static func streamingBytes(width: Int, depth: PixelBuffer.Depth) -> Int {
         let row = width * 4 * depth.bytesPerSample
-        let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let cores = CPUThreads.cores
         return 2 * cores * (max(PNGStream.Segments.segmentBytes, row) + row) + (2 << 20) + 4 * row
     }
 

@@ -195,7 +195,7 @@ extension PNGStream {
             rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? height : max(1, Self.segmentBytes / filteredRow)
             segmentCount = (height + rowsPerSegment - 1) / rowsPerSegment
             pending = fast.zlibHeader
-            batch = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+            batch = CPUThreads.cores
         }
 
         func append(_ rows: UnsafeRawPointer, count: Int, progress: EncodeProgress?,

@@ -234,15 +234,15 @@ struct JobRunner {
                    earlier.options.plan != record.options.plan || !undone.allSatisfy({ mine.contains($0.input) }) {
                     // Done as its journal records (as `kiln status` counts a job no process runs): what it last
                     // published lags behind, by up to a batch (it said 14 of 40 where its records were 19).
-                    // A job whose every image has its record ended (its journal kept for its failures or conflicts, or
-                    // by --keep-journal): "unfinished, 2 of 2 done" said otherwise.
+                    // A job whose every image has its record ended (its journal kept for its failures or conflicts):
+                    // "unfinished, 2 of 2 done" said otherwise; one killed after its last record had none to retry.
                     let unfinished = finished.count < earlier.items.count
                     let left = finished.values.filter { $0.status == .failed || $0.status == .conflict }.count
                     let done = ended.map { " (\($0.title), \(finished.count) of \(earlier.items.count) done"
                         + (unfinished || left == 0 ? ")" : ", \(left) failed or kept as conflicts)") } ?? ""
                     notes.append("\(directory) held " + (unfinished ? "an unfinished job" : "the journal of an ended job")
                                  + "\(done) of other work; this export takes its journal's place, so `kiln resume "
-                                 + "\(directory)` can no longer " + (unfinished ? "finish" : "retry") + " that one. Its outputs "
+                                 + "\(directory)` can no longer " + (unfinished || left == 0 ? "finish" : "retry") + " that one. Its outputs "
                                  + "stay (as conflicts where this export makes the same names, unless --overwrite)")
                 }
             }

@@ -45,12 +45,11 @@ enum NumberArgument {
     /// said only "invalid" of `--quality 0x50` and refused `--jobs " 2"`, where the decimal options took blanks.
     /// - Throws: a `ValidationError` saying why.
     static func wholeNumber(_ text: String) throws -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let value = Int(trimmed) { return value }
-        guard trimmed.wholeMatch(of: #/[+-]?[0-9]+/#) != nil else {
-            throw ValidationError("not a whole number in decimal (such as 2 or 85)")
+        switch whole(text) {
+        case .value(let value): return value
+        case .notWhole: throw ValidationError("not a whole number in decimal (such as 2 or 85)")
+        case .tooLarge: throw ValidationError("too large a number")
         }
-        throw ValidationError("too large a number")
     }
 
     /// `text` as a whole number in decimal, surrounding blanks ignored; nil when it is not one (`flag` names the option in
@@ -58,9 +57,21 @@ enum NumberArgument {
     /// - Throws: a `ValidationError` naming `flag` for a whole number too large to hold (it was said to be in the
     ///   wrong form).
     static func integer(_ text: String, flag: String) throws -> Int? {
+        switch whole(text) {
+        case .value(let value): return value
+        case .notWhole: return nil
+        case .tooLarge: throw ValidationError("\(flag): \(text.trimmingCharacters(in: .whitespaces)) is out of range")
+        }
+    }
+
+    /// What `text`, blanks around it ignored, is as a whole number in decimal.
+    private enum Whole {
+        case value(Int), notWhole, tooLarge
+    }
+
+    private static func whole(_ text: String) -> Whole {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let value = Int(trimmed) { return value }
-        guard trimmed.wholeMatch(of: #/[+-]?[0-9]+/#) != nil else { return nil }
-        throw ValidationError("\(flag): \(trimmed) is out of range")
+        if let value = Int(trimmed) { return .value(value) }
+        return trimmed.wholeMatch(of: #/[+-]?[0-9]+/#) != nil ? .tooLarge : .notWhole
     }
 }

@@ -22,9 +22,17 @@ import Testing
     @Test func aRemovedOutputFolderStopsTheJob() throws {
         let work = try TemporaryDirectory()
         let output = try OutputDirectory(path: work.join("out"))
-        #expect(output.removedFolder == nil)
+        let missing = OutputError.system("cannot create a temporary file", ENOENT)
+        #expect(StoppingFailure.reason(missing, in: output) == nil, "nothing removed yet")
+        // Only the staging folder: the journal stands, a resume goes on.
+        try FileManager.default.removeItem(atPath: work.join("out/.kiln/tmp"))
+        let staging = StoppingFailure.reason(missing, in: output) ?? ""
+        #expect(staging.hasPrefix("stopped: \(work.join("out/.kiln/tmp")) was removed while the job ran"), "\(staging)")
+        #expect(staging.hasSuffix("left for `kiln resume \(work.join("out"))`"), "\(staging)")
+        // Another failure than a missing name is not taken for a removal.
+        #expect(StoppingFailure.reason(OutputError.system("cannot place", EEXIST), in: output) == nil)
         try FileManager.default.removeItem(atPath: work.join("out"))
-        let said = StoppingFailure.reason(OutputError.system("cannot create a temporary file", ENOENT), in: output) ?? ""
+        let said = StoppingFailure.reason(missing, in: output) ?? ""
         #expect(said.hasPrefix("stopped: \(work.join("out")) was removed while the job ran"), "\(said)")
         #expect(said.hasSuffix("export again to make the images not written"), "\(said)")
     }

@@ -127,7 +127,7 @@ import Testing
         #expect(PNGBytes.data(of: "IHDR", in: bytes).first?[9] == 0, "colour type 0, gray")
     }
 
-    /// A held image that a palette can hold too is encoded both ways, the smaller kept: each reports its half of the
+    /// A held image that a palette can hold too is encoded both ways, the smaller kept: each reports its share of the
     /// encode. The palette's said nothing, and noisy gray images at level 9 (256 grays) stood still for seconds among
     /// more images than cores, long enough for a short --stall-timeout to stop a job that worked.
     @Test func bothFormsTriedReportTheirHalf() throws {
@@ -141,6 +141,7 @@ import Testing
         let seen = Collected<Double>()
         _ = try PNGEncoder.encode(image, options: .init(level: 9), metadata: nil, progress: EncodeProgress { seen.append($0) })
         let reported = seen.all
+        // (Gray: a byte a pixel either way, so each form is half.)
         #expect(reported.contains { $0 > 0 && $0 <= 0.5 }, "the palette's half: \(reported)")
         #expect(reported.last == 1 && zip(reported, reported.dropFirst()).allSatisfy { $0 < $1 }, "\(reported)")
     }

@@ -21,9 +21,8 @@ package enum ParallelLoop {
         return try body()
     }
 
-    /// The cores, asked once: Foundation reads two cgroup files per ask, which
-    /// was most of the system calls of a small image (issue "Many small images").
-    private static let cores = ProcessInfo.processInfo.activeProcessorCount
+    /// The cores this process may use (``CPUThreads/cores``).
+    private static var cores: Int { CPUThreads.cores }
 
     /// Whether fewer images are being rendered than there are cores (one image
     /// on two cores): its decoder may then run on a thread of its own (``ReadAhead``).

@@ -93,13 +93,13 @@ public final class HeldDirectory: @unchecked Sendable {
         openFile(name, O_RDWR | (create ? O_CREAT : 0))
     }
 
-    /// Whether `name` in this directory is a symlink (not followed).
     /// Whether the directory was removed (no name links to it any more) while held.
     var isRemoved: Bool {
         var info = stat()
         return fstat(descriptor, &info) == 0 && info.st_nlink == 0
     }
 
+    /// Whether `name` in this directory is a symlink (not followed).
     func isSymlink(_ name: String) -> Bool {
         var info = stat()
         return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFLNK

@@ -64,10 +64,19 @@ public final class OutputDirectory: Sendable {
         empty.store(root.names() == [".kiln"], ordering: .relaxed)
     }
 
+    /// One of the folders a job holds.
+    enum HeldFolder {
+        /// The output folder, `.kiln` or the journal's folder: what was recorded is gone with it.
+        case recording
+        /// The journal's `tmp/`, where outputs are staged.
+        case staging
+    }
+
     /// The held folder that was removed while the job ran (the output folder, `.kiln`, the journal's folder or its
-    /// `tmp/`), by its path as opened; nil while all stand. Nothing can be made in it any more, nor recorded.
-    public var removedFolder: String? {
-        [root, state, journalDirectory, temporary].first(where: \.isRemoved)?.path
+    /// `tmp/`), the outermost first, by its path as opened; nil while all stand. Nothing can be made in it any more.
+    var removedFolder: (path: String, folder: HeldFolder)? {
+        if let held = [root, state, journalDirectory].first(where: \.isRemoved) { return (held.path, .recording) }
+        return temporary.isRemoved ? (temporary.path, .staging) : nil
     }
 
     /// The path of `.kiln` as opened (for messages and tests).

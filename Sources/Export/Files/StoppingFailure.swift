@@ -21,11 +21,17 @@ enum StoppingFailure {
         case JournalError.system(_, let failure): code = failure
         default: return nil
         }
-        // Removed while the job ran: a 156-image run said 112 failures, each "cannot create a temporary file", and
-        // the journal went with the folder.
-        if place == nil, let removed = directory.removedFolder {
-            return "stopped: \(removed) was removed while the job ran (\(error)); what was recorded went with it: "
-                + "export again to make the images not written"
+        // Removed while the job ran: a 156-image run said 112 failures, each "cannot create a temporary file". Asked
+        // only of a name that is not there (a file system whose folders all say no link would otherwise stop a job
+        // for any failure).
+        if place == nil, code == ENOENT, let removed = directory.removedFolder {
+            // Only the staging folder: the journal stands, and a resume makes the folder again.
+            guard removed.folder == .staging else {
+                return "stopped: \(removed.path) was removed while the job ran (\(error)); what was recorded went with "
+                    + "it: export again to make the images not written"
+            }
+            return "stopped: \(removed.path) was removed while the job ran (\(error)); the images not recorded are left "
+                + "for `kiln resume \(output)`"
         }
         guard isFull(code) else { return nil }
         let what = code == EROFS ? "is read-only" : code == EDQUOT ? "is over its quota" : "is full"
