@@ -56,7 +56,8 @@ package struct RenderPass: Sendable {
     /// a kernel whose start-up costs rows (the fused blur's ring: 2·radius + 1);
     /// granted up to 4 × the chunk's bytes (`StripExecutor`).
     package let minimumChunkRows: Int
-    /// For a pure copy of input pixels (remap), where output pixel (x, y) comes from in its one input; nil for
+    /// For a pure copy of input pixels (remap), where output pixel (x, y) comes from in its one input: an integer
+    /// affine map (a crop, turns and mirrors, composed), so a row's pixels come from evenly spaced ones; nil for
     /// a pass that computes. Both backends run a copy on the host in strip execution, where a device would only
     /// add transfers, and a schedule may run the last one on packed rows (``PackedCopy``).
     package let copiesFrom: (@Sendable (_ x: Int, _ y: Int) -> (x: Int, y: Int))?
