@@ -184,6 +184,8 @@ extension PNGStream {
         static let segmentBytes = 1 << 20
         /// Bytes of the zlib stream per IDAT chunk.
         static let idatBytes = 1 << 20
+        /// Bytes of one filtered row (its filter byte too).
+        private let filteredRowBytes: Int
 
         init(width: Int, height: Int, plan: EncodingPlan, fast: EncodingPlan.FastDeflate) {
             self.width = width
@@ -192,6 +194,7 @@ extension PNGStream {
             self.fast = fast
             rowBytes = width * 4 * plan.rowDepth.bytesPerSample
             let filteredRow = plan.storedRowBytes(width: width) + 1
+            filteredRowBytes = filteredRow
             rowsPerSegment = fast.deflater == CPNG_DEFLATER_WHOLE ? height : max(1, Self.segmentBytes / filteredRow)
             segmentCount = (height + rowsPerSegment - 1) / rowsPerSegment
             pending = fast.zlibHeader
@@ -256,6 +259,7 @@ extension PNGStream {
             let results = UnsafeMutableBufferPointer<(cpng_segment, cpng_status)>.allocate(capacity: range.count)
             defer { results.deallocate() }
             let (width, height, plan, fast, rowsPerSegment, count) = (width, height, plan, fast, rowsPerSegment, segmentCount)
+            let filteredRow = filteredRowBytes
             // Each iteration writes only its own slot; the rows are read-only.
             nonisolated(unsafe) let slots = results
             nonisolated(unsafe) let pixels = rows
@@ -273,8 +277,13 @@ extension PNGStream {
                 // A segment says nothing until it ends: zlib's level 9 on a megabyte of noisy rows is seconds of CPU,
                 // and with more images in flight than cores (--jobs 8 on 2) a segment's wall time was 14 s, flat, so a
                 // --stall-timeout under that stopped a job that worked. Its thread's CPU time moves the progress
-                // within the segment's share meanwhile.
-                if let progress { progress.reportingWork(below: 1 / Double(count), deflate) } else { deflate() }
+                // within the segment's share meanwhile; not for an image deflated whole because it is small (a timer
+                // each was work added to every one of a batch of thumbnails, which take milliseconds).
+                if let progress, (end - start) * filteredRow >= EncodingPlan.smallestSegmentedImage {
+                    progress.reportingWork(below: 1 / Double(count), deflate)
+                } else {
+                    deflate()
+                }
                 (slots.baseAddress! + offset).initialize(to: (segment, status))
                 progress?.segmentDone(of: count)
             }
