@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "ComputeTests", dependencies: ["Compute", "VulkanCompute", "ImageCore", "KilnTestSupport", "Locking"]),
         .testTarget(
             name: "RenderTests",
-            dependencies: ["Render", "Compute", "VulkanCompute", "ImageCore", "PNGCodec", "KilnTestSupport",
+            dependencies: ["Render", "Compute", "VulkanCompute", "ImageCore", "PNGCodec", "CKernels", "KilnTestSupport",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "ExportTests",

@@ -2,6 +2,8 @@ import Render
 import KilnTestSupport
 import Testing
 import ImageCore
+import CKernels
+import Foundation
 
 @Suite("adjust and grayscale: CPU and Vulkan agree with the reference")
 struct AdjustTests {
@@ -21,6 +23,20 @@ struct AdjustTests {
                                  exposure: adjust.exposure, gamma: adjust.gamma)
             }
         }
+    }
+
+    @Test("gamma's power (kiln_power) is within 2⁻²³ of the exact power; 0 and 1 exactly")
+    func power() {
+        var worst = 0.0
+        for g: Float in [0.01, 1 / 2.2, 1 / 0.6, 2.2, 100] {
+            #expect(kiln_power(0, g) == 0 && kiln_power(1, g) == 1, "g \(g)")
+            // Every 4099th float in [0, 1], subnormals included.
+            for bits in stride(from: UInt32(0), through: 0x3F80_0000, by: 4099) {
+                let x = Float(bitPattern: bits)
+                worst = max(worst, abs(Double(kiln_power(x, g)) - Foundation.pow(Double(x), Double(g))))
+            }
+        }
+        #expect(worst <= 0x1p-23, "worst \(worst)")
     }
 
     @Test("grayscale")

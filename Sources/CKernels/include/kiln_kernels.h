@@ -31,6 +31,17 @@ int kiln_unpack16(const void *samples, intptr_t channels, float scale, void *pix
  * `destination`: c · (a, a, a, 1), as Alpha.premultiply. */
 void kiln_premultiply(const void *source, intptr_t count, void *destination);
 
+/* Adjust (AdjustKernel.swift), `count` pixels from `pixels` to `out`:
+ * parameters = (gain, brightness, contrast, saturation, 1/gamma); per colour
+ * channel c = ((c·gain + brightness) − ½)·contrast + ½, then Y + (c − Y)·saturation
+ * with Y = (R·0.2126 + G·0.7152) + B·0.0722, then clamp(c)^(1/gamma) (by
+ * `kiln_power`) when `apply_gamma` is not 0, clamped to 0…1; alpha copied. */
+void kiln_adjust_row(const void *pixels, intptr_t count, const float *parameters, int apply_gamma, void *out);
+
+/* x^g for x in [0, 1] and g > 0, as adjust's gamma computes it: within 2⁻²³
+ * of the exact power (adjust.c says how). */
+float kiln_power(float x, float g);
+
 /* Blur, horizontal: for i < count,
  *   out[i] = w[r]·p[i+r] + Σ_{k=0}^{r−1} w[k]·(p[i+k] + p[i+2r−k])
  * added in order of k; `padded` holds count + 2·radius pixels. */
