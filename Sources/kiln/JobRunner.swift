@@ -127,7 +127,7 @@ struct JobRunner {
         let lock: JobLock
         let finishedBefore: [String: FinishedRecord]
         var lostWrites = Set<String>()
-        var changedInPlace: [String] = []
+        var changedInPlace: [String] = [], goneInPlace: [String] = []
         let earlierRecords: [String: FinishedRecord]
         var madeHints: [String: FinishedRecord] = [:]
         var record = self.record
@@ -157,10 +157,8 @@ struct JobRunner {
             // Temporary files a killed in-place run left beside its inputs: nobody else removes them.
             if record.options.inPlace { InPlaceReplacement.removeLeftovers(of: record.items.map(\.input)) }
             if resuming {
-                let changed: [String]
-                (finishedBefore, lostWrites, changed) = journal.verify(in: output, items: record.items,
-                                                                       inPlace: record.options.inPlace)
-                changedInPlace = changed
+                (finishedBefore, lostWrites, changedInPlace, goneInPlace) = journal.verify(in: output, items: record.items,
+                                                                                           inPlace: record.options.inPlace)
             } else {
                 finishedBefore = [:]
             }
@@ -324,6 +322,10 @@ struct JobRunner {
         for input in changedInPlace {
             reporter.warning("\(input): changed since this job replaced it (another run processed it?); kept as it is, "
                              + "not processed a second time")
+        }
+        for input in goneInPlace {
+            reporter.warning("\(input): replaced by this job, and no longer there (moved or removed since); not processed "
+                             + "again, here or when it is put back")
         }
 
         var configuration = settings.schedulerConfiguration

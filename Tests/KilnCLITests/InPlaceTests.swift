@@ -243,6 +243,24 @@ import Testing
         #expect(differences(names.filter { $0 != changed }, dir.join("in"), dir.join("ref")) == [], "the rest once each")
     }
 
+    /// A replaced input moved away before a resume: the resume tried it, failed on the missing file (exit 1) and
+    /// recorded that failure over the record of its replacement; the file put back, the next resume brightened it a
+    /// second time (exit 0). Its work is done: the resume says it is gone and counts it done, and the job ends.
+    @Test func aResumeCountsAReplacedInputMovedAwayDoneAndNeverProcessesItAgain() throws {
+        let dir = try TemporaryDirectory()
+        let names = try stoppedAfterThree(dir, ["--brightness", "0.1"])
+        let done = try #require(names.first { differences([$0], dir.join("in"), dir.join("ref")).isEmpty })
+        try FileManager.default.moveItem(atPath: dir.join("in/" + done), toPath: dir.join("aside.png"))
+        let resumed = try startKiln(["resume", ".", "--progress", "json"], directory: dir.path).wait()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(Events(resumed.stdoutLines).named("warning").contains {
+            $0[string: "message"].hasPrefix("in/" + done + ": replaced by this job, and no longer there") }, "\(resumed.stdout)")
+        try FileManager.default.moveItem(atPath: dir.join("aside.png"), toPath: dir.join("in/" + done))
+        let again = try startKiln(["resume", ".", "--progress", "none"], directory: dir.path).wait()
+        #expect(again.status == 1, "the job is over: \(again.stderr)")
+        #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input brightened once")
+    }
+
     /// A clean run's journal kept by --keep-journal does not hold back another export from the same folder: the
     /// refusal meant for a stopped run's records refused every later in-place export there. A run that ended with a
     /// failure does: its command again retries the failure and skips the rest, and another export taking the journal

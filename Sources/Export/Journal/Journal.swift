@@ -209,12 +209,17 @@ extension Journal {
     /// processed it. It is kept as it is (`changed`), never processed a second time: before, a resume made it
     /// again from the other run's result. Only a file still the input it read is made again (the rename had not
     /// happened).
+    ///
+    /// In place, a file recorded as replaced (or skipped as replaced before) that is no longer there was moved or
+    /// removed since: its work is done, and the input it was is gone (`gone`). Kept as done: before, the resume
+    /// tried it, failed on the missing input and recorded that failure over the record of its replacement, and a
+    /// later resume, the file put back, processed it a second time (an image turned twice, exit 0).
     public func verify(in output: OutputDirectory, items: [ExportItem] = [], inPlace: Bool = false)
-        -> (kept: [String: FinishedRecord], lost: Set<String>, changed: [String])
+        -> (kept: [String: FinishedRecord], lost: Set<String>, changed: [String], gone: [String])
     {
         var kept: [String: FinishedRecord] = [:]
         var lost = Set<String>()
-        var changed: [String] = []
+        var changed: [String] = [], gone: [String] = []
         let inputs = inPlace ? [:] : Dictionary(items.map { ($0.output, $0.input) }, uniquingKeysWith: { first, _ in first })
         for (relative, record) in finished() {
             // A conflict's record says what made the output it kept, not this job's work: never a write to redo
@@ -223,6 +228,11 @@ extension Journal {
             let now = inputs[relative].flatMap { FileVersion(path: $0) }
             if let made = record.made, let now, now.size != made.inputSize || now.modified != made.inputModified {
                 lost.insert(relative)
+                continue
+            }
+            if inPlace && !output.exists(relative) {
+                kept[relative] = record
+                gone.append(relative)
                 continue
             }
             switch record.status {
@@ -257,6 +267,6 @@ extension Journal {
                 }
             }
         }
-        return (kept, lost, changed.sorted())
+        return (kept, lost, changed.sorted(), gone.sorted())
     }
 }
