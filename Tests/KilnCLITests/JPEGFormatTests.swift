@@ -188,6 +188,29 @@ import Testing
         #expect(left == ["good.jpg"], "no output of a damaged input, no temporary file: \(left)")
     }
 
+    /// A bad Huffman code fails the image however the file is read: kiln reads a file under 1 MiB whole, where
+    /// libjpeg-turbo's fast path decoded the bad code as 0 without a word (written, exit 0; in place, over the original),
+    /// and streams a larger one, which failed. The same damage, padded past 1 MiB by APP15 segments, must fail alike.
+    @Test func aBadHuffmanCodeFailsTheImageReadWholeOrStreamed() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try Fixtures.damagedJPEG())))
+        let segment: [UInt8] = [0xFF, 0xEF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 65533)
+        let padded = Array(bytes.prefix(2)) + Array([[UInt8]](repeating: segment, count: 17).joined()) + bytes.dropFirst(2)
+        #expect(bytes.count < 1 << 20 && padded.count > 1 << 20)
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.join("in/whole.jpg")))
+        try Data(padded).write(to: URL(fileURLWithPath: dir.join("in/streamed.jpg")))
+        let r = try export([dir.join("in"), "-o", dir.join("out")])
+        #expect(r.status == 1, "\(r.stderr)")
+        let failed = Dictionary(uniqueKeysWithValues: Events(r.stdoutLines).files("failed").map { ($0[string: "input"], $0[string: "error"]) })
+        for name in ["whole.jpg", "streamed.jpg"] {
+            #expect(failed[dir.join("in/" + name)]?.contains("corrupt JPEG: Corrupt JPEG data: bad Huffman code") == true,
+                    "\(name): \(failed[dir.join("in/" + name)] ?? "not failed")")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.join("out")).filter { $0 != ".kiln" }
+        #expect(left == [], "no output: \(left)")
+    }
+
     /// Must-show 6 (first half): a PNG's transparent pixels come out as the background, said once a job.
     @Test(.enabled(if: tools, "needs ImageMagick"))
     func alphaIsFlattenedOntoTheBackground() throws {

@@ -17,6 +17,14 @@ public enum Fixtures {
     /// The PngSuite conformance images with their LICENSE (`Tests/Fixtures/PngSuite`).
     public static let pngSuite = repository + "/Tests/Fixtures/PngSuite"
 
+    /// A JPEG whose entropy-coded data holds a bad Huffman code (`Tests/Fixtures/JPEG/README.md` says how it was made),
+    /// checked to exist.
+    public static func damagedJPEG() throws -> String {
+        let path = repository + "/Tests/Fixtures/JPEG/bad-huffman-code.jpg"
+        try requireFile(path)
+        return path
+    }
+
     /// The checksum list committed beside PngSuite: the names the suite must hold.
     static let pngSuiteManifest = pngSuite + "/SHA256SUMS"
 
