@@ -162,20 +162,20 @@ struct JobRunner {
             } else {
                 finishedBefore = [:]
             }
+            let ended = journal.status()
             // Read before a new job's start replaces them: they say what made the outputs already there (the job's own
-            // records over those its start kept of earlier jobs').
-            earlierRecords = journal.earlier().merging(journal.finished()) { _, own in own }
+            // records over those its start kept of earlier jobs'). In place, a clean run's kept journal is over, as its
+            // removed journal would be: its records of the files it replaced stand for nothing now (the same command
+            // again is a new job over the results, as mogrify run twice is). Before, its files met those records: the
+            // same command skipped them all, other options kept them as conflicts "of this job" (exit 1), and
+            // --overwrite, refused in place, was what the message offered.
+            earlierRecords = !resuming && record.options.inPlace && ended?.state == .finished && ended?.exitCode == 0 ? [:]
+                : journal.earlier().merging(journal.finished()) { _, own in own }
             // What clean runs made, kept in the user's cache: for outputs the journal has no record of
             // (its journal removed, or a run that ended in conflicts kept one without them).
             if shard == nil && !record.options.inPlace {
                 madeHints = MadeCache.hints(for: directory)
             }
-            // The inputs an unfinished run in place replaced, which this start would not take as its own work: it
-            // would stack other options on them, or forget their records (then that run's command again processed
-            // them twice). Refused before anything is written. Only a run that finished clean (its journal kept by
-            // --keep-journal) is over: forgetting it is what its end would have done. One that ended with failures
-            // is not: its command again retries them and skips the rest.
-            let ended = journal.status()
             // An in-place run keeps its journal in the folder it starts from, which may hold an unfinished export
             // into that folder: the run would take that journal as its own and remove it at its end (before, `kiln
             // resume` of the export then said the folder held no job). Refused before anything is written.
@@ -188,6 +188,11 @@ struct JobRunner {
                                        + "finishes that export; or ") + "start the in-place run from another folder",
                                        KilnExitCode.usage)
             }
+            // The inputs an unfinished run in place replaced, which this start would not take as its own work: it
+            // would stack other options on them, or forget their records (then that run's command again processed
+            // them twice). Refused before anything is written. Only a run that finished clean (its journal kept by
+            // --keep-journal) is over: forgetting it is what its end would have done. One that ended with failures
+            // is not: its command again retries them and skips the rest.
             var carried: [FinishedRecord] = []
             if !resuming, let earlier = try? journal.job(), !(ended?.state == .finished && ended?.exitCode == 0) {
                 let left = EarlierRunInPlace(earlier: earlier, records: earlierRecords, items: record.items,

@@ -261,6 +261,29 @@ import Testing
         #expect(differences(names, dir.join("in"), dir.join("ref")) == [], "every input brightened once")
     }
 
+    /// A clean run's journal kept by --keep-journal is over, as a removed one: the same command again turns the image
+    /// again (mogrify run twice), and other options apply on top. Before, the same command skipped it (0 written) and
+    /// other options kept it as a conflict "replaced by an earlier run of this job" (exit 1), offering --overwrite,
+    /// which in place is refused.
+    @Test func aCleanRunsKeptJournalIsOverTheSameCommandAgainTurnsAgain() throws {
+        let dir = try TemporaryDirectory()
+        try copies(["rgb8.png"], from: Paths.sampleData, into: dir)
+        for turn in ["0", "180"] {
+            #expect(try kiln(["export", Paths.sampleData + "/rgb8.png", "--output", dir.join("ref" + turn)]
+                             + (turn == "0" ? [] : ["--rotate", turn]) + ["--progress", "none"]).status == 0)
+        }
+        for (index, turn) in ["90", "90", "90"].enumerated() {
+            let r = try startKiln(["export", "--in-place", "in", "--rotate", turn, "--keep-journal", "--progress", "json"],
+                                  directory: dir.path).wait()
+            #expect(r.status == 0, "run \(index + 1): \(r.stderr)")
+            #expect(Events(r.stdoutLines).files("written").count == 1, "run \(index + 1): \(r.stdout)")
+            if index == 1 { #expect(differences(["rgb8.png"], dir.join("in"), dir.join("ref180")) == [], "turned twice") }
+        }
+        let other = try startKiln(["export", "--in-place", "in", "--rotate", "90", "--progress", "none"], directory: dir.path).wait()
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(differences(["rgb8.png"], dir.join("ref0"), dir.join("in")) == [], "four quarter turns: the original's pixels")
+    }
+
     /// A clean run's journal kept by --keep-journal does not hold back another export from the same folder: the
     /// refusal meant for a stopped run's records refused every later in-place export there. A run that ended with a
     /// failure does: its command again retries the failure and skips the rest, and another export taking the journal
