@@ -173,8 +173,10 @@ struct JobRunner {
                 : journal.earlier().merging(journal.finished()) { _, own in own }
             // What clean runs made, kept in the user's cache: for outputs the journal has no record of
             // (its journal removed, or a run that ended in conflicts kept one without them).
-            if shard == nil && !record.options.inPlace {
-                madeHints = MadeCache.hints(for: directory)
+            // And what the folder's other journals recorded (each shard's, the whole job's), which the cache has not.
+            if !record.options.inPlace {
+                madeHints = (shard == nil ? MadeCache.hints(for: directory) : [:])
+                    .merging(ShardLayout.otherJournalsRecords(in: directory, besides: shard)) { cached, _ in cached }
             }
             // An in-place run keeps its journal in the folder it starts from, which may hold an unfinished export
             // into that folder: the run would take that journal as its own and remove it at its end (before, `kiln

@@ -232,6 +232,22 @@ import Testing
         #expect(try kiln(export(out.path, "1/2")).status == 69)
     }
 
+    /// A shard's outputs are known by its journal's records to a plain export or another shard over the same folder:
+    /// made at `--level 1`, they are not `--level 9`'s work. Before, neither job had a record of them (shards keep no
+    /// cache record), the same pixels were skips (exit 0), and the second job recorded them as its own work.
+    @Test(arguments: ["plain", "shard"])
+    func anotherJobKnowsAShardsOutputsByItsRecords(_ second: String) throws {
+        let out = try TemporaryDirectory()
+        #expect(try kiln(export(out.path, "0/1")).status == 0)
+        let again = try kiln(["export", Self.inputs, "--recursive", "--output", out.path, "--level", "9", "--progress", "json"]
+                             + (second == "plain" ? [] : ["--shard", "0/2"]))
+        let events = Events(again.stdoutLines)
+        #expect(again.status == 1, "\(again.stderr)")
+        #expect(events.files("skipped").isEmpty && !events.files("conflict").isEmpty, "\(again.stdout)")
+        #expect(events.files("conflict").allSatisfy { $0[string: "error"].contains("made with other options") }, "\(again.stdout)")
+        #expect(differences(out.path) == [], "the level-1 outputs kept")
+    }
+
     /// Before: a retry of a finished shard, which ends at once, published its own timing: `kiln status` divided the
     /// shard's finished images by the retry's milliseconds (9157 images/s where the run had done 15), and a retry a
     /// while after the job ended made the job's rate fall as far. The rates stay those of the run that did the work.

@@ -27,6 +27,21 @@ public enum ShardLayout {
     /// Whether `output` holds a sharded job.
     public static func isSharded(_ output: String) -> Bool { !shards(in: output).isEmpty }
 
+    /// What the other journals in `output` (each shard's but `shard`'s, and the whole job's where `shard` is one)
+    /// record of the files their jobs left there, by output path: for a job that has no record of those outputs, as the
+    /// user cache's records are (``ExportJob``'s hints: each stands only for the very input file and output bytes it
+    /// names). Shards keep no cache records; before, a plain export or another shard met their outputs unrecorded,
+    /// found the same pixels made at another `--level` a skip, and recorded them as its own work.
+    public static func otherJournalsRecords(in output: String, besides shard: ShardSpec?) -> [String: FinishedRecord] {
+        var journals = shards(in: output).filter { $0 != shard }.map { Journal(outputDirectory: output, shard: $0) }
+        if shard != nil { journals.append(Journal(outputDirectory: output)) }
+        var records: [String: FinishedRecord] = [:]
+        for journal in journals {
+            for (path, record) in journal.finished() where record.standsForAFile { records[path] = record }
+        }
+        return records
+    }
+
     private static func cancelPath(_ output: String) -> String { output + "/.kiln/cancelled" }
 
     /// Marks the job in `output` cancelled (durably: a host that reads it later must see it).
