@@ -309,7 +309,7 @@ struct JobRunner {
                             madeHints: madeHints,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory,
                             // A resume's fraction continues from the work the stopped run finished.
-                            progressBefore: before.map { $0.finishedFraction ?? $0.fraction },
+                            progressBefore: before.map { $0.finishedFraction(recorded: finishedBefore.count) },
                             shownOutputDirectory: shownDirectory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle,

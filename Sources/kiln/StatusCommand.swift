@@ -79,7 +79,7 @@ struct StatusCommand: ParsableCommand {
             // fraction the run last showed, counting work in flight that a resume redoes (a giant image killed at
             // 73 % said 73 %, and stop after stop the fraction climbed to 1 with images left to do).
             fraction = state == .finished ? 1
-                : live.map { $0.finishedFraction ?? $0.fraction } ?? Double(completed) / Double(max(1, total))
+                : live.map { $0.finishedFraction(recorded: completed) } ?? Double(completed) / Double(max(1, total))
             // A finished job's journal says it all, also one written by a kiln that did not record the code
             // (SPEC §5: 1 when any item failed or conflicted); a stopped one only by what its run published.
             exitCode = live?.exitCode ?? (state == .finished ? (failed > 0 ? 1 : 0) : nil)

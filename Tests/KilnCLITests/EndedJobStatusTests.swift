@@ -70,6 +70,29 @@ import Testing
         #expect(text.stdout.contains("3/\(total) done (\(Int(fraction * 100))%)"), "\(text.stdout)")
     }
 
+    /// A job killed between two publications of its status (at most two a second; a batch of records can land
+    /// between them) has more images recorded than its last publication counted: `kiln status` said "13/20 done
+    /// (29%)" of 20 alike images, the count from the journal and the percentage from the stale publication. Each
+    /// image recorded since counts as an average one of those that publication had left. Here the stopped job's
+    /// status is put back to what a publication after its first image would have said.
+    @Test func aJobKilledBetweenPublicationsCountsTheImagesRecordedSince() throws {
+        let dir = try TemporaryDirectory()
+        let r = try kiln(["export", Paths.sampleData, "--output", dir.join("out"), "--jobs", "1", "--stall-timeout", "1",
+                          "--progress", "none"], environment: ["KILN_TEST_STALL_AFTER": "3"])
+        #expect(r.status == 75, "\(r.stderr)")
+        let path = dir.join("out/.kiln/status.json")
+        var published = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any] ?? [:]
+        published["completed"] = 1
+        published["written"] = 1
+        published["finishedFraction"] = 0.05
+        try JSONSerialization.data(withJSONObject: published).write(to: URL(fileURLWithPath: path))
+        let total = Paths.pngs(in: Paths.sampleData).count
+        let json = try status(dir.join("out"))
+        let expected = 0.05 + 2 * 0.95 / Double(total - 1)
+        #expect(json["completed"] as? Int == 3, "\(json)")
+        #expect(json["fraction"] as? Double == (expected * 10_000).rounded() / 10_000, "\(json) against \(expected)")
+    }
+
     /// A running job's `kiln status --json` says where and when (host, started, updated: a live status from a stale
     /// one), its subtitle and its throughput, which counts the work of the images in flight: it said 0 until the
     /// first image finished, and left out host, updated, started, the rates and the subtitle.

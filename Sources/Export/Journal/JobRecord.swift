@@ -171,4 +171,14 @@ public struct LiveStatus: Codable, Sendable, Equatable {
         self.memory = memory
         self.updated = updated
     }
+
+    /// The part of the work in images finished once `recorded` images have their records: ``finishedFraction``,
+    /// and each image recorded since this publication (a run killed between two, which come at most twice a
+    /// second, or mid-batch) counted as an average one of those it had left. `kiln status` of a killed job said
+    /// "13/20 done (29%)" of 20 images alike, the counts from the journal and the percentage from here.
+    public func finishedFraction(recorded: Int) -> Double {
+        let base = finishedFraction ?? fraction
+        guard recorded > completed, total > completed else { return base }
+        return min(1, base + Double(recorded - completed) * (1 - base) / Double(total - completed))
+    }
 }

@@ -169,7 +169,7 @@ public struct ShardedStatus: Codable, Sendable {
             line.state = live?.state == .finished && line.completed >= line.total ? .finished : .stopped
             // The part of the work in images finished, where `kiln resume --shard` continues from.
             line.fraction = line.state == .finished ? 1
-                : live?.finishedFraction ?? Double(line.completed) / Double(max(1, line.total))
+                : live?.finishedFraction(recorded: line.completed) ?? Double(line.completed) / Double(max(1, line.total))
         }
         line.imagesPerSecond = live?.imagesPerSecond
         line.pixelsPerSecond = live?.pixelsPerSecond
