@@ -14,6 +14,19 @@ import Testing
         #expect(!r.stderr.contains("USAGE") && !r.stderr.contains("Usage"))
     }
 
+    /// status, resume and cancel of a file, not a folder, say so (they said "cannot read the journal afile/.kiln:
+    /// Not a directory", and status --json's state was "unreadable", as for a damaged journal).
+    @Test func statusResumeAndCancelOfAFileSayItIsNotAFolder() throws {
+        let dir = try TemporaryDirectory()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: dir.join("afile")))
+        for command in ["status", "resume", "cancel"] {
+            let r = try kiln([command, dir.join("afile")] + (command == "resume" ? ["--progress", "none"] : []))
+            #expect(r.status == 1 && r.stderr.contains("/afile is not a folder"), "\(command): \(r.stderr)")
+        }
+        let json = try kiln(["status", dir.join("afile"), "--json"])
+        #expect(json.stdout.contains(#""state":"none""#), "\(json.stdout)")
+    }
+
     @Test func aMisspelledCommandGetsASuggestion() throws {
         let r = try kiln(["exprot", "x.png"])
         #expect(r.status == 64)
