@@ -61,7 +61,7 @@ void ccolor_profile_close(ccolor_profile profile);
 
 /*
  * An RGB(A) → RGB(A) transform for canonical pixels of `bit_depth` 8 or 16,
- * alpha copied; `black_point_compensation` non-zero to apply it. From a gray
+ * alpha kept (in place); `black_point_compensation` non-zero to apply it. From a gray
  * profile, the canonical pixels' gray (r = g = b) to RGB, alpha kept (in place).
  * NULL when lcms2 cannot link the two profiles.
  */
