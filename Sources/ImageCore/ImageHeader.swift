@@ -45,25 +45,37 @@ public struct ImageHeader: Sendable, Equatable {
     }
 }
 
-/// How a decoder shrank an image on load: the stored size and the factor.
-/// Its rows cover `width / factor × height / factor` of the picture, the last
-/// row and column only in part where the size is no multiple of the factor (a
-/// 641-wide JPEG at 1/4 decodes 161 columns, the last a quarter of one), so a
-/// resize maps them by that true extent, never by the rounded-up count: the
-/// output has the size, and each pixel the place, it has from the whole image.
+/// How a decoder shrank an image on load: the stored size, and how many of the
+/// decoded columns and rows the picture spans. JPEG's DCT scaling divides by a
+/// factor: its rows cover `width / factor × height / factor` of the picture,
+/// the last row and column only in part where the size is no multiple of the
+/// factor (a 641-wide JPEG at 1/4 decodes 161 columns, the last a quarter of
+/// one); libwebp's rescaler spreads the picture over every decoded pixel,
+/// whatever the ratio. A resize maps them by that true extent, never by the
+/// rounded-up count: the output has the size, and each pixel the place, it has
+/// from the whole image.
 public struct ShrinkOnLoad: Sendable, Hashable {
     /// The stored width in pixels.
     public var width: Int
     /// The stored height in pixels.
     public var height: Int
-    /// The factor the decoder divided both by (2, 4 or 8).
-    public var factor: Int
+    /// How many decoded columns the picture spans.
+    public var spanWidth: Double
+    /// How many decoded rows the picture spans.
+    public var spanHeight: Double
 
-    /// A shrink of a `width × height` image by `factor`.
+    /// A shrink of a `width × height` image by `factor` (2, 4 or 8), block by block.
     public init(width: Int, height: Int, factor: Int) {
+        self.init(width: width, height: height, spanWidth: Double(width) / Double(factor),
+                  spanHeight: Double(height) / Double(factor))
+    }
+
+    /// A shrink of a `width × height` image spread over `spanWidth × spanHeight` decoded pixels.
+    public init(width: Int, height: Int, spanWidth: Double, spanHeight: Double) {
         self.width = width
         self.height = height
-        self.factor = factor
+        self.spanWidth = spanWidth
+        self.spanHeight = spanHeight
     }
 }
 

@@ -30,12 +30,13 @@ struct PassBuilder {
         /// Its size before the shrink, in the image's present axes.
         var width: Int
         var height: Int
-        /// What the shrink divided the size by.
-        var factor: Int
+        /// How many pixels of the image it spans, in the image's present axes.
+        var spanWidth: Double
+        var spanHeight: Double
 
         /// Where it starts and how many pixels it spans along x (or y, `vertical`).
         func axis(vertical: Bool) -> (start: Double, span: Double) {
-            (vertical ? y : x, Double(vertical ? height : width) / Double(factor))
+            vertical ? (y, spanHeight) : (x, spanWidth)
         }
     }
 
@@ -45,7 +46,8 @@ struct PassBuilder {
         self.width = width
         self.height = height
         self.pixelLimit = pixelLimit
-        extent = shrunkFrom.map { Extent(x: 0, y: 0, width: $0.width, height: $0.height, factor: $0.factor) }
+        extent = shrunkFrom.map { Extent(x: 0, y: 0, width: $0.width, height: $0.height, spanWidth: $0.spanWidth,
+                                         spanHeight: $0.spanHeight) }
     }
 
     /// Adds a pass that computes an intermediate image; `current` is unchanged.
@@ -101,7 +103,8 @@ struct PassBuilder {
         let first = output(sx.start, sy.start), last = output(sx.start + sx.span, sy.start + sy.span)
         let turned = map.b != 0
         return Extent(x: min(first.x, last.x), y: min(first.y, last.y), width: turned ? extent.height : extent.width,
-                      height: turned ? extent.width : extent.height, factor: extent.factor)
+                      height: turned ? extent.width : extent.height, spanWidth: turned ? extent.spanHeight : extent.spanWidth,
+                      spanHeight: turned ? extent.spanWidth : extent.spanHeight)
     }
 
     /// Adds an image the passes can read.

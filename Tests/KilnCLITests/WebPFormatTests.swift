@@ -99,8 +99,9 @@ import Testing
 
     /// Shrink-on-load, as a JPEG's: a fit to 250 of an opaque 2000 × 1500 WebP has libwebp average 4 × 4 blocks as it
     /// decodes (it decoded whole, then resized: an 8000×6000 one fitted to 800 held 433 MB, now 65). It must not
-    /// differ visibly from the same pixels decoded whole and resized, nor in size. An image with alpha, whose colour
-    /// libwebp would average straight, and one whose sides no factor divides are decoded whole: the same pixels.
+    /// differ visibly from the same pixels decoded whole and resized, nor in size; nor one whose sides no factor
+    /// divides (2001 × 1499: libwebp spreads it over 501 × 375 pixels), which was decoded whole. An image with alpha,
+    /// whose colour libwebp would average straight, is decoded whole: the same pixels.
     @Test(.enabled(if: tools, "needs ImageMagick and libwebp's tools"))
     func shrinkOnLoadOfAnOpaqueWebPLooksLikeAFullDecodeAndResize() throws {
         let dir = try makeInputs()
@@ -122,14 +123,15 @@ import Testing
                 #expect(r.status == 0, "\(r.stderr)")
             }
         }
-        #expect(try ImageTools.identify(dir.join("from-webp/big.png"), "%w %h") == "250 188")
-        let psnr = try ImageTools.psnr(dir.join("from-png/big.png"), dir.join("from-webp/big.png"))
-        #expect(psnr >= 40 && psnr < .infinity, "\(psnr) dB against a full decode and resize (infinity: not shrunk)")
-        for name in ["odd", "alphabig"] {
-            let a = try PNGDecoder.decode(contentsOf: dir.join("from-webp/\(name).png"))
-            let b = try PNGDecoder.decode(contentsOf: dir.join("from-png/\(name).png"))
-            #expect(a == b, "\(name): decoded whole, the same pixels")
+        for (name, size) in [("big", "250 188"), ("odd", "250 187")] {
+            #expect(try ImageTools.identify(dir.join("from-webp/\(name).png"), "%w %h") == size)
+            #expect(try ImageTools.identify(dir.join("from-png/\(name).png"), "%w %h") == size)
+            let psnr = try ImageTools.psnr(dir.join("from-png/\(name).png"), dir.join("from-webp/\(name).png"))
+            #expect(psnr >= 40 && psnr < .infinity, "\(name): \(psnr) dB against a full decode and resize (infinity: not shrunk)")
         }
+        let a = try PNGDecoder.decode(contentsOf: dir.join("from-webp/alphabig.png"))
+        let b = try PNGDecoder.decode(contentsOf: dir.join("from-png/alphabig.png"))
+        #expect(a == b, "alphabig: decoded whole, the same pixels")
     }
 
     /// Under `--format same` (the default, and in place), a lossless WebP stays lossless: before, it was written
