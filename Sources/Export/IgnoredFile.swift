@@ -82,4 +82,7 @@ public struct InputScan: Sendable {
     /// Folders named as inputs in which the scan found no image (a folder named `x.png` among files, a
     /// folder whose images are in subfolders without `--recursive`): said, not passed over in silence.
     public var imagelessFolders: [String] = []
+    /// Folders a `-` list named, passed over: a list names files (its folders' images on their own lines, as
+    /// `find` prints them).
+    public var listedFolders: [String] = []
 }

@@ -69,10 +69,14 @@ public struct InputCollector {
     public func scan() throws(ExportError) -> InputScan {
         var items: [ExportItem] = []
         var ignored: [IgnoredFile] = []
-        var imageless: [String] = []
+        var imageless: [String] = [], listedFolders: [String] = []
         for input in options.inputs {
             if input == "-" {
-                items += try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated).map(fileItem)
+                // A list names files: `find DIR -print0` names DIR and its subfolders too, and their images on their
+                // own lines. Its folders are passed over, said once (each failed as "not an image file", exit 1).
+                for path in try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated) {
+                    if isDirectory(path) { listedFolders.append(path) } else { items.append(fileItem(path)) }
+                }
             } else if isDirectory(input) {
                 let before = items.count
                 walk(directory: input, relative: "", into: &items, ignoring: &ignored)
@@ -82,7 +86,8 @@ public struct InputCollector {
             }
         }
         let (marked, repeated) = markCollisions(items)
-        return InputScan(items: marked, ignored: IgnoredFiles(ignored), repeated: repeated, imagelessFolders: imageless)
+        return InputScan(items: marked, ignored: IgnoredFiles(ignored), repeated: repeated, imagelessFolders: imageless,
+                         listedFolders: listedFolders)
     }
 
     /// The paths of a `-` list, in order, empty entries left out.

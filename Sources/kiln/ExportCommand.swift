@@ -209,7 +209,10 @@ struct ExportCommand: AsyncParsableCommand {
         }
         var items = scan.items
         let ignored = scan.ignored
-        guard !items.isEmpty else { throw reporter.refusal(noInputsMessage(ignored), KilnExitCode.usage) }
+        guard !items.isEmpty else {
+            throw reporter.refusal(noInputsMessage(ignored) + (Self.listedFoldersNote(scan.listedFolders).first.map { "; \($0)" } ?? ""),
+                                   KilnExitCode.usage)
+        }
         if !inPlace {
             // Names too long for the output's file system fail here, before any decode (see NameLimits).
             let marked: Int
@@ -239,7 +242,16 @@ struct ExportCommand: AsyncParsableCommand {
         try await JobRunner(record: record, resuming: false, settings: settings, reporter: reporter,
                             ignored: ignored, notes: Self.unusedFormatOptions(options.plan.output, given: render,
                                                                              items: items) + Self.epochNote + planNotes
-                                + Self.repeatNote(scan.repeated) + imagelessNotes(scan.imagelessFolders)).run()
+                                + Self.repeatNote(scan.repeated) + imagelessNotes(scan.imagelessFolders)
+                                + Self.listedFoldersNote(scan.listedFolders)).run()
+    }
+
+    /// Folders a `-` list named, passed over: said once.
+    static func listedFoldersNote(_ folders: [String]) -> [String] {
+        guard let first = folders.first else { return [] }
+        let others = folders.count == 1 ? "" : " (and \(folders.count - 1) more)"
+        return ["\(first)\(others) in the - list \(folders.count == 1 ? "is a folder" : "are folders"), passed over: a list "
+                + "names files (find … -type f), and the images in a folder are exported where the list names them"]
     }
 
     /// Inputs named more than once, each exported once: said, as `cp` says of a source named twice.

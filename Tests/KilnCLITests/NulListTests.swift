@@ -28,6 +28,25 @@ import Testing
         #expect(r.stderr.contains("line 1") && r.stderr.contains("U+001B"), "\(r.stderr)")
     }
 
+    /// `find DIR -print0` names DIR and its subfolders beside their images: each folder failed as "not an image
+    /// file" (exit 1, every image written). Folders in a list are passed over, said once; the images are exported once.
+    @Test func foldersInAListArePassedOverSaidOnce() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in/sub"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/a.png"))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("in/sub/b.png"))
+        let list = [dir.join("in"), dir.join("in/a.png"), dir.join("in/sub"), dir.join("in/sub/b.png")]
+        let r = try kiln(["export", "-0", "-", "--output", dir.join("out"), "--progress", "json"],
+                         stdin: list.joined(separator: "\0") + "\0")
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = Events(r.stdoutLines)
+        #expect(events.files("written").map { $0[string: "input"] }.sorted() == [dir.join("in/a.png"), dir.join("in/sub/b.png")])
+        #expect(events.files("failed").isEmpty, "\(r.stdout)")
+        let warnings = events.named("warning").map { $0[string: "message"] }.filter { $0.contains("in the - list are folders") }
+        #expect(warnings == [dir.join("in") + " (and 1 more) in the - list are folders, passed over: a list names files "
+                             + "(find … -type f), and the images in a folder are exported where the list names them"], "\(r.stdout)")
+    }
+
     @Test(arguments: [false, true])
     func emptyListSaysTheListNamedNoFiles(nul: Bool) throws {
         let dir = try TemporaryDirectory()
