@@ -460,13 +460,19 @@ public struct InputCollector {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
-    /// The path an input's output mirrors: normalized when relative, the name alone otherwise.
+    /// The path an input's output mirrors: normalized when relative (a `..` taking back the folder before it:
+    /// `in/../in/a.png` mirrors `in/a.png`, where it kept only `a.png`), the name alone when absolute or when a `..`
+    /// climbs out of the folder kiln was started in.
     static func mirroredPath(of path: String) -> String {
         if let clean = cleanMirroredPath(of: path) { return clean }
         let parts = path.split(separator: "/").filter { $0 != "." }
         let name = parts.last.map(String.init) ?? path
-        if path.hasPrefix("/") || parts.contains("..") { return name }
-        return parts.joined(separator: "/")
+        if path.hasPrefix("/") { return name }
+        var kept: [Substring] = []
+        for part in parts {
+            if part != ".." { kept.append(part) } else if kept.popLast() == nil { return name }
+        }
+        return kept.isEmpty ? name : kept.joined(separator: "/")
     }
 
     /// ``mirroredPath(of:)`` of the common path — no empty, `.` or `..` component,

@@ -74,9 +74,11 @@ import Testing
             try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/" + name))
         }
         // (`in/a.png in` is no repeat: the folder's a.png is written as a.png, the named one as in/a.png.)
-        for (arguments, written) in [(["in/a.png", "in/a.png"], 1), (["in", "./in"], 2)] {
-            let r = try startKiln(["export"] + arguments + ["-o", "out-\(written)", "--progress", "json"],
-                                  directory: dir.path).wait()
+        // `in/../in/a.png` does not climb out of the folder kiln runs in: it mirrors in/a.png (it kept only a.png, an
+        // output of its own: the file exported twice).
+        for (arguments, written) in [(["in/a.png", "in/a.png"], 1), (["in", "./in"], 2), (["in/a.png", "in/../in/a.png"], 1)] {
+            let r = try startKiln(["export"] + arguments + ["-o", "out-\(arguments.count)-\(written)-\(arguments[1].count)",
+                                   "--progress", "json"], directory: dir.path).wait()
             #expect(r.status == 0, "\(arguments): \(r.stdout)")
             let events = Events(r.stdoutLines)
             #expect(events.files("failed").isEmpty, "\(arguments): \(r.stdout)")
