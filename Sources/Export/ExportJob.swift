@@ -486,7 +486,9 @@ public final class ExportJob: Sendable {
             : replace || !occupied ? .absent : existingOutput(item, made: made, inputFile: inputFile)
         if let problem = item.problem {
             result.error = problem
-        } else if occupied, let present = FileIdentity(path: destination), isInput(present) {
+        } else if occupied, let present = FileIdentity(entryAt: destination), isInput(present) {
+            // What sits there, a link not followed: the output replaces a link, never its target (a link to another
+            // input was refused as "an input" itself, --overwrite or not).
             result.error = "its output \(shown(item.output)) is an input; inputs are never overwritten"
         } else if case .identical(let earlier) = existing {
             result.status = .skipped

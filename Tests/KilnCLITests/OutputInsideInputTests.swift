@@ -123,4 +123,26 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("d/sub/a.png"))) == original)
         #expect(try PNGDecoder.decode(contentsOf: dir.join("d/sub/b.png")) == PNGDecoder.decode(contentsOf: dir.join("d/b.png")))
     }
+
+    /// A symbolic link at an output's path that points at another input is a link: kept as a conflict, replaced under
+    /// --overwrite (the link itself, never its target). It was judged by its target, "its output … is an input", and
+    /// failed --overwrite or not.
+    @Test func aLinkToAnInputAtAnOutputPathIsALinkNotAnInput() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.join("in"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.join("out"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/rgb8.png", toPath: dir.join("in/x.png"))
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("in/y.png"))
+        try FileManager.default.createSymbolicLink(atPath: dir.join("out/y.png"), withDestinationPath: "../in/x.png")
+        let original = try Data(contentsOf: URL(fileURLWithPath: dir.join("in/x.png")))
+        let kept = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--progress", "json"])
+        #expect(kept.status == 1, "\(kept.stderr)")
+        #expect(Events(kept.stdoutLines).files("conflict").first?[string: "error"].contains("is a symbolic link; kept") == true,
+                "\(kept.stdout)")
+        let replaced = try kiln(["export", dir.join("in"), "--output", dir.join("out"), "--overwrite", "--progress", "none"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dir.join("out/y.png"))) == nil, "replaced by a file")
+        #expect(try PNGDecoder.decode(contentsOf: dir.join("out/y.png")) == PNGDecoder.decode(contentsOf: dir.join("in/y.png")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("in/x.png"))) == original, "the link's target untouched")
+    }
 }

@@ -13,6 +13,13 @@ struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
         self.init(info)
     }
 
+    /// The identity of what sits at `path` itself, a symbolic link not followed, or nil when nothing does.
+    init?(entryAt path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
     /// The identity of the file `info` describes.
     init(_ info: stat) {
         device = UInt64(info.st_dev)
