@@ -147,4 +147,24 @@ public enum OutputFormat: String, Sendable, Equatable, Codable, CaseIterable {
 extension OutputFormat {
     /// How a sentence names the format: "PNG", "JPEG", "WebP" (its codec's title); `same`, "each input's format".
     public var title: String { ImageCodecs.format(of: self)?.title ?? "each input's format" }
+
+    /// The format a user names: its value in any case, or `jpg` for JPEG (the extension its outputs get, and what
+    /// sharp, vips and ImageMagick take); nil for anything else.
+    public init?(named name: String) {
+        let lowered = name.lowercased()
+        guard let format = lowered == "jpg" ? .jpeg : OutputFormat(rawValue: lowered) else { return nil }
+        self = format
+    }
+}
+
+extension OutputFormat {
+    /// Read as ``init(named:)`` reads a name (a recipe's `"jpg"`, `"PNG"`); written as its value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let format = OutputFormat(named: name) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Cannot initialize OutputFormat from invalid String value \(name)")
+        }
+        self = format
+    }
 }

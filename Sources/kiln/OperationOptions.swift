@@ -10,7 +10,10 @@ extension Resize.Filter: ExpressibleByArgument {}
 extension Flip.Axis: ExpressibleByArgument {}
 extension Watermark.Position: ExpressibleByArgument {}
 extension ColorConversion.Intent: ExpressibleByArgument {}
-extension OutputFormat: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {
+    /// `--format`'s value as ``OutputFormat/init(named:)`` reads it: any case, `jpg` for JPEG.
+    public init?(argument: String) { self.init(named: argument) }
+}
 extension ChromaSubsampling: ExpressibleByArgument {}
 
 /// The operation flags of SPEC §4.2, `--recipe`, `--level` and the format options of SPEC §5.
@@ -26,7 +29,7 @@ struct OperationOptions: ParsableArguments {
             transform: NumberArgument.wholeNumber)
     var level: Int?
 
-    @Option(help: "Output format: png, jpeg, webp, or same (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
+    @Option(help: "Output format: png, jpeg (or jpg), webp, or same, in any case (default: each output in its input's format, by the input's name, else its content); outputs are named .png, .jpg, .webp (overrides a recipe's output.format).")
     var format: OutputFormat?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality, 1-100 (JPEG default 85, WebP default 80); with --lossless, how hard libwebp searches for a smaller file (1 fastest, 100 slowest; higher is usually, not always, smaller; the pixels are exact at any value). Overrides a recipe's output.quality.", valueName: "q"),

@@ -188,6 +188,18 @@ import Testing
         #expect(left == ["good.jpg"], "no output of a damaged input, no temporary file: \(left)")
     }
 
+    /// `--format jpg` and `JPEG`, and a recipe's `"jpg"`, name JPEG (as sharp, vips and ImageMagick take them, and as
+    /// the outputs are named): they were refused, exit 64 ("the value 'jpg' is invalid").
+    @Test(.enabled(if: tools, "needs ImageMagick")) func jpgAndAnyCaseNameJPEG() throws {
+        let dir = try TemporaryDirectory()
+        try Data(#"{"output": {"format": "jpg"}}"#.utf8).write(to: URL(fileURLWithPath: dir.join("r.json")))
+        for (name, options) in [("jpg", ["--format", "jpg"]), ("upper", ["--format", "JPEG"]), ("recipe", ["--recipe", dir.join("r.json")])] {
+            let r = try export([Paths.sampleData + "/rgb8.png", "-o", dir.join(name)] + options)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            #expect(try ImageTools.identify(dir.join(name + "/rgb8.jpg"), "%m") == "JPEG", "\(name)")
+        }
+    }
+
     /// A bad Huffman code fails the image however the file is read: kiln reads a file under 1 MiB whole, where
     /// libjpeg-turbo's fast path decoded the bad code as 0 without a word (written, exit 0; in place, over the original),
     /// and streams a larger one, which failed. The same damage, padded past 1 MiB by APP15 segments, must fail alike.
