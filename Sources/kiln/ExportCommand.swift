@@ -131,7 +131,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Export only shard K of N (K from 0, e.g. 2/4): every shard plans the same inputs and takes a deterministic share, balanced by pixels; shards share --output, each with its own journal. auto takes it from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/KILN_SHARD_COUNT. The same command again continues the shard.", valueName: "K/N|auto"))
     var shard: String?
 
-    @OptionGroup(title: "Operations (applied in the order above, not the order given)")
+    @OptionGroup(title: "Output format, metadata and operations (operations apply in the order above, not the order given)")
     var render: OperationOptions
 
     @OptionGroup(title: "Running")
@@ -154,6 +154,13 @@ struct ExportCommand: AsyncParsableCommand {
             throw ValidationError("--output is \(output?.isEmpty == true ? "empty" : "blank"); it names the folder to write into")
         }
 
+        // Standard input is read once: a second `-` read nothing, and -0 with no `-` changed nothing, both unsaid.
+        guard inputs.count(where: { $0 == "-" }) <= 1 else {
+            throw ValidationError("- is given more than once; standard input is one list, read once")
+        }
+        guard !nullSeparated || inputs.contains("-") else {
+            throw ValidationError("-0 (--null) says how a - list on standard input is separated, and no - is given")
+        }
         guard jobs ?? 1 >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard ParameterRanges.pixels.bounds.contains(maxPixels) else {
             throw ValidationError("--max-pixels must be \(ParameterRanges.pixels.text), not \(maxPixels)")

@@ -47,6 +47,17 @@ import Testing
                              + "(find … -type f), and the images in a folder are exported where the list names them"], "\(r.stdout)")
     }
 
+    /// `-` twice read nothing the second time, and `-0` with no `-` changed nothing: both unsaid, exit 0. Usage errors.
+    @Test func aSecondDashOrMinus0WithoutADashIsAUsageError() throws {
+        let dir = try TemporaryDirectory()
+        let twice = try kiln(["export", "-", "-", "--output", dir.join("out"), "--progress", "none"],
+                             stdin: Paths.sampleData + "/rgb8.png\n")
+        #expect(twice.status == 64 && twice.stderr.contains("- is given more than once"), "\(twice.stderr)")
+        let null = try kiln(["export", "-0", Paths.sampleData + "/rgb8.png", "--output", dir.join("out"), "--progress", "none"])
+        #expect(null.status == 64 && null.stderr.contains("no - is given"), "\(null.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.join("out")))
+    }
+
     @Test(arguments: [false, true])
     func emptyListSaysTheListNamedNoFiles(nul: Bool) throws {
         let dir = try TemporaryDirectory()
