@@ -60,9 +60,10 @@ struct OperationOptions: ParsableArguments {
         valueName: "list"))
     var keep: String?
 
-    @Flag(name: .customLong("no-autorotate"),
-          help: "Leave each image as stored: its EXIF orientation is not applied and stays in its EXIF (default: turned upright first, the EXIF then saying orientation 1; overrides a recipe's output.autorotate).")
-    var noAutorotate = false
+    // Both ways: a recipe's "autorotate": false could not be turned back on from the command line.
+    @Flag(inversion: .prefixedNo,
+          help: "--no-autorotate leaves each image as stored: its EXIF orientation is not applied and stays in its EXIF (default, --autorotate: turned upright first, the EXIF then saying orientation 1); either overrides a recipe's output.autorotate.")
+    var autorotate: Bool?
 
     @Option(help: ArgumentHelp(
         "Convert every image to this colour profile and tag it: srgb, p3 or an ICC file (default: keep colours and profile as they are).",
@@ -77,7 +78,7 @@ struct OperationOptions: ParsableArguments {
         valueName: "srgb|p3|file"))
     var inputProfile: String?
 
-    @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); the operation flags below (--crop to --watermark-scale) cannot be given with it; the format, metadata and --no-autorotate flags above override its output, and --profile applies as without it.",
+    @Option(help: ArgumentHelp("Apply the operations of a JSON recipe ({\"operations\":[…],\"output\":{\"level\":6}}); the operation flags below (--crop to --watermark-scale) cannot be given with it; the format, metadata and --autorotate/--no-autorotate flags above override its output, and --profile applies as without it.",
                                valueName: "file"))
     var recipe: String?
 
@@ -193,7 +194,7 @@ struct OperationOptions: ParsableArguments {
                 let loaded = try Recipe.load(contentsOf: recipe)
                 plan = ExportPlan(operations: loaded.operations, level: level ?? loaded.output?.level ?? 6,
                                   metadata: metadata ?? loaded.output?.metadata?.selection ?? .all,
-                                  autorotate: !noAutorotate && (loaded.output?.autorotate ?? true))
+                                  autorotate: autorotate ?? loaded.output?.autorotate ?? true)
                 output = loaded.output?.settings ?? output
                 recipeLevel = loaded.output?.level
             } catch {
@@ -201,7 +202,7 @@ struct OperationOptions: ParsableArguments {
             }
         } else {
             plan = ExportPlan(operations: try operationsFromFlags(), level: level ?? 6, metadata: metadata ?? .all,
-                              autorotate: !noAutorotate)
+                              autorotate: autorotate ?? true)
         }
         let notes: [String]
         (plan.output, notes) = try outputSettings(over: output, recipeLevel: recipeLevel)

@@ -125,15 +125,17 @@ import Testing
         }
     }
 
-    /// A recipe's `output.autorotate: false` is `--no-autorotate`; a recipe without it turns images upright.
-    @Test(arguments: [false, true])
-    func aRecipeChoosesAutorotate(autorotate: Bool) throws {
+    /// A recipe's `output.autorotate: false` is `--no-autorotate`; a recipe without it turns images upright. The
+    /// flags override it both ways (`--autorotate` did not exist: a recipe's false could not be turned back on).
+    @Test(arguments: [(false, nil), (true, nil), (false, "--autorotate"), (true, "--no-autorotate")] as [(Bool, String?)])
+    func aRecipeChoosesAutorotate(recipeSays: Bool, flag: String?) throws {
         let dir = try TemporaryDirectory()
-        let recipe = #"{"operations":[],"output":{"autorotate":\#(autorotate)}}"#
+        let recipe = #"{"operations":[],"output":{"autorotate":\#(recipeSays)}}"#
         try recipe.write(toFile: dir.join("recipe.json"), atomically: true, encoding: .utf8)
         let png = OrientedImages.png(exif: OrientedImages.exif(orientation: 6, littleEndian: true))
-        let (r, output) = try Self.export(png, in: dir, ["--recipe", dir.join("recipe.json")])
+        let (r, output) = try Self.export(png, in: dir, ["--recipe", dir.join("recipe.json")] + (flag.map { [$0] } ?? []))
         #expect(r.status == 0, "\(r.stderr)")
+        let autorotate = flag.map { $0 == "--autorotate" } ?? recipeSays
         let pixels = try PNGDecoder.decode(contentsOf: output)
         #expect(pixels.bytes == OrientedImages.displayed(orientation: autorotate ? 6 : 1))
         #expect(try Self.exif(of: try Self.read(output)).orientation == (autorotate ? 1 : 6))
