@@ -301,8 +301,11 @@ struct JobRunner {
         let pressure = MemoryPressure(path: ProcessInfo.processInfo.environment["KILN_TEST_PRESSURE_FILE"]
                                           ?? "/proc/pressure/memory", warn: { reporter.warning($0) })
         let memory = MemoryBudget(limit: settings.memoryBudget, reserved: MemoryLimit.resident, pressure: pressure)
-        // What the stopped run left in its status: the fraction it showed, the images it stalled on.
-        let before = resuming ? journal.status() : nil
+        // What the stopped run left in its status: the fraction it showed, the images it stalled on. And, of any run
+        // before in the folder, the desktop notification it left (one killed left it on the screen), for this one's to
+        // replace: read before this run's first publication takes the file's place.
+        let published = journal.status()
+        let before = resuming ? published : nil
         let job = ExportJob(options: options, items: Self.leavingOut(before?.stalledTwice ?? [], from: record.items),
                             output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
@@ -349,7 +352,9 @@ struct JobRunner {
         let presentation = JobPresentation(identifier: session.identifier, title: title, subtitle: subtitle,
                                            total: job.items.count, completed: countsBefore.completed,
                                            fraction: fractionBefore,
-                                           presenters: settings.makePresenters(warn: { message in
+                                           presenters: settings.makePresenters(replacing: published?.notification,
+                                                                               shown: { status.noteNotification($0) },
+                                                                               warn: { message in
                                                if let stream = views.withLock({ $0 }) { stream.warning(message) }
                                                else { reporter.warning(message) }
                                            }))

@@ -12,6 +12,8 @@ final class StatusPublisher: Sendable {
     private let title: String
     private let subtitle: String
     private let last = Locked<ContinuousClock.Instant?>(nil)
+    /// The desktop notification the run shows (set from the presenter's thread, read by each publication).
+    private let notification = Locked<ShownNotification?>(nil)
     /// When this run started (for the throughput `kiln status` sums over shards).
     private let started = Date()
     private let host = Host.name
@@ -74,8 +76,14 @@ final class StatusPublisher: Sendable {
             status.exitCode = exitCode?.rawValue
             status.stalledOn = stalls?.on
             status.stalledTwice = stalls?.twice
+            status.notification = notification.withLock { $0 }
             journal.publish(status)
         }
+    }
+
+    /// Notes the desktop notification the run shows: the next publication names it.
+    func noteNotification(_ shown: ShownNotification) {
+        notification.withLock { $0 = shown }
     }
 
     /// Publishes if the last publication is at least half a second old.

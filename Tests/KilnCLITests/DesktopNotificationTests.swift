@@ -176,6 +176,36 @@ struct DesktopNotificationTests {
         #expect(!r.stderr.contains("warning:") && Events(r.stdoutLines).named("warning").isEmpty, "\(r.stdout)\n\(r.stderr)")
     }
 
+    /// A run killed (kill -9, a crash) left its notification on the screen at its last percent, with a Cancel that
+    /// did nothing, and the next run showed one more. The next run in the folder (here `kiln resume`) replaces it,
+    /// where the same server on the same bus showed it; on another bus (a new session, whose server numbers its own
+    /// notifications from 1 again) it replaces nothing.
+    @Test(arguments: [true, false])
+    func theNextRunReplacesAKilledRunsNotification(onTheSameBus: Bool) throws {
+        let dir = try TemporaryDirectory(), otherDir = try TemporaryDirectory()
+        let bus = try PrivateBus(in: dir)
+        let out = dir.join("out")
+        let child = try startKiln(["export", SmallImages.directory, "--output", out, "--progress", "none",
+                                   "--notify", "desktop", "--stall-timeout", "600"] + SmallImages.operations,
+                                  environment: SmallImages.environment.merging(
+                                      ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KILN_TEST_STALL_AFTER": "1"]) { $1 })
+        #expect(child.waitUntil(timeout: .seconds(60)) {
+            (try? String(contentsOfFile: out + "/.kiln/status.json", encoding: .utf8))?.contains("\"notification\"") == true
+        })
+        child.send(SIGKILL)
+        _ = try child.wait(timeout: .seconds(60))
+        let killed = try #require(bus.notifications.last?["id"] as? Int)
+        let next = onTheSameBus ? bus : try PrivateBus(in: otherDir)
+        let before = next.notifications.count
+        let resumed = try kiln(["resume", out, "--progress", "none", "--notify", "desktop"],
+                               environment: SmallImages.environment.merging(["DBUS_SESSION_BUS_ADDRESS": next.address]) { $1 })
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(SmallImages.mismatches(out) == [])
+        let shown = Array(next.notifications.dropFirst(before))
+        #expect(shown.first?["replacesID"] as? Int == (onTheSameBus ? killed : 0), "\(shown)")
+        #expect(Set(shown.compactMap { $0["id"] as? Int }).count == 1, "one notification, replaced in place: \(shown)")
+    }
+
     @Test func aBusKilledMidJobCostsOneWarning() throws {
         let dir = try TemporaryDirectory()
         let bus = try PrivateBus(in: dir)

@@ -152,6 +152,9 @@ public struct LiveStatus: Codable, Sendable, Equatable {
     public var stalledOn: [String]?
     /// Those of ``stalledOn`` that the run before stalled on too: the next run leaves them out.
     public var stalledTwice: [String]?
+    /// The desktop notification this run shows, for the next run in the folder to replace: one killed (kill -9,
+    /// a crash) left its own on the screen, "Exporting … 40 %" with a Cancel that no longer did anything.
+    public var notification: ShownNotification?
 
     /// A status.
     public init(pid: Int32, state: State, device: String, title: String, subtitle: String, total: Int, completed: Int, written: Int, skipped: Int,
@@ -180,5 +183,24 @@ public struct LiveStatus: Codable, Sendable, Equatable {
         let base = finishedFraction ?? fraction
         guard recorded > completed, total > completed else { return base }
         return min(1, base + Double(recorded - completed) * (1 - base) / Double(total - completed))
+    }
+}
+
+/// A freedesktop notification a run showed, and where: the session bus (its id, `org.freedesktop.DBus.GetId`) and the
+/// notification server on it (its unique name), so that a later run replaces it only on that very server (another
+/// bus, or a server started since, numbers its own notifications from 1: replacing "4" there replaced another's).
+public struct ShownNotification: Codable, Sendable, Equatable {
+    /// The bus's id.
+    public var bus: String
+    /// The server's unique name on it (`:1.25`).
+    public var server: String
+    /// The notification's id on that server.
+    public var id: UInt32
+
+    /// The notification `id` shown by `server` on `bus`.
+    public init(bus: String, server: String, id: UInt32) {
+        self.bus = bus
+        self.server = server
+        self.id = id
     }
 }

@@ -118,6 +118,17 @@ struct DBusSession: ~Copyable {
         return returnsPath ? reply.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : nil
     }
 
+    /// The session bus's id and the unique name of the notification server on it, or nil when either is not told:
+    /// what a notification's id means (``ShownNotification``).
+    func notificationServer() -> (bus: String, server: String)? {
+        let daemon = (name: "org.freedesktop.DBus", path: "/org/freedesktop/DBus")
+        guard let bus = try? call(daemon.name, path: daemon.path, interface: daemon.name, method: "GetId", [], returnsPath: true),
+              let server = try? call(daemon.name, path: daemon.path, interface: daemon.name, method: "GetNameOwner",
+                                     [.string("org.freedesktop.Notifications")], returnsPath: true),
+              !bus.isEmpty, !server.isEmpty else { return nil }
+        return (bus, server)
+    }
+
     /// The name of the next signal of `interface` that the object `path` sent, waiting up to `milliseconds`
     /// for one; nil when none came. Other messages are dropped.
     func nextSignal(of interface: String, from path: String, waiting milliseconds: Int32) throws(Failure) -> String? {

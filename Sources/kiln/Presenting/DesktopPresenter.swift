@@ -1,4 +1,5 @@
 import ContinuedProcessing
+import Export
 
 /// The job as one freedesktop notification (`org.freedesktop.Notifications` on the
 /// session bus), replaced in place at most once a second: the title, then the
@@ -17,9 +18,15 @@ final class DesktopPresenter: TaskPresenter {
     /// Starts the thread. `warnIfUnreachable`: a bus or server that cannot be reached at the start is
     /// worth a warning (`--notify desktop`); with `auto` it is not, and nothing is shown.
     /// `environment` names the library (``DBusSession/init(environment:)``).
-    init(warnIfUnreachable: Bool, environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
+    /// `earlier`: the notification a run before in the folder showed, which the first one replaces where the same
+    /// server showed it (a killed run's stayed on the screen, at its last percent, its Cancel doing nothing);
+    /// `shown` hears of the notification this run shows, for the run after it.
+    init(warnIfUnreachable: Bool, environment: [String: String], replacing earlier: ShownNotification? = nil,
+         shown: @escaping @Sendable (ShownNotification) -> Void = { _ in }, warn: @escaping @Sendable (String) -> Void) {
         thread = BusPresenterThread(view: "desktop notifications", warnIfUnreachable: warnIfUnreachable,
-                                    environment: environment, warn: warn, loop: Self.run)
+                                    environment: environment, warn: warn) { session, thread throws(BusPresenterThread.Failure) in
+            try Self.run(session, thread, replacing: earlier, shown: shown)
+        }
     }
 
     func attach(_ actions: TaskActions) { thread.attach(actions) }
@@ -27,9 +34,13 @@ final class DesktopPresenter: TaskPresenter {
     func present(_ presentation: TaskPresentation) { thread.present(presentation) }
 
     /// Shows the presentations until the final one; throws when the bus or the server fails.
-    private static func run(_ session: borrowing DBusSession, _ thread: BusPresenterThread)
-        throws(BusPresenterThread.Failure) {
-        var id: UInt32 = 0
+    private static func run(_ session: borrowing DBusSession, _ thread: BusPresenterThread, replacing earlier: ShownNotification?,
+                            shown noteShown: @Sendable (ShownNotification) -> Void) throws(BusPresenterThread.Failure) {
+        // Where this run's notification is: the bus and the server now on it (unknown to an older server or bus: then
+        // nothing is replaced, and nothing noted).
+        let place = session.notificationServer()
+        var id: UInt32 = earlier.flatMap { earlier in place.map { $0 == (earlier.bus, earlier.server) } == true ? earlier.id : nil } ?? 0
+        var showed = false
         var shown: DesktopText?
         var shownAt: ContinuousClock.Instant?
         var value: Int32 = 0
@@ -52,18 +63,21 @@ final class DesktopPresenter: TaskPresenter {
                     let whole = latest.completedUnits >= latest.totalUnits
                     id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail),
                                             value: whole ? value : nil, cancelAction: false, expireTimeout: -1)
+                    if let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
                     thread.noteShown()
                     return
                 }
                 guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
                 id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
                                         value: value, cancelAction: true, expireTimeout: 0)
+                if !showed, let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
+                showed = true
                 thread.noteShown()
                 shown = text
                 shownAt = .now
             }
         } catch {
-            throw BusPresenterThread.Failure(cause: error, shown: id != 0)
+            throw BusPresenterThread.Failure(cause: error, shown: showed)
         }
     }
 }
