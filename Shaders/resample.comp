@@ -2,12 +2,14 @@
 #extension GL_GOOGLE_include_directive : require
 // resample — one axis of a separable resize, with ImageMagick's and libvips'
 // pixel-center alignment: output pixel i is centered on source coordinate
-// start + (i + ½)·scale (start: 0, but where a source shrunk on load holds
-// the picture from part of its first pixel), and reads the source pixels j whose centers lie within
+// start + (first + i + ½)·scale (start: 0, but where a source shrunk on load holds
+// the picture from part of its first pixel; first: 0, but where the pass makes
+// only a part of the resize, a cover's crop), and reads the source pixels j whose centers lie within
 // `support` of it, weighted filter((j + ½ − center) / filterScale) and
 // normalized (taps past the edges are left out). Downscaling widens the
 // filter by filterScale = scale. Nearest takes the one pixel under the center.
-// ints = (axis 0 x | 1 y, filter 0 nearest | 1 bilinear | 2 lanczos3, premultiply input, unpremultiply output)
+// ints = (axis 0 x | 1 y, filter 0 nearest | 1 bilinear | 2 lanczos3, premultiply input, unpremultiply output),
+//        (first output index)
 // floats = (scale, support, filterScale, start)
 // CPU twin: Sources/Render/Kernels/ResampleKernel.swift.
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -41,7 +43,7 @@ void main() {
     int i = vertical ? p.y : p.x;
     int n = vertical ? pass.images.y : pass.images.x;
     // precise: no fused multiply-add, so the taps are exactly those the CPU kernel picks.
-    precise float center = f.w + (float(i) + 0.5) * f.x;
+    precise float center = f.w + (float(i + pass.ints[1].x) + 0.5) * f.x;
     vec4 sum = vec4(0.0);
     if (options.y == 0) {
         int j = min(int(center), n - 1);

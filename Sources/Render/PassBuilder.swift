@@ -126,36 +126,51 @@ struct PassBuilder {
 
     /// Resamples `input` (`from`) to `to` on premultiplied alpha: a horizontal
     /// then a vertical pass, leaving out an axis whose size does not change.
-    /// Returns the result (`input` when nothing changes).
+    /// Where `window` is given, only that rectangle of the resize is made, each
+    /// pixel exactly as the whole resize makes it; it must span every axis the
+    /// resize leaves alone (``resamples(from:to:extent:)``). Returns the result
+    /// (`input` when nothing changes).
     ///
     /// The only way an image grows, so the one place sizes are bounded: throws
-    /// `RenderError.imageTooLarge` (naming `operation`) when `to` or the
+    /// `RenderError.imageTooLarge` (naming `operation`) when what is made or the
     /// intermediate exceeds `pixelLimit`, before any table of taps is made.
     mutating func resample(_ input: ImageRef, from: (width: Int, height: Int), to: (width: Int, height: Int),
-                           extent: Extent? = nil, filter: Resize.Filter,
+                           window: PixelRect? = nil, extent: Extent? = nil, filter: Resize.Filter,
                            for operation: String) throws(RenderError) -> ImageRef {
+        let made = window ?? PixelRect(x: 0, y: 0, width: to.width, height: to.height)
         // The output first: a refusal names the size asked for; then the image between the two passes,
         // named as such (a 640×480 fill to 1000×100 was refused as "a 1000×480 image", a size nobody asked for).
-        try Self.check(to, operation: operation, limit: pixelLimit)
-        try Self.check((to.width, from.height), operation: operation + " (between its horizontal and vertical passes)",
+        try Self.check((made.width, made.height), operation: operation, limit: pixelLimit)
+        try Self.check((made.width, from.height), operation: operation + " (between its horizontal and vertical passes)",
                        limit: pixelLimit)
         // The part of the source each axis maps onto the output: all of it, or the picture's extent.
-        let spans = [false, true].map { vertical in
-            extent?.axis(vertical: vertical) ?? (0, Double(vertical ? from.height : from.width))
-        }
-        let horizontal = from.width != to.width || spans[0] != (0, Double(from.width))
-        let vertical = from.height != to.height || spans[1] != (0, Double(from.height))
+        let spans = Self.spans(from: from, extent: extent)
+        let (horizontal, vertical) = Self.resamples(from: from, to: to, extent: extent)
+        precondition((horizontal || made.x == 0 && made.width == to.width) && (vertical || made.y == 0 && made.height == to.height),
+                     "a window crops an axis the resize leaves alone")
         var image = input
         if horizontal {
-            image = add(ResampleKernel.pass(image, vertical: false, filter: filter, from: from.width, to: to.width,
-                                            span: spans[0], across: from.height, premultiplyInput: true,
-                                            unpremultiplyOutput: !vertical))
+            image = add(ResampleKernel.pass(image, vertical: false, filter: filter, from: from.width, to: made.width,
+                                            of: to.width, first: made.x, span: spans[0], across: from.height,
+                                            premultiplyInput: true, unpremultiplyOutput: !vertical))
         }
         if vertical {
-            image = add(ResampleKernel.pass(image, vertical: true, filter: filter, from: from.height, to: to.height,
-                                            span: spans[1], across: to.width, premultiplyInput: !horizontal,
-                                            unpremultiplyOutput: true))
+            image = add(ResampleKernel.pass(image, vertical: true, filter: filter, from: from.height, to: made.height,
+                                            of: to.height, first: made.y, span: spans[1], across: made.width,
+                                            premultiplyInput: !horizontal, unpremultiplyOutput: true))
         }
         return image
+    }
+
+    /// Whether a resize of `from` (its picture where `extent` says) to `to` resamples along x and along y.
+    static func resamples(from: (width: Int, height: Int), to: (width: Int, height: Int), extent: Extent?) -> (x: Bool, y: Bool) {
+        let spans = Self.spans(from: from, extent: extent)
+        return (from.width != to.width || spans[0] != (0, Double(from.width)),
+                from.height != to.height || spans[1] != (0, Double(from.height)))
+    }
+
+    /// The part of the source each axis maps onto a resize's output: all of it, or the picture's extent.
+    private static func spans(from: (width: Int, height: Int), extent: Extent?) -> [(start: Double, span: Double)] {
+        [false, true].map { vertical in extent?.axis(vertical: vertical) ?? (0, Double(vertical ? from.height : from.width)) }
     }
 }

@@ -113,8 +113,11 @@ struct GeometryTests {
                         let turned = try RenderPipeline(operations: turn).render(image, on: CPUBackend())
                         let stepwise = try RenderPipeline(operations: [.resize(resize)]).render(turned, on: CPUBackend())
                         let kernels = try pipeline.graph(width: image.width, height: image.height).passes.map(\.kernel.name)
-                        // (An image the resize leaves its size, being smaller than the box, is only turned.)
-                        let made = resize.resampledSize(width: turned.width, height: turned.height)
+                        // (An image the resize leaves its size, being smaller than the box, is only turned.) What the
+                        // resample makes: a cover's crop of the resize, no more.
+                        let resized = resize.resampledSize(width: turned.width, height: turned.height)
+                        let made = resize.fit != .cover ? resized
+                            : (width: min(resize.width ?? resized.width, resized.width), height: min(resize.height ?? resized.height, resized.height))
                         // Held as packed rows where the turns end the graph, as floats where a sharpen follows.
                         let sharpened = try RenderPipeline(operations: turn + [.resize(resize), .sharpen(Sharpen(amount: 1))])
                             .graph(width: image.width, height: image.height).passes.map(\.kernel.name)

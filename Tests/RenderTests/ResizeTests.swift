@@ -163,4 +163,16 @@ struct ResizeTests {
         let expected = Reference.remap(ReferenceImage(image), width: 4, height: 4) { ($0 + 4, $1) }.samples(depth: .eight)
         #expect(maxDifference(output, expected, width: 4, height: 4) == 0)
     }
+
+    /// Cover's crop is made by the resample: a 4097×3 strip covered to 700×500 was resized to 682,833×500, then
+    /// cropped (on Vulkan one submission a row, 5.5 GB moved). Every pass now makes at most the output's width, with
+    /// or without a quarter turn before; the pixels are those of the whole resize's middle (the agreement tests).
+    @Test("cover's crop is made by the resample, not cut from the whole resize", arguments: [false, true])
+    func coverMakesOnlyItsCrop(turned: Bool) throws {
+        let resize = Render.Operation.resize(Resize(width: 700, height: 500, fit: .cover, upscale: true))
+        let operations = turned ? [.rotate(Rotate(degrees: 90)), resize] : [resize]
+        let graph = try RenderPipeline(operations: operations).graph(width: turned ? 3 : 4097, height: turned ? 4097 : 3)
+        #expect(graph.passes.allSatisfy { max($0.width, $0.height) <= 4097 }, "\(graph.passes.map { "\($0.kernel.name) \($0.width)×\($0.height)" })")
+        #expect(graph.passes.filter { $0.kernel.name == "resample" }.count == 2)
+    }
 }

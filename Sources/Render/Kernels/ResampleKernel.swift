@@ -34,16 +34,19 @@ enum ResampleKernel {
         let blocks: [(Int, Range<Int>)]
 
         /// The taps of `m` outputs from `n` source pixels, of which those from `span.start` over
-        /// `span.span` pixels hold the picture (all `n` but after a shrink on load, ``PassBuilder/Extent``).
-        init(from n: Int, to m: Int, span: (start: Double, span: Double)? = nil, filter: Resize.Filter) {
+        /// `span.span` pixels hold the picture (all `n` but after a shrink on load, ``PassBuilder/Extent``):
+        /// outputs `first ..< first + m` of a resize to `total` (`m`: all of them), each pixel exactly as
+        /// the whole resize makes it (a cover's crop made without the rest).
+        init(from n: Int, to m: Int, of total: Int? = nil, first firstOutput: Int = 0,
+             span: (start: Double, span: Double)? = nil, filter: Resize.Filter) {
             let (start, length) = span ?? (0, Double(n))
-            let scale = length / Double(m)
+            let scale = length / Double(total ?? m)
             let filterScale = max(scale, 1)
             let support = filter.support * filterScale
             floats = [Float(scale), Float(support), Float(filterScale), Float(start)]
             var first = [Int](), count = [Int](), offset = [Int](), weights = [Float]()
             for i in 0..<m {
-                let center = floats[3] + (Float(i) + 0.5) * floats[0]
+                let center = floats[3] + (Float(i + firstOutput) + 0.5) * floats[0]
                 offset.append(weights.count)
                 if filter == .nearest {
                     first.append(min(Int(center), n - 1))
@@ -92,11 +95,12 @@ enum ResampleKernel {
         }
     }
 
-    /// Resizes `input` along `vertical ? y : x` from `n` to `m` pixels; the other axis is `across` long.
-    static func pass(_ input: ImageRef, vertical: Bool, filter: Resize.Filter, from n: Int, to m: Int,
-                     span: (start: Double, span: Double)? = nil, across: Int,
+    /// Resizes `input` along `vertical ? y : x` from `n` to `m` pixels (outputs `first ..< first + m` of a resize to
+    /// `total`, where given); the other axis is `across` long.
+    static func pass(_ input: ImageRef, vertical: Bool, filter: Resize.Filter, from n: Int, to m: Int, of total: Int? = nil,
+                     first: Int = 0, span: (start: Double, span: Double)? = nil, across: Int,
                      premultiplyInput: Bool, unpremultiplyOutput: Bool) -> RenderPass {
-        let taps = Taps(from: n, to: m, span: span, filter: filter)
+        let taps = Taps(from: n, to: m, of: total, first: first, span: span, filter: filter)
         let width = vertical ? across : m, height = vertical ? m : across
         let footprint: @Sendable (PixelRect) -> PixelRect = { rect in
             if vertical {
@@ -106,7 +110,7 @@ enum ResampleKernel {
             let columns = taps.span(rect.x..<(rect.x + rect.width))
             return PixelRect(x: columns.lowerBound, y: rect.y, width: columns.count, height: rect.height)
         }
-        let ints: [Int32] = [vertical ? 1 : 0, filter.code, premultiplyInput ? 1 : 0, unpremultiplyOutput ? 1 : 0]
+        let ints: [Int32] = [vertical ? 1 : 0, filter.code, premultiplyInput ? 1 : 0, unpremultiplyOutput ? 1 : 0, Int32(first)]
         return RenderPass(kernel: kernel, width: width, height: height, inputs: [PassInput(input, footprint: footprint)],
                           ints: ints, floats: taps.floats) { inputs, output in
             let source = inputs[0]

@@ -17,8 +17,12 @@ public struct Flip: Sendable, Equatable, Codable {
     }
 
     func lower(into builder: inout PassBuilder) {
-        let w = builder.width, h = builder.height
-        let map: RemapKernel.Map = axis == .h ? .init(a: -1, c: w - 1) : .init(e: -1, f: h - 1)
-        builder.remap(map, width: w, height: h)
+        let (map, width, height) = remap(width: builder.width, height: builder.height)
+        builder.remap(map, width: width, height: height)
+    }
+
+    /// The map of this mirror of a `w × h` image, and the size it makes (the same).
+    func remap(width w: Int, height h: Int) -> (map: RemapKernel.Map, width: Int, height: Int) {
+        (axis == .h ? .init(a: -1, c: w - 1) : .init(e: -1, f: h - 1), w, h)
     }
 }
