@@ -419,4 +419,21 @@ struct StripTests {
         #expect(traffic[1].bytesUp == traffic[0].bytesUp && traffic[0].bytesUp == image.bytes.count, "stored rows counted once: \(traffic)")
         #expect(outputs[1] == outputs[0], "the parts gave other bytes")
     }
+
+    /// A strip that stages nothing (every source row it reads was staged by the strip before: a 3-row image upscaled
+    /// 60 times) and must be submitted in parts, on a slot that had staged nothing yet: its first part failed,
+    /// "staging buffer missing" (the CLI's CPU took over; `--device gpu` stopped the job, exit 75, for good).
+    @Test("Vulkan: a strip with nothing to stage, submitted in parts, runs on a fresh slot", .requiresVulkan)
+    func aStripWithNothingToStageRunsInParts() throws {
+        var generator = SeededGenerator(seed: TestSeed().value)
+        let image = TestImages.image(width: 300, height: 3, depth: .eight, alpha: false, using: &generator)
+        let pipeline = try RenderPipeline(operations: [.resize(Resize(width: 300, height: 180, fit: .fill, upscale: true)),
+                                                        .adjust(Adjust(brightness: 0.1))])
+        let cpu = try pipeline.render(image, on: CPUBackend())
+        try withVulkan(submissionTaps: 1 << 14) { vulkan in
+            let strips = try pipeline.render(image, on: vulkan, chunking: .rows(64), mode: .strips)
+            let difference = maxDifference(strips, samples(cpu), width: cpu.width, height: cpu.height)
+            #expect(difference != nil && difference! <= bound(image.depth), "Vulkan vs CPU \(difference ?? -1)")
+        }
+    }
 }

@@ -563,7 +563,10 @@ private final class Frame {
     /// times at most.
     func reserve(_ bytes: Int) throws(ComputeError) {
         let size = slot.staging?.size ?? 0
-        guard bytes > size else { return }
+        // A slot with no staging yet gets it even for nothing to stage: the first part of a strip that reads only rows
+        // already on the device (all of a 3-row source, upscaled by 166, was staged by the strip before) has none, and
+        // its submission failed ("staging buffer missing"): the CPU took the job over, `--device gpu` stopped it (75).
+        guard bytes > size || slot.staging == nil else { return }
         try slot.reserveStaging(max(bytes, size * 3 / 2, stagingBytes), preserving: uploadBytes)
     }
 
