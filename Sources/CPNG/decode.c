@@ -598,21 +598,7 @@ int cpng_decoder_read_rows(cpng_decoder *decoder, void *pixels, uint32_t count, 
 
 int cpng_decoder_finish(cpng_decoder *decoder, cpng_status *status) {
     if (begin_read(decoder, 0, status) != CPNG_OK) return status->code;
-    /* Rows nobody asked for: the fast path reads their data with every chunk's CRC checked, not inflated
-     * (cpng_fast_skip_rest); anything it does not take goes to libpng, which reads them: the whole stream checked. */
-    decoder->status = status;
-    if (decoder->fast != NULL && decoder->next_row < decoder->height) {
-        if (cpng_fast_skip_rest(decoder)) {
-            decoder->next_row = decoder->height;
-            decoder->used_fast_path = 1;
-            decoder->finished = 1;
-            return CPNG_OK;
-        }
-        if (take_over(decoder) != CPNG_OK) {
-            decoder->failed = 1;
-            return status->code;
-        }
-    }
+    /* Rows nobody asked for are still read: the whole stream is checked. */
     if (decoder->next_row < decoder->height &&
         cpng_decoder_read_rows(decoder, NULL, decoder->height - decoder->next_row, status) != CPNG_OK) {
         return status->code;

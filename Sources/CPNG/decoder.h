@@ -132,10 +132,6 @@ int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count);
 /* After the last row: checks the end of the zlib stream and reads to IEND.
  * Returns 1 on success; 0 when libpng must decide. */
 int cpng_fast_finish(cpng_decoder *d);
-/* Before the last row, no more wanted: reads the rest of the image data, every
- * IDAT's CRC checked, without inflating it, then to IEND. Returns 1 on success;
- * 0 when libpng must decide. */
-int cpng_fast_skip_rest(cpng_decoder *d);
 /* Frees the fast path's state. */
 void cpng_fast_close(cpng_decoder *d);
 

@@ -225,22 +225,6 @@ VECTOR_CLONES static void expand(const fast_decoder *f, const uint8_t *src, uint
     }
 }
 
-/* The ancillary chunks after the image data, up to IEND, from the one whose header (`length`, `type`) was read. */
-static int read_to_end(cpng_decoder *d, uint32_t length, const uint8_t first[4]) {
-    uint8_t type[4];
-    memcpy(type, first, 4);
-    for (;;) {
-        if (memcmp(type, "IEND", 4) == 0) {
-            uint8_t *body = length == 0 ? read_chunk_body(d, 0, type) : NULL;
-            free(body);
-            return body != NULL;
-        }
-        if (is_critical(type) || memcmp(type, "tRNS", 4) == 0) return 0;
-        if (!take_ancillary(d, length, type)) return 0;
-        if (!read_chunk_header(d, &length, type)) return 0;
-    }
-}
-
 /* After the last row: the zlib stream must end here (Adler-32 verified), in
  * the last IDAT, which must end with it; then the chunks up to IEND. */
 static int finish(cpng_decoder *d, fast_decoder *f) {
@@ -253,31 +237,17 @@ static int finish(cpng_decoder *d, fast_decoder *f) {
     if (f->inflate.avail_in != 0 || f->idat_left != 0) return 0;
     uint8_t crc_bytes[4];
     if (!read_exact(d, crc_bytes, 4) || cpng_read_be32(crc_bytes) != f->idat_crc) return 0;
-    uint32_t length;
-    uint8_t type[4];
-    return read_chunk_header(d, &length, type) && read_to_end(d, length, type);
-}
-
-/* Before the last row, when no more are wanted (a crop of the top rows): the rest of the image data is read with
- * every IDAT's CRC checked but not inflated (its rows are nobody's; the Adler-32, over all of them, is not checked),
- * then the chunks up to IEND. The top 100 rows of a 16000×9000 16-bit PNG (820 MB) took 3.4 s, inflating what
- * nobody used, where vips read only those rows (0.3 s). */
-static int skip_rest(cpng_decoder *d, fast_decoder *f) {
     for (;;) {
-        while (f->idat_left > 0) {
-            size_t want = f->idat_left < INPUT_BYTES ? f->idat_left : INPUT_BYTES;
-            if (!read_exact(d, f->input, want)) return 0;
-            f->idat_crc = crc_of(f->idat_crc, f->input, want);
-            f->idat_left -= (uint32_t)want;
-        }
-        uint8_t crc_bytes[4];
-        if (!read_exact(d, crc_bytes, 4) || cpng_read_be32(crc_bytes) != f->idat_crc) return 0;
         uint32_t length;
         uint8_t type[4];
         if (!read_chunk_header(d, &length, type)) return 0;
-        if (memcmp(type, "IDAT", 4) != 0) return read_to_end(d, length, type);
-        f->idat_left = length;
-        f->idat_crc = crc_of(0, type, 4);
+        if (memcmp(type, "IEND", 4) == 0) {
+            uint8_t *body = length == 0 ? read_chunk_body(d, 0, type) : NULL;
+            free(body);
+            return body != NULL;
+        }
+        if (is_critical(type) || memcmp(type, "tRNS", 4) == 0) return 0;
+        if (!take_ancillary(d, length, type)) return 0;
     }
 }
 
@@ -305,8 +275,6 @@ int cpng_fast_read_rows(cpng_decoder *d, uint8_t *pixels, uint32_t count) {
 }
 
 int cpng_fast_finish(cpng_decoder *d) { return finish(d, d->fast); }
-
-int cpng_fast_skip_rest(cpng_decoder *d) { return skip_rest(d, d->fast); }
 
 void cpng_fast_close(cpng_decoder *d) {
     fast_decoder *f = d->fast;
