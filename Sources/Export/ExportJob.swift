@@ -48,6 +48,11 @@ public final class ExportJob: Sendable {
     private let shownOutputDirectory: String?
     /// What the user's cache kept of this folder's last clean run (``MadeCache``): hints (one of other options is a conflict).
     private let madeHints: [String: FinishedRecord]
+    /// What the folder's other journals record (``ShardLayout/otherJournalsRecords(in:besides:)``), read the first
+    /// time an output with no record of this job's is met: hints as the cache's.
+    private let otherJournals: (@Sendable () -> [String: [FinishedRecord]])?
+    // Locked: read once, by whichever worker meets such an output first.
+    private let otherJournalsRead = Locked<[String: [FinishedRecord]]?>(nil)
     /// Outputs this job recorded as written that no longer match their record (lost writes): redone, replacing them.
     private let lostWrites: Set<String>
     /// The whole plan's digest (``Provenance/digest(of:)``): what kiln recorded before it recorded the work as it
@@ -154,6 +159,7 @@ public final class ExportJob: Sendable {
     /// `madeHints` are the records ``MadeCache`` kept for the folder when its
     /// last clean run removed the journal: an output matching its hint in size,
     /// CRC-32 and provenance is skipped unread; any other is made again and compared.
+    /// `otherJournals` reads the records of the folder's other journals, hints alike.
     /// `lostWrites` are outputs this very job recorded as written whose bytes no
     /// longer match the record (see ``Journal/verify(in:)``): they are redone and replaced.
     /// `durability` says how finished images are committed (see ``Durability``).
@@ -164,7 +170,7 @@ public final class ExportJob: Sendable {
     public init(options: ExportOptions, items: [ExportItem], output: OutputDirectory, renderer: Renderer,
                 journal: Journal? = nil, finishedBefore: [String: FinishedRecord] = [:],
                 earlierRecords: [String: FinishedRecord] = [:], madeHints: [String: FinishedRecord] = [:],
-                lostWrites: Set<String> = [],
+                otherJournals: (@Sendable () -> [String: [FinishedRecord]])? = nil, lostWrites: Set<String> = [],
                 durability: Durability = .batch, memory: MemoryBudget = MemoryBudget(limit: MemoryLimit.defaultBudget),
                 progressBefore: Double? = nil, shownOutputDirectory: String? = nil) {
         self.shownOutputDirectory = shownOutputDirectory
@@ -174,6 +180,7 @@ public final class ExportJob: Sendable {
         self.memory = memory
         self.earlierRecords = earlierRecords
         self.madeHints = madeHints
+        self.otherJournals = otherJournals
         planDigest = Provenance.digest(of: options.plan)
         formatDigests = Dictionary(uniqueKeysWithValues: [ImageFormat.png, .jpeg, .webp].map {
             ($0, Provenance.digest(of: options.plan, writing: $0))
@@ -944,6 +951,15 @@ public final class ExportJob: Sendable {
         return "it was made by an earlier kiln, which kept no record of the watermark or profile file's bytes"
     }
 
+    /// The folder's other journals' records of `output`.
+    private func otherJournalsRecords(of output: String) -> [FinishedRecord] {
+        guard let otherJournals else { return [] }
+        return otherJournalsRead.withLock { read in
+            if read == nil { read = otherJournals() }
+            return read?[output] ?? []
+        }
+    }
+
     /// What occupies the output path (the caller found it occupied).
     private func existingOutput(_ item: ExportItem, made: Provenance?, inputFile: FileVersion?) -> Existing {
         let path = shown(item.output)
@@ -958,8 +974,17 @@ public final class ExportJob: Sendable {
             // A hint stands for the very input file that made the output, not any of its name, size
             // and time: another set of inputs by the same names, copied with their times, is made
             // again and compared (before, its outputs were kept as the first set's).
-            if let hint = madeHints[item.output], let made, let madeBefore = hint.made, let inputFile,
-               hint.input == inputFile.description, present.count == hint.size, CRC32.checksum(present) == hint.crc32 {
+            // The cache's record first; then, read once, when needed, the folder's other journals' (each shard's,
+            // the whole job's: ``ShardLayout/otherJournalsRecords(in:besides:)``), whichever is of this very file.
+            var crc: UInt32?
+            let matches = { (hint: FinishedRecord) -> Bool in
+                guard let inputFile, hint.input == inputFile.description, present.count == hint.size else { return false }
+                if crc == nil { crc = CRC32.checksum(present) }
+                return crc == hint.crc32
+            }
+            let hint = madeHints[item.output].flatMap { matches($0) ? $0 : nil }
+                ?? otherJournalsRecords(of: item.output).first(where: matches)
+            if let hint, let made, let madeBefore = hint.made {
                 // The user's own record of this very file from this very input: it says what made it, also
                 // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).
                 guard isThisWork(madeBefore, made, for: item) else {

@@ -173,10 +173,8 @@ struct JobRunner {
                 : journal.earlier().merging(journal.finished()) { _, own in own }
             // What clean runs made, kept in the user's cache: for outputs the journal has no record of
             // (its journal removed, or a run that ended in conflicts kept one without them).
-            // And what the folder's other journals recorded (each shard's, the whole job's), which the cache has not.
-            if !record.options.inPlace {
-                madeHints = (shard == nil ? MadeCache.hints(for: directory) : [:])
-                    .merging(ShardLayout.otherJournalsRecords(in: directory, besides: shard)) { cached, _ in cached }
+            if shard == nil && !record.options.inPlace {
+                madeHints = MadeCache.hints(for: directory)
             }
             // An in-place run keeps its journal in the folder it starts from, which may hold an unfinished export
             // into that folder: the run would take that journal as its own and remove it at its end (before, `kiln
@@ -306,10 +304,18 @@ struct JobRunner {
         // replace: read before this run's first publication takes the file's place.
         let published = journal.status()
         let before = resuming ? published : nil
+        let outputFolder = directory, ownShard = shard
+        let readOtherJournals: @Sendable () -> [String: [FinishedRecord]] = {
+            ShardLayout.otherJournalsRecords(in: outputFolder, besides: ownShard)
+        }
+        let otherJournals = record.options.inPlace ? nil : readOtherJournals
         let job = ExportJob(options: options, items: Self.leavingOut(before?.stalledTwice ?? [], from: record.items),
                             output: output, renderer: renderer,
                             journal: journal, finishedBefore: finishedBefore, earlierRecords: earlierRecords,
                             madeHints: madeHints,
+                            // And what the folder's other journals recorded (each shard's, the whole job's), which the
+                            // cache has not: read when an output with no record of this job's is met.
+                            otherJournals: otherJournals,
                             lostWrites: lostWrites, durability: settings.durability, memory: memory,
                             // A resume's fraction continues from the work the stopped run finished.
                             progressBefore: before.map { $0.finishedFraction(recorded: finishedBefore.count) },

@@ -248,6 +248,22 @@ import Testing
         #expect(differences(out.path) == [], "the level-1 outputs kept")
     }
 
+    /// The cache's record of a clean run's output, stale once shards rewrote it at another level, hid the shards'
+    /// records (the cache's won): the first command again found their level-9 outputs the same pixels, skips, exit 0.
+    /// The record of the very file there counts, whichever holds it.
+    @Test func aShardsRecordCountsOverAStaleCacheRecord() throws {
+        let out = try TemporaryDirectory()
+        let plain = ["export", Self.inputs, "--recursive", "--output", out.path, "--progress", "json"]
+        #expect(try kiln(plain + ["--level", "1"]).status == 0)
+        for spec in ["0/2", "1/2"] {
+            #expect(try kiln(plain + ["--level", "9", "--overwrite", "--shard", spec]).status == 0)
+        }
+        let again = try kiln(plain + ["--level", "1"])
+        let events = Events(again.stdoutLines)
+        #expect(again.status == 1, "\(again.stderr)")
+        #expect(events.files("skipped").isEmpty && events.files("conflict").count == Self.count, "\(again.stdout)")
+    }
+
     /// Before: a retry of a finished shard, which ends at once, published its own timing: `kiln status` divided the
     /// shard's finished images by the retry's milliseconds (9157 images/s where the run had done 15), and a retry a
     /// while after the job ended made the job's rate fall as far. The rates stay those of the run that did the work.

@@ -32,12 +32,13 @@ public enum ShardLayout {
     /// user cache's records are (``ExportJob``'s hints: each stands only for the very input file and output bytes it
     /// names). Shards keep no cache records; before, a plain export or another shard met their outputs unrecorded,
     /// found the same pixels made at another `--level` a skip, and recorded them as its own work.
-    public static func otherJournalsRecords(in output: String, besides shard: ShardSpec?) -> [String: FinishedRecord] {
+    /// Every journal's record of a path is kept: a shard may have rewritten what another recorded.
+    public static func otherJournalsRecords(in output: String, besides shard: ShardSpec?) -> [String: [FinishedRecord]] {
         var journals = shards(in: output).filter { $0 != shard }.map { Journal(outputDirectory: output, shard: $0) }
         if shard != nil { journals.append(Journal(outputDirectory: output)) }
-        var records: [String: FinishedRecord] = [:]
+        var records: [String: [FinishedRecord]] = [:]
         for journal in journals {
-            for (path, record) in journal.finished() where record.standsForAFile { records[path] = record }
+            for (path, record) in journal.finished() where record.standsForAFile { records[path, default: []].append(record) }
         }
         return records
     }
