@@ -860,7 +860,11 @@ public final class ExportJob: Sendable {
     /// Whether `file` is one of the job's inputs (their identities are read the first time it is asked).
     private func isInput(_ file: FileIdentity) -> Bool {
         inputIdentities.withLock { identities in
-            if identities == nil { identities = Set(items.compactMap { FileIdentity(path: $0.input) }) }
+            // Each input's file, and the link it is named by where it is one: an output path holding a link is judged
+            // as the link (``FileIdentity/init(entryAt:)``), and a link named as an input is an input.
+            if identities == nil {
+                identities = Set(items.flatMap { [FileIdentity(path: $0.input), FileIdentity(entryAt: $0.input)].compactMap { $0 } })
+            }
             return identities!.contains(file)
         }
     }

@@ -144,5 +144,16 @@ import Testing
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dir.join("out/y.png"))) == nil, "replaced by a file")
         #expect(try PNGDecoder.decode(contentsOf: dir.join("out/y.png")) == PNGDecoder.decode(contentsOf: dir.join("in/y.png")))
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir.join("in/x.png"))) == original, "the link's target untouched")
+
+        // A link named as an input is an input all the same: never replaced by another input's output (review). Here
+        // y.png's output is out/y.png, a link to in/x.png named as an input itself.
+        try FileManager.default.copyItem(atPath: Paths.sampleData + "/gray8.png", toPath: dir.join("y.png"))
+        try FileManager.default.removeItem(atPath: dir.join("out/y.png"))
+        try FileManager.default.createSymbolicLink(atPath: dir.join("out/y.png"), withDestinationPath: "../in/x.png")
+        let named = try startKiln(["export", "y.png", "out/y.png", "-o", "out", "--overwrite", "--progress", "json"],
+                                  directory: dir.path).wait()
+        #expect(named.status == 1, "\(named.stderr)")
+        #expect(Events(named.stdoutLines).files("failed").contains { $0[string: "error"].contains("is an input") }, "\(named.stdout)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: dir.join("out/y.png"))) == "../in/x.png", "the link kept")
     }
 }
