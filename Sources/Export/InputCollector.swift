@@ -75,9 +75,9 @@ public struct InputCollector {
                 // A list names files: `find DIR -print0` names DIR and its subfolders too, and their images on their
                 // own lines. Its folders are passed over, said once (each failed as "not an image file", exit 1).
                 for path in try Self.paths(inList: readStandardInput(), nullSeparated: nullSeparated) {
-                    if isDirectory(path) { listedFolders.append(path) } else { items.append(fileItem(path)) }
+                    if isFolder(path) { listedFolders.append(path) } else { items.append(fileItem(path)) }
                 }
-            } else if isDirectory(input) {
+            } else if isFolder(input) {
                 let before = items.count
                 walk(directory: input, relative: "", into: &items, ignoring: &ignored)
                 if items.count == before { imageless.append(input) }
@@ -183,7 +183,7 @@ public struct InputCollector {
             case S_IFREG, S_IFLNK:
                 // Symlinked files are inputs like any other; symlinked directories are not
                 // followed (they could loop), and lstat reports them as links to check here.
-                if type == S_IFLNK && isDirectory(path) {
+                if type == S_IFLNK && isFolder(path) {
                     if options.recursive { ignored.append(IgnoredFile(path: path, special: IgnoredFile.linkedFolder)) }
                     continue
                 }
@@ -453,11 +453,6 @@ public struct InputCollector {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    private func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
     /// The path an input's output mirrors: normalized when relative (a `..` taking back the folder before it:

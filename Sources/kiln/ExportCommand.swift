@@ -217,8 +217,10 @@ struct ExportCommand: AsyncParsableCommand {
         var items = scan.items
         let ignored = scan.ignored
         guard !items.isEmpty else {
-            throw reporter.refusal(noInputsMessage(ignored) + (Self.listedFoldersNote(scan.listedFolders).first.map { "; \($0)" } ?? ""),
-                                   KilnExitCode.usage)
+            // A list of folders alone: name their files (find DIR -type f -print0), or the folders as arguments.
+            throw reporter.refusal(noInputsMessage(ignored) + (Self.listedFoldersNote(scan.listedFolders).first.map {
+                "; \($0); list their files (find … -type f) or name the folders as arguments"
+            } ?? ""), KilnExitCode.usage)
         }
         if !inPlace {
             // Names too long for the output's file system fail here, before any decode (see NameLimits).

@@ -38,8 +38,8 @@ void kiln_premultiply(const void *source, intptr_t count, void *destination);
  * `kiln_power`) when `apply_gamma` is not 0, clamped to 0…1; alpha copied. */
 void kiln_adjust_row(const void *pixels, intptr_t count, const float *parameters, int apply_gamma, void *out);
 
-/* x^g for x in [0, 1] and g > 0, as adjust's gamma computes it: within 2⁻²³
- * of the exact power (adjust.c says how). */
+/* x^g for x in [0, 1] and g > 0, as adjust's gamma computes it: within
+ * 1.3·10⁻⁷ of the exact power (adjust.c says how). */
 float kiln_power(float x, float g);
 
 /* Blur, horizontal: for i < count,

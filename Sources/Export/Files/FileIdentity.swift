@@ -30,6 +30,12 @@ struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
     var description: String { "\(device)-\(inode)" }
 }
 
+/// Whether `path` names a folder (links followed).
+func isFolder(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+}
+
 /// One version of a file's content, as far as `stat` tells: its identity, size,
 /// modification time and change time. A `cp` over the file rewrites the same
 /// inode (its size, modification and change times move on); a `mv` over it puts

@@ -135,7 +135,7 @@ public enum JournalError: Error, CustomStringConvertible {
         switch self {
         case .noJob(let dir):
             if !dir.contains("/.kiln"), access(dir, F_OK) != 0 { return "there is no folder \(dir)" }
-            if !dir.contains("/.kiln"), !Journal.isFolder(dir) { return "\(dir) is not a folder" }
+            if !dir.contains("/.kiln"), !isFolder(dir) { return "\(dir) is not a folder" }
             return "\(dir) holds no kiln job (no .kiln/job.json; a job that finished without failures or conflicts removes it)"
         case .unreadable(let path, let reason): return "cannot read the journal \(path): \(reason)"
         case .system(let what, let code): return "\(what): \(String(cString: strerror(code)))"

@@ -53,18 +53,12 @@ public final class Journal: Sendable {
             let parent = (directory as NSString).deletingLastPathComponent
             // No folder there, or a file where the folder should be ("cannot read the journal afile/.kiln: Not a
             // directory" said otherwise): no job, said as such (``JournalError/noJob(_:)``).
-            if !create && (code == ENOENT || code == ENOTDIR && !Self.isFolder(parent)) { throw JournalError.noJob(parent) }
+            if !create && (code == ENOENT || code == ENOTDIR && !isFolder(parent)) { throw JournalError.noJob(parent) }
             // There but unreadable (a permission): said so, with the reason, never "no job".
             throw JournalError.system("cannot read the journal \(directory)", code)
         } catch {
             throw JournalError.unreadable(directory, reason: error.description)
         }
-    }
-
-    /// Whether `path` is a folder (links followed).
-    static func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Starts a new job: records it, with `carried` as its first finished items (an earlier in-place run's records
