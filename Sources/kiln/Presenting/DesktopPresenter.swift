@@ -36,9 +36,9 @@ final class DesktopPresenter: TaskPresenter {
     /// Shows the presentations until the final one; throws when the bus or the server fails.
     private static func run(_ session: borrowing DBusSession, _ thread: BusPresenterThread, replacing earlier: ShownNotification?,
                             shown noteShown: @Sendable (ShownNotification) -> Void) throws(BusPresenterThread.Failure) {
-        // Where this run's notification is: the bus and the server now on it (unknown to an older server or bus: then
-        // nothing is replaced, and nothing noted).
-        let place = session.notificationServer()
+        // Where this run's notification is: the bus and the server now on it (none before D-Bus starts one for the
+        // first notification: then nothing of a run before is on the screen to replace; asked again after it).
+        var place = session.notificationServer()
         var id: UInt32 = earlier.flatMap { earlier in place.map { $0 == (earlier.bus, earlier.server) } == true ? earlier.id : nil } ?? 0
         var showed = false
         var shown: DesktopText?
@@ -63,6 +63,7 @@ final class DesktopPresenter: TaskPresenter {
                     let whole = latest.completedUnits >= latest.totalUnits
                     id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail),
                                             value: whole ? value : nil, cancelAction: false, expireTimeout: -1)
+                    if place == nil { place = session.notificationServer() }
                     if let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
                     thread.noteShown()
                     return
@@ -70,7 +71,10 @@ final class DesktopPresenter: TaskPresenter {
                 guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
                 id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
                                         value: value, cancelAction: true, expireTimeout: 0)
-                if !showed, let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
+                if !showed {
+                    if place == nil { place = session.notificationServer() }
+                    if let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
+                }
                 showed = true
                 thread.noteShown()
                 shown = text
