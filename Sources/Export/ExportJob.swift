@@ -986,8 +986,14 @@ public final class ExportJob: Sendable {
                 if crc == nil { crc = CRC32.checksum(present) }
                 return crc == hint.crc32
             }
-            let hint = madeHints[item.output].flatMap { matches($0) ? $0 : nil }
-                ?? otherJournalsRecords(of: item.output).first(where: matches)
+            // Of the records of this very file, one of this work where there is one (two journals may record the same
+            // bytes made by other options: `--strip` of an input with nothing to strip).
+            let cached = madeHints[item.output].flatMap { matches($0) ? $0 : nil }
+            let ofThisFile = cached.map { [$0] } ?? otherJournalsRecords(of: item.output).filter(matches)
+            let hint = ofThisFile.first { hint in
+                guard let made, let before = hint.made else { return false }
+                return isThisWork(before, made, for: item)
+            } ?? ofThisFile.first
             if let hint, let made, let madeBefore = hint.made {
                 // The user's own record of this very file from this very input: it says what made it, also
                 // what a comparison cannot tell (another --level over the same pixels, found 2026-11-27).

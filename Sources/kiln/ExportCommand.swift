@@ -219,7 +219,7 @@ struct ExportCommand: AsyncParsableCommand {
         guard !items.isEmpty else {
             // A list of folders alone: name their files (find DIR -type f -print0), or the folders as arguments.
             throw reporter.refusal(noInputsMessage(ignored) + (Self.listedFoldersNote(scan.listedFolders).first.map {
-                "; \($0); list their files (find … -type f) or name the folders as arguments"
+                "; \($0); or name the folders as arguments"
             } ?? ""), KilnExitCode.usage)
         }
         if !inPlace {

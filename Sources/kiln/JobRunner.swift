@@ -322,7 +322,7 @@ struct JobRunner {
                             shownOutputDirectory: shownDirectory)
         let (title, subtitle) = displayTitles(record, device: device)
         let status = StatusPublisher(journal: journal, job: job, device: device, title: title, subtitle: subtitle,
-                                     continuing: resuming)
+                                     continuing: resuming, notification: published?.notification)
         status.publish(.running)  // at once: `kiln cancel` and `kiln status` read the pid from here
         reporter.start(total: job.items.count, device: device, title: title, subtitle: subtitle, memory: memory.limit,
                        ignored: ignored)

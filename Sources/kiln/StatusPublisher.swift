@@ -12,8 +12,10 @@ final class StatusPublisher: Sendable {
     private let title: String
     private let subtitle: String
     private let last = Locked<ContinuousClock.Instant?>(nil)
-    /// The desktop notification the run shows (set from the presenter's thread, read by each publication).
-    private let notification = Locked<ShownNotification?>(nil)
+    /// The desktop notification the run shows (set from the presenter's thread, read by each publication); until it
+    /// shows one, the one the run before left (a run that shows none, `--notify none` or a bar in a terminal, dropped
+    /// the record, and the killed run's notification stayed for good).
+    private let notification: Locked<ShownNotification?>
     /// When this run started (for the throughput `kiln status` sums over shards).
     private let started = Date()
     private let host = Host.name
@@ -23,8 +25,10 @@ final class StatusPublisher: Sendable {
     private let previous: LiveStatus?
 
     /// `continuing`: this run continues the job the journal holds (a resume, a shard's retry), whose status it may keep.
-    init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String, continuing: Bool) {
+    init(journal: Journal, job: ExportJob, device: String, title: String, subtitle: String, continuing: Bool,
+         notification earlier: ShownNotification?) {
         self.journal = journal
+        notification = Locked(earlier)
         previous = continuing ? journal.status() : nil
         startFraction = job.snapshot.fraction
         self.job = job

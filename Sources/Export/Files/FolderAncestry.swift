@@ -24,7 +24,7 @@ struct FolderAncestry {
     init(path: String) {
         var existing = path.isEmpty ? "." : path
         var exists = true
-        while !Self.isDirectory(existing) {
+        while !isFolder(existing) {
             let next = Self.parent(of: existing)
             guard next != existing else {
                 // Not even the working directory is there: nothing can be said (and nothing will be made).
@@ -51,7 +51,7 @@ struct FolderAncestry {
     /// none does (not even the working directory, for a relative path).
     static func nearestExisting(_ path: String) -> String? {
         var existing = path.isEmpty ? "." : path
-        while !isDirectory(existing) {
+        while !isFolder(existing) {
             let next = parent(of: existing)
             guard next != existing else { return nil }
             existing = next
@@ -67,10 +67,5 @@ struct FolderAncestry {
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
         return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -57,10 +57,10 @@ enum ResampleKernel {
                 let start = max(Int(center - floats[1] + 0.5), 0)
                 let stop = min(Int(center + floats[1] + 0.5), n)
                 let raw = (start..<stop).map { filter.weight((Double($0) + 0.5 - Double(center)) / filterScale) }
-                let total = raw.reduce(0, +)
+                let sum = raw.reduce(0, +)
                 first.append(start)
                 count.append(stop - start)
-                weights += raw.map { Float($0 / total) }
+                weights += raw.map { Float($0 / sum) }
             }
             self.first = first
             self.count = count

@@ -152,9 +152,9 @@ public struct Resize: Sendable, Equatable, Codable {
     /// Never for `nearest`: its ties fall to the other side of a mirrored axis, a pixel's shift from the other order.
     func runsFirst(after turns: [Operation], on builder: PassBuilder, endsInACopy: Bool) -> Bool {
         guard filter != .nearest else { return false }
-        let upright = Self.sizes(after: turns, of: builder).upright
-        let made = target(width: upright.width, height: upright.height).cropped  // a cover's crop is all it makes
-        return made.width * made.height * (endsInACopy ? 4 : 16) <= upright.width * upright.height * 5
+        let plan = plan(on: builder, after: turns)
+        let made = plan.folds ? plan.window : PixelRect(x: 0, y: 0, width: plan.made.width, height: plan.made.height)
+        return made.width * made.height * (endsInACopy ? 4 : 16) <= plan.upright.width * plan.upright.height * 5
     }
 
     /// The picture's size after `turns` (as `builder` holds it, a source shrunk on load sized as the whole
@@ -177,54 +177,61 @@ public struct Resize: Sendable, Equatable, Codable {
     ///
     /// `cover`'s crop is made by the resample itself (the rectangle of the resize it keeps, found back through the
     /// turns): a 4097×3 strip covered to 700×500 was resized to 682,833×500 and then cropped, 341 MP made for 0.35
-    /// (on Vulkan 65 s, one submission per row, and 5.5 GB moved for a 1.4 MB output). Where the crop falls on an axis
+    /// (on Vulkan 33 s, one submission per row). Where the crop falls on an axis
     /// the resize leaves alone (its scale exactly 1), the crop is a copy after the turns, as before.
     func lower(into builder: inout PassBuilder, after turns: [Operation] = []) throws(RenderError) {
-        // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
-        let extent = builder.extent
-        let (upright, transposed) = Self.sizes(after: turns, of: builder)
-        if keepsItsSize(width: upright.width, height: upright.height) { builder.notes.keptItsSize = true }
-        let (resized, cropped) = target(width: upright.width, height: upright.height)
-        let made = transposed ? (width: resized.height, height: resized.width) : resized
-        let from = (width: builder.width, height: builder.height)
-        // The crop, in the upright picture, and where the turns take it from in the resize as made.
-        let kept = PixelRect(x: (resized.width - cropped.width) / 2, y: (resized.height - cropped.height) / 2,
-                             width: cropped.width, height: cropped.height)
-        let window = Self.footprint(of: kept, through: turns, of: made)
-        let resamples = PassBuilder.resamples(from: from, to: made, extent: extent)
-        let folds = cropped != resized && (resamples.x || window.x == 0 && window.width == made.width)
-            && (resamples.y || window.y == 0 && window.height == made.height)
-        let image = try builder.resample(builder.current, from: from, to: made, window: folds ? window : nil,
-                                         extent: extent, filter: filter, for: "resize")
-        builder.move(to: image, width: folds ? window.width : made.width, height: folds ? window.height : made.height)
+        let plan = plan(on: builder, after: turns)
+        if keepsItsSize(width: plan.upright.width, height: plan.upright.height) { builder.notes.keptItsSize = true }
+        let image = try builder.resample(builder.current, from: (builder.width, builder.height), to: plan.made,
+                                         window: plan.folds ? plan.window : nil, extent: builder.extent, filter: filter,
+                                         for: "resize")
+        builder.move(to: image, width: plan.folds ? plan.window.width : plan.made.width,
+                     height: plan.folds ? plan.window.height : plan.made.height)
         for turn in turns {
-            switch turn {
-            case .rotate(let rotate): rotate.lower(into: &builder)
-            case .flip(let flip): flip.lower(into: &builder)
-            default: preconditionFailure("only rotations and flips come before the resize")
-            }
+            let (map, width, height) = Self.remap(of: turn, width: builder.width, height: builder.height)
+            builder.remap(map, width: width, height: height)
         }
-        if cropped != resized && !folds {
-            builder.remap(RemapKernel.Map(c: kept.x, f: kept.y), width: cropped.width, height: cropped.height)
+        if plan.cropped != plan.resized && !plan.folds {
+            builder.remap(RemapKernel.Map(c: plan.kept.x, f: plan.kept.y), width: plan.cropped.width, height: plan.cropped.height)
         }
     }
 
-    /// The rectangle of a `made`-sized image that `turns` (rotations and flips) move onto `rect` of their result.
-    private static func footprint(of rect: PixelRect, through turns: [Operation], of made: (width: Int, height: Int)) -> PixelRect {
+    /// How this resize is made on the image `builder` holds after `turns`: the size it resamples to, in the stored
+    /// axes (`made`); the upright picture's size, the resize's and its crop's there, and the crop's rectangle
+    /// (`kept`); where the turns take that rectangle from in `made` (`window`); and whether the resample makes
+    /// only that rectangle (`folds`: the crop falls on axes it resamples).
+    private func plan(on builder: PassBuilder, after turns: [Operation])
+        -> (made: (width: Int, height: Int), upright: (width: Int, height: Int), resized: (width: Int, height: Int),
+            cropped: (width: Int, height: Int), kept: PixelRect, window: PixelRect, folds: Bool) {
+        // A source shrunk on load is sized as the whole picture, and resampled from its true extent.
+        let (upright, transposed) = Self.sizes(after: turns, of: builder)
+        let (resized, cropped) = target(width: upright.width, height: upright.height)
+        let made = transposed ? (width: resized.height, height: resized.width) : resized
+        let kept = PixelRect(x: (resized.width - cropped.width) / 2, y: (resized.height - cropped.height) / 2,
+                             width: cropped.width, height: cropped.height)
+        // The crop's rectangle back through the turns, composed as the remaps compose (the first turn's map of the
+        // next one's: ``PassBuilder/remap(_:width:height:)``).
         var size = made
         var composed: RemapKernel.Map?
         for turn in turns {
-            let step: (map: RemapKernel.Map, width: Int, height: Int)
-            switch turn {
-            case .rotate(let rotate): step = rotate.remap(width: size.width, height: size.height)
-            case .flip(let flip): step = flip.remap(width: size.width, height: size.height)
-            default: preconditionFailure("only rotations and flips come before the resize")
-            }
-            // As the remaps compose (``PassBuilder/remap(_:width:height:)``): the first turn's map of the next one's.
+            let step = Self.remap(of: turn, width: size.width, height: size.height)
             composed = composed.map { $0.following(step.map) } ?? step.map
             size = (step.width, step.height)
         }
-        return composed?.footprint(rect) ?? rect
+        let window = composed?.footprint(kept) ?? kept
+        let resamples = PassBuilder.resamples(from: (builder.width, builder.height), to: made, extent: builder.extent)
+        let folds = cropped != resized && (resamples.x || window.x == 0 && window.width == made.width)
+            && (resamples.y || window.y == 0 && window.height == made.height)
+        return (made, upright, resized, cropped, kept, window, folds)
+    }
+
+    /// The map of `turn` (a rotation or a flip, what may come before the resize) of a `width × height` image.
+    private static func remap(of turn: Operation, width: Int, height: Int) -> (map: RemapKernel.Map, width: Int, height: Int) {
+        switch turn {
+        case .rotate(let rotate): rotate.remap(width: width, height: height)
+        case .flip(let flip): flip.remap(width: width, height: height)
+        default: preconditionFailure("only rotations and flips come before the resize")
+        }
     }
 
 }

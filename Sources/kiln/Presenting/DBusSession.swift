@@ -87,11 +87,12 @@ struct DBusSession: ~Copyable {
         case uint64(UInt64)
     }
 
-    /// Calls `method` of `interface` on the object `path` of `destination` and waits for its reply;
-    /// returns the reply's first argument when it is an object path or a string (`returnsPath`), else nil.
+    /// Calls `method` of `interface` on the object `path` of `destination` and waits for its reply (`toTheBus`:
+    /// a question to the bus itself, ``busReplyTimeoutMs``); returns the reply's first argument when it is an object
+    /// path or a string (`returnsPath`), else nil.
     @discardableResult
     func call(_ destination: String, path: String, interface: String, method: String, _ arguments: [Argument],
-              returnsPath: Bool = false) throws(Failure) -> String? {
+              returnsPath: Bool = false, toTheBus: Bool = false) throws(Failure) -> String? {
         // The strings live until the call returns: libdbus copies them into the message.
         let strings = arguments.map { argument -> UnsafeMutablePointer<CChar>? in
             if case .string(let value) = argument { strdup(value) } else { nil }
@@ -110,7 +111,8 @@ struct DBusSession: ~Copyable {
         var status: Int32 = 0
         let message = Self.withErrorBuffer { error, capacity in
             reply.withUnsafeMutableBufferPointer { buffer in
-                status = kiln_dbus_call(connection, destination, path, interface, method, args, args.count, Self.replyTimeoutMs,
+                status = kiln_dbus_call(connection, destination, path, interface, method, args, args.count,
+                                        toTheBus ? Self.busReplyTimeoutMs : Self.replyTimeoutMs,
                                         returnsPath ? buffer.baseAddress : nil, buffer.count, error, capacity)
             }
         }
@@ -122,9 +124,10 @@ struct DBusSession: ~Copyable {
     /// what a notification's id means (``ShownNotification``).
     func notificationServer() -> (bus: String, server: String)? {
         let daemon = (name: "org.freedesktop.DBus", path: "/org/freedesktop/DBus")
-        guard let bus = try? call(daemon.name, path: daemon.path, interface: daemon.name, method: "GetId", [], returnsPath: true),
+        guard let bus = try? call(daemon.name, path: daemon.path, interface: daemon.name, method: "GetId", [], returnsPath: true,
+                                  toTheBus: true),
               let server = try? call(daemon.name, path: daemon.path, interface: daemon.name, method: "GetNameOwner",
-                                     [.string("org.freedesktop.Notifications")], returnsPath: true),
+                                     [.string("org.freedesktop.Notifications")], returnsPath: true, toTheBus: true),
               !bus.isEmpty, !server.isEmpty else { return nil }
         return (bus, server)
     }
