@@ -57,26 +57,26 @@ final class DesktopPresenter: TaskPresenter {
                 guard let latest = thread.latest else { continue }
                 value = DesktopText.percent(latest, atLeast: value)
                 let text = DesktopText(latest, percent: value)
-                if latest.hasEnded {
+                let ended = latest.hasEnded
+                if ended {
                     // A job stopped before its last image shows no bar: its percent counted the images in flight, which
                     // the stop drops ("18 %" beside "0 written", where `kiln status` said 0 %); its counts say what is done.
                     let whole = latest.completedUnits >= latest.totalUnits
                     id = try session.notify(replacing: id, summary: text.summary, body: body(text.detail),
                                             value: whole ? value : nil, cancelAction: false, expireTimeout: -1)
-                    if place == nil { place = session.notificationServer() }
-                    if let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
-                    thread.noteShown()
-                    return
+                } else {
+                    guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
+                    id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
+                                            value: value, cancelAction: true, expireTimeout: 0)
                 }
-                guard text != shown, shownAt.map({ ContinuousClock.now - $0 >= Self.interval }) ?? true else { continue }
-                id = try session.notify(replacing: id, summary: text.summary, body: body(text.subtitle + "\n" + text.detail),
-                                        value: value, cancelAction: true, expireTimeout: 0)
+                // The first notification's place and id, for the run after this one (its id stays: replaced in place).
                 if !showed {
                     if place == nil { place = session.notificationServer() }
                     if let place { noteShown(ShownNotification(bus: place.bus, server: place.server, id: id)) }
                 }
                 showed = true
                 thread.noteShown()
+                if ended { return }
                 shown = text
                 shownAt = .now
             }
